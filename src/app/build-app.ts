@@ -1,0 +1,51 @@
+/**
+ * The composition root: buildApp(config) returns a Fastify instance that is not listening.
+ * Reading this file top to bottom is the table of contents of the HTTP API.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.js';
+import { registerErrorHandling } from '../http/error-handler.js';
+import { buildLoggerOptions } from '../http/logging.js';
+import { registerAdminTableRoutes } from '../http/routes/admin-tables.js';
+import { registerDataRowRoutes } from '../http/routes/data-rows.js';
+import { registerHealthRoutes } from '../http/routes/health.js';
+import { registerPlatformProjectRoutes } from '../http/routes/platform-projects.js';
+import type { Clock } from '../lib/clock.js';
+import { buildServices, type Services } from './services.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface BuiltApp {
+  readonly app: FastifyInstance;
+  readonly services: Services;
+}
+
+/** Builds the app and its services; closing the app closes storage. */
+export async function buildApp(config: Config, options: { clock?: Clock } = {}): Promise<BuiltApp> {
+  const services = await buildServices(config, options);
+  const app = Fastify({
+    logger: buildLoggerOptions(config.logLevel),
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()) : false,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+  });
+  // Bodies are JSON only: drop Fastify's text/plain parser so anything else is a 415.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => {
+    await services.storage.close();
+  });
+
+  registerErrorHandling(app);
+  registerHealthRoutes(app, services);
+  registerPlatformProjectRoutes(app, services);
+  registerAdminTableRoutes(app, services);
+  registerDataRowRoutes(app, services);
+  return { app, services };
+}

@@ -1,0 +1,37 @@
+/** Help texts of the rowbase CLI. */
+import { SETTINGS } from '../config/config.js';
+
+const settingLines = SETTINGS.map((s) => `  ${`${s.flag} <value>`.padEnd(28)} ${s.env.padEnd(20)} ${s.help}`).join('\n');
+
+export const HELP = {
+  main: `rowbase — a backend with a generated REST API and built-in auth
+
+Usage: rowbase <command> [options]
+
+Commands:
+  serve                          run the server (SQLite under ./data by default)
+  projects create --name NAME    create a project and print its keys
+  projects list                  list projects
+  projects delete ID             delete a project and all its data
+  schema apply --project ID FILE apply a schema file, printing the plan first
+
+Run "rowbase <command> --help" for a command's options.`,
+  serve: `Usage: rowbase serve [options]
+
+Starts the HTTP server. Each option can also be set by its environment variable.
+
+${settingLines}`,
+  projects: `Usage:
+  rowbase projects create --name NAME [--id ID] [--json]
+  rowbase projects list [--json]
+  rowbase projects delete ID [--json]
+
+Works directly on the storage named by --data-dir / DATA_DIR or --database-url / DATABASE_URL.
+Keys are printed once, at creation; only their hashes are stored.`,
+  schema: `Usage: rowbase schema apply --project ID FILE.json [--dry-run] [--allow-destructive] [--json]
+
+FILE.json holds {"tables": {"name": <table definition>, ...}} (see docs/schema.md).
+Prints the plan for every table, then applies it table by table in file order.
+--dry-run prints the plan only. Changes that lose data need --allow-destructive.
+Tables in the project but not in the file are left alone.`,
+} as const;

@@ -1,0 +1,26 @@
+/** CLI output: human text by default, JSON with --json (errors too, on stderr). */
+import { isAppError } from '../errors/app-error.js';
+
+export interface Output {
+  /** Prints a result: JSON when --json, else the human rendering. */
+  result(data: unknown, human: () => string): void;
+  text(message: string): void;
+  error(message: string, code?: string, suggestion?: string): void;
+}
+
+export function buildOutput(json: boolean): Output {
+  return {
+    result: (data, human) => process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`),
+    text: (message) => process.stdout.write(`${message}\n`),
+    error: (message, code = 'CLI_ERROR', suggestion) =>
+      process.stderr.write(
+        json ? `${JSON.stringify({ error: { code, message, suggestion: suggestion ?? 'Run rowbase --help.' } })}\n` : `error: ${message}${suggestion ? `\n${suggestion}` : ''}\n`,
+      ),
+  };
+}
+
+/** Prints an error thrown by a command in the same words the HTTP API uses. */
+export function reportError(out: Output, error: unknown): void {
+  if (isAppError(error)) out.error(`${error.code}: ${error.message}`, error.code, error.suggestion);
+  else out.error(error instanceof Error ? error.message : String(error));
+}

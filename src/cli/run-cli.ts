@@ -1,0 +1,49 @@
+/** The rowbase CLI: dispatches a command and resolves with its exit code. */
+import { ConfigError, loadConfig } from '../config/config.js';
+import { parseArgs } from './args.js';
+import { HELP } from './help.js';
+import { buildOutput, reportError } from './output.js';
+import { projectsCommand } from './projects.js';
+import { schemaCommand } from './schema-apply.js';
+import { serve } from './serve.js';
+
+export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    buildOutput(false).error((error as Error).message, 'CLI_USAGE', 'Run rowbase --help.');
+    return 2;
+  }
+  const out = buildOutput(args.switches.has('json'));
+  const command = args.positionals[0];
+  try {
+    const config = loadConfig(env, args.flags);
+    switch (command) {
+      case 'serve':
+        if (args.switches.has('help')) return print(out, HELP.serve);
+        return await serve(config);
+      case 'projects':
+        return await projectsCommand(config, args, out);
+      case 'schema':
+        return await schemaCommand(config, args, out);
+      case undefined:
+        return print(out, HELP.main, args.switches.has('help') ? 0 : 2);
+      default:
+        out.error(`unknown command "${command}".`, 'CLI_USAGE', 'Run rowbase --help to see the commands.');
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      out.error(error.message, 'CONFIG_INVALID', 'Run rowbase serve --help to see the settings.');
+      return 2;
+    }
+    reportError(out, error);
+    return 1;
+  }
+}
+
+function print(out: ReturnType<typeof buildOutput>, text: string, code = 0): number {
+  out.text(text);
+  return code;
+}

@@ -1,0 +1,75 @@
+/**
+ * Reads credentials from request headers: the platform key, a project's admin (sk_) and
+ * publishable (pk_) keys, and end-user bearer tokens (checked by the auth module's verifier).
+ */
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import { matchKey } from '../projects/keys.js';
+import type { PlatformKey } from '../projects/platform-key.js';
+import type { ProjectRegistry, ProjectState } from '../projects/project-registry.js';
+import type { Caller } from '../tables/caller.js';
+
+/** Checks an end-user access token for a project; throws AUTH_INVALID_TOKEN / AUTH_TOKEN_EXPIRED. */
+export interface AccessTokenVerifier {
+  verify(state: ProjectState, token: string): Promise<Extract<Caller, { kind: 'user' }>>;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Throws AUTH_REQUIRED / AUTH_INVALID_KEY unless X-Platform-Key is the platform key. */
+export function requirePlatformKey(request: FastifyRequest, platformKey: PlatformKey): void {
+  const presented = header(request, 'x-platform-key');
+  if (!presented) {
+    throw new AppError('AUTH_REQUIRED', { message: 'The platform API needs the platform key.', suggestion: 'Send X-Platform-Key: <key printed at first start, or PLATFORM_KEY>.' });
+  }
+  if (!platformKey.matches(presented)) {
+    throw new AppError('AUTH_INVALID_KEY', { message: 'The platform key is wrong.', suggestion: 'Use the key printed at first start or set through PLATFORM_KEY.' });
+  }
+}
+
+/** Throws AUTH_REQUIRED / AUTH_INVALID_KEY unless X-Admin-Key is a current sk_ key of the project. */
+export function requireAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): void {
+  const presented = header(request, 'x-admin-key');
+  if (!presented) {
+    throw new AppError('AUTH_REQUIRED', { message: 'This endpoint needs the project admin key.', suggestion: "Send X-Admin-Key: sk_... (shown when the project was created or its keys rotated)." });
+  }
+  const key = matchKey(state.keys, presented, new Date().toISOString());
+  if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
+  registry.noteKeyUsed(key);
+}
+
+/** Works out who calls the data API: admin key, bearer user, or pk_ client. Throws AUTH_*. */
+export async function resolveCaller(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry, tokens: AccessTokenVerifier | undefined): Promise<Caller> {
+  const adminKey = header(request, 'x-admin-key');
+  if (adminKey !== undefined) {
+    requireAdminKey(request, state, registry);
+    return { kind: 'admin' };
+  }
+  const authorization = header(request, 'authorization');
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) {
+      throw new AppError('AUTH_INVALID_TOKEN', { message: 'The Authorization header is not "Bearer <token>".', suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.' });
+    }
+    if (!tokens) throw new AppError('AUTH_INVALID_TOKEN');
+    return tokens.verify(state, match[1]!);
+  }
+  const apiKey = header(request, 'x-api-key');
+  if (apiKey !== undefined) {
+    const key = matchKey(state.keys, apiKey, new Date().toISOString());
+    if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
+    registry.noteKeyUsed(key);
+    return { kind: 'public' };
+  }
+  throw new AppError('AUTH_REQUIRED');
+}
+
+function invalidKey(headerName: string, prefix: string): AppError {
+  return new AppError('AUTH_INVALID_KEY', {
+    message: `The ${headerName} is not a current ${prefix} key of this project.`,
+    suggestion: `Send a current ${prefix} key of this project in ${headerName}; keys are shown when a project is created or its keys are rotated.`,
+  });
+}

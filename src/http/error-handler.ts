@@ -1,0 +1,54 @@
+/**
+ * The one place errors become HTTP: every non-2xx answer is the envelope
+ * `{ error: { code, message, suggestion } }`. Raw causes are logged, never sent.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { StoreError } from '../store/types.js';
+
+/** The envelope body for an AppError. */
+export function errorBody(error: AppError): { error: { code: string; message: string; suggestion: string } } {
+  return { error: { code: error.code, message: error.message, suggestion: error.suggestion } };
+}
+
+/** Sends an AppError as the envelope with its status and headers. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send(errorBody(error));
+}
+
+/** Maps framework and storage errors onto catalogue codes; anything unknown is INTERNAL_ERROR. */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  if (error instanceof StoreError && (error.kind === 'busy' || error.kind === 'unavailable')) {
+    return new AppError('SERVICE_UNAVAILABLE', { cause: error });
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_JSON', { message: 'The body is empty but Content-Type says JSON.', suggestion: 'Send a JSON body, or leave out the Content-Type header.' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('INVALID_JSON', { message: 'Content-Length does not match the body.' });
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON|__proto__|constructor/i.test(fastifyError.message ?? ''))) {
+    return new AppError('INVALID_JSON');
+  }
+  return new AppError('INTERNAL_ERROR', { cause: error });
+}
+
+/** Installs the error and not-found handlers. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, new AppError('NOT_FOUND', { message: `No route matches ${request.method} ${request.url.split('?')[0]}.` }));
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    sendError(reply, appError);
+  });
+}

@@ -1,0 +1,49 @@
+/** The schema API (/p/{id}/v1/tables), authorised by the project's X-Admin-Key. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../app/services.js';
+import type { TableDefinition } from '../../tables/definition.js';
+import { requireAdminKey } from '../credentials.js';
+
+type TableRoute = { Params: { id: string; table: string }; Querystring: { allow_destructive?: string } };
+
+/** The client-facing view of a table definition. */
+export function tableView(table: TableDefinition) {
+  return {
+    name: table.name,
+    columns: table.columns,
+    auth_table: table.auth_table,
+    verify_email: table.verify_email,
+    rules: table.rules,
+    indexes: table.indexes,
+  };
+}
+
+export function registerAdminTableRoutes(app: FastifyInstance, services: Services): void {
+  const { registry, schemas } = services;
+  const admin = async (request: FastifyRequest) => {
+    const { id } = request.params as { id: string };
+    requireAdminKey(request, await registry.get(id), registry);
+  };
+
+  app.get<{ Params: { id: string } }>('/p/:id/v1/tables', { onRequest: admin }, async (request) => {
+    const schema = await schemas.schema(request.params.id);
+    return { data: [...schema.tables.values()].map((t) => tableView(t.definition)) };
+  });
+
+  app.put<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
+    const allowDestructive = request.query.allow_destructive === 'true';
+    const result = await schemas.putTable(request.params.id, request.params.table, request.body, { allowDestructive });
+    reply.code(result.created ? 201 : 200);
+    return { data: tableView(result.table) };
+  });
+
+  app.get<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request) => {
+    const table = await schemas.table(request.params.id, request.params.table);
+    return { data: tableView(table.definition) };
+  });
+
+  app.delete<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
+    await schemas.deleteTable(request.params.id, request.params.table);
+    reply.code(204).send();
+  });
+}

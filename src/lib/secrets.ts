@@ -1,0 +1,17 @@
+/** Hashing and constant-time comparison of high-entropy secrets (keys, tokens). */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** SHA-256 of a secret, hex. Enough for random secrets of 128+ bits; passwords use argon2id. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/**
+ * Compares two strings in time that does not depend on where they differ.
+ * Both sides are hashed first so that unequal lengths leak nothing either.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a, 'utf8').digest();
+  const right = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(left, right);
+}

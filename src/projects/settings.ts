@@ -1,0 +1,128 @@
+/**
+ * Project settings: their defaults, the JSON schema a PATCH is checked against, and origin
+ * normalisation for the redirect allow-list.
+ */
+import { Ajv } from 'ajv';
+import { AppError } from '../errors/app-error.js';
+
+export interface RateLimitSettings {
+  /** Requests per minute per client address on each rate-limited auth endpoint. */
+  readonly per_address_per_minute: number;
+  /** Failed logins per email per 15 minutes. */
+  readonly failed_logins_per_email: number;
+  /** Reset or verification mails per email per hour. */
+  readonly mails_per_email_per_hour: number;
+}
+
+export interface ProjectSettings {
+  readonly allowed_redirect_origins: readonly string[];
+  readonly access_token_ttl: number;
+  readonly refresh_token_ttl: number;
+  readonly refresh_token_rotation: boolean;
+  readonly revoke_sessions_on_password_change: boolean;
+  readonly require_verified_email: boolean;
+  readonly app_name: string | null;
+  readonly email_from: string | null;
+  readonly min_password_length: number;
+  readonly rate_limits: RateLimitSettings;
+}
+
+export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
+  allowed_redirect_origins: [],
+  access_token_ttl: 3600,
+  refresh_token_ttl: 2_592_000,
+  refresh_token_rotation: false,
+  revoke_sessions_on_password_change: false,
+  require_verified_email: false,
+  app_name: null,
+  email_from: null,
+  min_password_length: 8,
+  rate_limits: Object.freeze({ per_address_per_minute: 30, failed_logins_per_email: 10, mails_per_email_per_hour: 5 }),
+});
+
+const positive = (max: number) => ({ type: 'integer', minimum: 1, maximum: max });
+const patchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    allowed_redirect_origins: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 300 } },
+    access_token_ttl: { type: 'integer', minimum: 60, maximum: 86_400 },
+    refresh_token_ttl: { type: 'integer', minimum: 300, maximum: 31_536_000 },
+    refresh_token_rotation: { type: 'boolean' },
+    revoke_sessions_on_password_change: { type: 'boolean' },
+    require_verified_email: { type: 'boolean' },
+    app_name: { type: ['string', 'null'], maxLength: 100 },
+    email_from: { type: ['string', 'null'], maxLength: 254 },
+    min_password_length: { type: 'integer', minimum: 8, maximum: 256 },
+    rate_limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        per_address_per_minute: positive(100_000),
+        failed_logins_per_email: positive(100_000),
+        mails_per_email_per_hour: positive(100_000),
+      },
+    },
+  },
+} as const;
+
+const validatePatch = new Ajv({ allErrors: false }).compile(patchSchema);
+
+/**
+ * Normalises an origin (`scheme://host[:port]`, http or https): lower-case, default port
+ * dropped. Throws VALIDATION_FAILED for anything with a path, query, fragment or userinfo.
+ */
+export function normalizeOrigin(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw invalidOrigin(input);
+  }
+  const bare = input.replace(/\/$/, '');
+  const hasExtras = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || url.pathname !== '/';
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || hasExtras || bare.toLowerCase().includes('@') || /[?#]/.test(input)) {
+    throw invalidOrigin(input);
+  }
+  return url.origin;
+}
+
+function invalidOrigin(input: string): AppError {
+  return new AppError('VALIDATION_FAILED', {
+    message: `allowed_redirect_origins: ${JSON.stringify(input)} is not an origin (scheme://host[:port], http or https).`,
+    suggestion: 'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
+  });
+}
+
+/** Applies a PATCH to settings; throws VALIDATION_FAILED naming the first bad field. */
+export function applySettingsPatch(current: ProjectSettings, patch: unknown): ProjectSettings {
+  if (!validatePatch(patch)) {
+    const error = validatePatch.errors![0]!;
+    const field = error.params && 'additionalProperty' in error.params
+      ? String(error.params.additionalProperty)
+      : error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
+    throw new AppError('VALIDATION_FAILED', {
+      message: `settings: ${field} ${error.keyword === 'additionalProperties' ? 'is not a setting' : error.message ?? 'is invalid'}.`,
+      suggestion: `Settings are: ${Object.keys(DEFAULT_SETTINGS).join(', ')}. See docs/auth.md.`,
+    });
+  }
+  const body = patch as Partial<ProjectSettings>;
+  return Object.freeze({
+    ...current,
+    ...body,
+    allowed_redirect_origins: body.allowed_redirect_origins
+      ? [...new Set(body.allowed_redirect_origins.map(normalizeOrigin))]
+      : current.allowed_redirect_origins,
+    rate_limits: Object.freeze({ ...current.rate_limits, ...(body.rate_limits ?? {}) }),
+  });
+}
+
+/** Reads stored settings, filling defaults for anything added since they were written. */
+export function readSettings(stored: unknown): ProjectSettings {
+  const value = (stored ?? {}) as Partial<ProjectSettings>;
+  return Object.freeze({
+    ...DEFAULT_SETTINGS,
+    ...value,
+    rate_limits: Object.freeze({ ...DEFAULT_SETTINGS.rate_limits, ...(value.rate_limits ?? {}) }),
+  });
+}

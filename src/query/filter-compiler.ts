@@ -1,0 +1,399 @@
+/**
+ * The filter compiler: a `FilterNode` plus what the caller may see (columns, @now, the
+ * request's auth and body values) → a dialect-neutral `Expr`. This is where names are
+ * checked against the table and literals are coerced to the type of the column they are
+ * compared with; values only ever leave as `value` nodes, so they are bound, never spliced.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { CompareOp, Expr, ValueType } from './sql-tree.js';
+import type { ComparisonNode, ComparisonOperator, FilterNode, OperandNode } from './filter-ast.js';
+import { quoteSource, shortenSource } from './filter-parser.js';
+
+/** What a filter may refer to, and the values of its variables for this request. */
+export interface FilterScope {
+  /** Names the source in messages: 'filter', or e.g. 'rules.view'. */
+  readonly parameter: string;
+  /** The columns that may be named (password is never in it). */
+  readonly columns: ReadonlyMap<string, ValueType>;
+  /** ISO timestamp with Z: the value of @now. */
+  readonly now: string;
+  /** @request.auth.<name> values; a missing name is null; with no auth, `id` is "" (anonymous). */
+  readonly auth?: Readonly<Record<string, unknown>> | null;
+  /** Types of the @request.auth fields; when absent, @request.auth is not allowed. */
+  readonly authColumns?: ReadonlyMap<string, ValueType>;
+  /** @request.body.<name> values (missing → null); when absent, @request.body is not allowed. */
+  readonly body?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Compiles a parsed filter into a SQL tree expression for `scope`.
+ * Throws AppError VALIDATION_FILTER (message naming `scope.parameter` and the 1-based
+ * character position) for an unknown column or variable, a literal that does not fit the
+ * column's type, `null` with an ordering operator, and `~`/`!~` without text on the left and
+ * a string on the right.
+ */
+export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
+  const compile = (node: FilterNode): Expr => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return Object.freeze({ kind: node.kind, items: Object.freeze(node.items.map(compile)) });
+      case 'not':
+        return Object.freeze({ kind: 'not', expr: compile(node.expr) });
+      case 'comparison':
+        return compileComparison(node, scope);
+    }
+  };
+  return compile(ast);
+}
+
+/** Escapes `\`, `%` and `_` so that `text` matches itself inside a LIKE pattern. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses an ISO 8601 date or date-time into the canonical `YYYY-MM-DDTHH:mm:ss.sssZ` form,
+ * or returns undefined. A time without a zone is read as UTC so that results never depend
+ * on the server's time zone; impossible dates (February 30th) are refused rather than rolled.
+ */
+export function normaliseTimestamp(text: string): string | undefined {
+  const match = ISO_DATE.exec(text);
+  if (match === null) return undefined;
+  const [, year, month, day, hour, , , zone] = match;
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return undefined;
+  const withZone = hour !== undefined && zone === undefined ? `${text}Z` : text;
+  const date = new Date(withZone.replace(' ', 'T'));
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** The sorted, comma-separated names of `columns`, for suggestions. */
+export function listNames(columns: Iterable<string>): string {
+  return [...columns].sort().join(', ');
+}
+
+/** A plain-words description of what fits a type, for messages. */
+export function describeType(type: ValueType): string {
+  switch (type) {
+    case 'text':
+      return 'a quoted string (text)';
+    case 'integer':
+      return 'a whole number (integer)';
+    case 'number':
+      return 'a number';
+    case 'boolean':
+      return 'true or false (boolean)';
+    case 'timestamp':
+      return 'a quoted ISO date such as "2024-01-31T12:00:00Z" or @now (timestamp)';
+    case 'json':
+      return 'null (json columns can only be compared with null)';
+  }
+}
+
+/** A correct comparison of `column` for its type, for suggestions. */
+export function exampleFor(column: string, type: ValueType): string {
+  const examples: Record<ValueType, string> = {
+    text: `${column} = "x"`,
+    integer: `${column} = 3`,
+    number: `${column} >= 1.5`,
+    boolean: `${column} = true`,
+    timestamp: `${column} < @now`,
+    json: `${column} != null`,
+  };
+  return examples[type];
+}
+
+/** What a side may be coerced to: a column's type, a literal's family, or anything (body). */
+type Accepts = ValueType | 'string' | 'number-literal' | 'any';
+
+type Side =
+  | { readonly kind: 'column'; readonly node: OperandNode; readonly name: string; readonly type: ValueType }
+  | { readonly kind: 'null'; readonly node: OperandNode }
+  | {
+      readonly kind: 'value';
+      readonly node: OperandNode;
+      readonly accepts: Accepts;
+      readonly value: unknown;
+      /** True for @request values: known only per request, so misfits become constants, not errors. */
+      readonly runtime: boolean;
+    };
+
+/** A coerced side: an expression, a known null, or a runtime value that cannot match. */
+type Coerced = Expr | 'null' | 'misfit';
+
+const CONTAINS_EXAMPLE = 'title ~ "urgent"';
+const ORDERING = new Set<ComparisonOperator>(['<', '<=', '>', '>=']);
+
+function fail(scope: FilterScope, detail: string, position: number, suggestion: string): AppError {
+  return new AppError('VALIDATION_FILTER', {
+    message: `${scope.parameter}: ${detail} at character ${position + 1}`,
+    suggestion,
+  });
+}
+
+/** The outcome of a comparison whose runtime value is null or cannot match: SQL-like, `!=` null-safe. */
+function constant(op: ComparisonOperator): Expr {
+  return Object.freeze({ kind: 'bool', value: op === '!=' || op === '!~' });
+}
+
+function describeSide(side: Side): string {
+  if (side.kind === 'column') return `column "${side.name}" (${side.type})`;
+  if (side.kind === 'value' && side.node.kind === 'request' && side.accepts !== 'any') {
+    return `${side.node.text} (${side.accepts})`;
+  }
+  // Strings keep their own quotes; numbers, true, false and @now read best bare.
+  return side.node.kind === 'string' ? quoteSource(side.node.text) : shortenSource(side.node.text);
+}
+
+function resolve(node: OperandNode, scope: FilterScope): Side {
+  switch (node.kind) {
+    case 'column': {
+      const type = scope.columns.get(node.name);
+      if (type === undefined) {
+        throw fail(scope, `unknown column "${node.name}"`, node.position, `Use one of the columns: ${listNames(scope.columns.keys())}.`);
+      }
+      return { kind: 'column', node, name: node.name, type };
+    }
+    case 'null':
+      return { kind: 'null', node };
+    case 'string':
+      return { kind: 'value', node, accepts: 'string', value: node.value, runtime: false };
+    case 'number':
+      return { kind: 'value', node, accepts: 'number-literal', value: node.value, runtime: false };
+    case 'boolean':
+      return { kind: 'value', node, accepts: 'boolean', value: node.value, runtime: false };
+    case 'now':
+      return { kind: 'value', node, accepts: 'timestamp', value: scope.now, runtime: false };
+    case 'request':
+      return node.source === 'auth' ? resolveAuth(node, scope) : resolveBody(node, scope);
+  }
+}
+
+function resolveAuth(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {
+  if (scope.authColumns === undefined) {
+    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.auth only in table rules; a filter can name columns, literals and @now.');
+  }
+  const type = node.name === 'id' ? 'text' : scope.authColumns.get(node.name);
+  if (type === undefined) {
+    const names = new Set(['id', ...scope.authColumns.keys()]);
+    throw fail(scope, `unknown auth field "${node.name}" in ${node.text}`, node.position, `Use one of the auth fields: ${listNames(names)}.`);
+  }
+  const auth = scope.auth ?? null;
+  // Anonymous callers have id "" so that `owner = @request.auth.id` simply matches nothing.
+  const value = auth === null ? (node.name === 'id' ? '' : null) : Object.hasOwn(auth, node.name) ? auth[node.name] : null;
+  return { kind: 'value', node, accepts: type, value: value ?? null, runtime: true };
+}
+
+function resolveBody(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {
+  if (scope.body === undefined) {
+    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.body only in create and update rules.');
+  }
+  // hasOwn: a body field named like an Object.prototype member must not reach the prototype.
+  const value = Object.hasOwn(scope.body, node.name) ? scope.body[node.name] : null;
+  return { kind: 'value', node, accepts: 'any', value: value ?? null, runtime: true };
+}
+
+function compileComparison(node: ComparisonNode, scope: FilterScope): Expr {
+  const left = resolve(node.left, scope);
+  const right = resolve(node.right, scope);
+  if (node.op === '~' || node.op === '!~') return compileContains(node, left, right, scope);
+  if (left.kind === 'null' || right.kind === 'null') return compileNullComparison(node, left, right, scope);
+  const op = node.op as CompareOp;
+  if (left.kind === 'column' && right.kind === 'column') {
+    if (!compatible(left.type, right.type) || left.type === 'json') {
+      throw fail(
+        scope,
+        `cannot compare ${describeSide(left)} with ${describeSide(right)}`,
+        node.operatorPosition,
+        'Compare columns of the same type (integer and number mix); json columns can only be compared with null.',
+      );
+    }
+    return Object.freeze({ kind: 'compare', op, left: column(left.name), right: column(right.name) });
+  }
+  const target = targetType(left, right, node, scope);
+  if (target === 'misfit') return constant(node.op);
+  const coercedLeft = coerce(left, target, right, node.op, scope);
+  const coercedRight = coerce(right, target, left, node.op, scope);
+  if (coercedLeft === 'misfit' || coercedRight === 'misfit') return constant(node.op);
+  if (coercedLeft === 'null' || coercedRight === 'null') {
+    const other = coercedLeft === 'null' ? coercedRight : coercedLeft;
+    if (other === 'null') return Object.freeze({ kind: 'bool', value: node.op === '=' });
+    if (other.kind === 'column' && (node.op === '=' || node.op === '!=')) {
+      return Object.freeze({ kind: 'is-null', expr: other, negated: node.op === '!=' });
+    }
+    return constant(node.op);
+  }
+  return Object.freeze({ kind: 'compare', op, left: coercedLeft, right: coercedRight });
+}
+
+function column(name: string): Expr {
+  return Object.freeze({ kind: 'column', name });
+}
+
+function compatible(a: ValueType, b: ValueType): boolean {
+  return a === b || ((a === 'integer' || a === 'number') && (b === 'integer' || b === 'number'));
+}
+
+/** `x = null` / `x != null`: IS [NOT] NULL on a column, a constant on a value. */
+function compileNullComparison(node: ComparisonNode, left: Side, right: Side, scope: FilterScope): Expr {
+  const nullSide = left.kind === 'null' ? left : right;
+  if (node.op !== '=' && node.op !== '!=') {
+    throw fail(scope, `null can only be compared with = or !=, not "${node.op}"`, nullSide.node.position, 'Write x = null or x != null.');
+  }
+  const other = left.kind === 'null' ? right : left;
+  if (other.kind === 'column') return Object.freeze({ kind: 'is-null', expr: column(other.name), negated: node.op === '!=' });
+  const isNull = other.kind === 'null' || other.value === null;
+  return Object.freeze({ kind: 'bool', value: isNull === (node.op === '=') });
+}
+
+/** The type both sides are coerced to; 'misfit' when two runtime values have unrelated types. */
+function targetType(left: Side, right: Side, node: ComparisonNode, scope: FilterScope): ValueType | 'misfit' {
+  const sides = [left, right] as const;
+  const columnSide = sides.find((side) => side.kind === 'column');
+  if (columnSide?.kind === 'column') return checkAccepted(sides, columnSide.type, columnSide, scope);
+  const accepts = sides.map((side) => (side.kind === 'value' ? side.accepts : 'any'));
+  const concrete = accepts.filter((a): a is ValueType => a !== 'string' && a !== 'number-literal' && a !== 'any');
+  if (concrete.length === 2 && !compatible(concrete[0]!, concrete[1]!)) {
+    throw fail(scope, `cannot compare ${describeSide(left)} with ${describeSide(right)}`, node.operatorPosition, 'Compare values of the same type.');
+  }
+  const base = concrete.length === 2 && concrete[0] !== concrete[1] ? 'number' : concrete[0];
+  if (base === 'json') {
+    throw fail(scope, `cannot compare ${describeSide(left)} with ${describeSide(right)}`, node.operatorPosition, 'Compare json values only with null, for example: @request.auth.prefs != null.');
+  }
+  if (base !== undefined) return checkAccepted(sides, base, undefined, scope);
+  if (accepts.includes('string')) return checkAccepted(sides, 'text', undefined, scope);
+  if (accepts.includes('number-literal')) return checkAccepted(sides, 'number', undefined, scope);
+  // Two @request.body values: their JSON types decide, and unrelated types simply cannot match.
+  const types = sides.map((side) => (side.kind === 'value' ? jsType(side.value) : undefined));
+  const [a, b] = types;
+  if (a === undefined || b === undefined) return a ?? b ?? 'text';
+  return compatible(a, b) && a !== 'json' ? a : 'misfit';
+}
+
+function jsType(value: unknown): ValueType | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string') return 'text';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  return 'json';
+}
+
+/** Throws unless every value side may be coerced to `target` (checked statically, before values). */
+function checkAccepted(sides: readonly [Side, Side], target: ValueType, against: Side | undefined, scope: FilterScope): ValueType {
+  for (const side of sides) {
+    if (side.kind !== 'value' || accepts(side.accepts, target)) continue;
+    const other = side === sides[0] ? sides[1] : sides[0];
+    const subject = against ?? other;
+    const name = subject.kind === 'column' ? subject.name : 'value';
+    throw fail(
+      scope,
+      `expected ${describeType(target)} to compare with ${describeSide(subject)}, found ${describeSide(side)}`,
+      side.node.position,
+      subject.kind === 'column'
+        ? `Compare "${name}" with ${describeType(target)}, for example: ${exampleFor(name, target)}.`
+        : 'Compare values of the same type.',
+    );
+  }
+  return target;
+}
+
+function accepts(accepted: Accepts, target: ValueType): boolean {
+  if (target === 'json') return false;
+  if (accepted === 'any') return true;
+  if (accepted === 'string') return target === 'text' || target === 'timestamp';
+  if (accepted === 'number-literal') return target === 'integer' || target === 'number';
+  return compatible(accepted, target);
+}
+
+/** Turns one side into an expression of type `target`; literals that cannot fit throw. */
+function coerce(side: Side, target: ValueType, other: Side, op: ComparisonOperator, scope: FilterScope): Coerced {
+  if (side.kind === 'column') return column(side.name);
+  if (side.kind === 'null') return 'null';
+  if (side.value === null) return 'null';
+  const ordering = ORDERING.has(op);
+  if (!side.runtime) return coerceLiteral(side, target, other, ordering, scope);
+  return coerceRuntime(side.value, target, ordering);
+}
+
+function coerceLiteral(side: Extract<Side, { kind: 'value' }>, target: ValueType, other: Side, ordering: boolean, scope: FilterScope): Expr {
+  const value = side.value;
+  if (target === 'timestamp' && typeof value === 'string' && side.node.kind === 'string') {
+    const iso = normaliseTimestamp(value);
+    if (iso === undefined) {
+      throw fail(
+        scope,
+        `expected ${describeType('timestamp')} to compare with ${describeSide(other)}, found the invalid date ${quoteSource(side.node.text)}`,
+        side.node.position,
+        'Write dates in ISO 8601, for example "2024-01-31" or "2024-01-31T12:00:00Z".',
+      );
+    }
+    return literal(iso, 'timestamp');
+  }
+  if (target === 'integer' && typeof value === 'number' && !Number.isSafeInteger(value)) {
+    if (!ordering) {
+      throw fail(
+        scope,
+        `expected ${describeType('integer')} to compare with ${describeSide(other)}, found ${describeSide(side)}`,
+        side.node.position,
+        `Compare integer columns with whole numbers, or use < and > for ranges, for example: ${other.kind === 'column' ? other.name : 'n'} >= 1.5.`,
+      );
+    }
+    return literal(value, 'number');
+  }
+  return literal(value, target);
+}
+
+function coerceRuntime(value: unknown, target: ValueType, ordering: boolean): Coerced {
+  switch (target) {
+    case 'text':
+      return typeof value === 'string' ? literal(value, 'text') : 'misfit';
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'misfit';
+      if (Number.isSafeInteger(value)) return literal(value, 'integer');
+      return ordering ? literal(value, 'number') : 'misfit';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? literal(value, 'number') : 'misfit';
+    case 'boolean':
+      return typeof value === 'boolean' ? literal(value, 'boolean') : 'misfit';
+    case 'timestamp': {
+      const iso = value instanceof Date ? (Number.isNaN(value.getTime()) ? undefined : value.toISOString()) : typeof value === 'string' ? normaliseTimestamp(value) : undefined;
+      return iso === undefined ? 'misfit' : literal(iso, 'timestamp');
+    }
+    case 'json':
+      return 'misfit';
+  }
+}
+
+function literal(value: unknown, type: ValueType): Expr {
+  return Object.freeze({ kind: 'value', value, type });
+}
+
+/** `a ~ "x"` / `a !~ "x"`: a case-insensitive LIKE '%x%' with the wildcards in x escaped. */
+function compileContains(node: ComparisonNode, left: Side, right: Side, scope: FilterScope): Expr {
+  const suggestion = `Write a text column, then ~ or !~, then a quoted string, for example: ${CONTAINS_EXAMPLE}.`;
+  const leftIsText =
+    (left.kind === 'column' && left.type === 'text') ||
+    (left.kind === 'value' && (left.accepts === 'string' || left.accepts === 'text' || left.accepts === 'any'));
+  if (!leftIsText) {
+    throw fail(scope, `"${node.op}" needs a text column on its left, found ${describeSide(left)}`, left.node.position, suggestion);
+  }
+  const rightIsString = right.kind === 'value' && (right.accepts === 'string' || right.accepts === 'text' || right.accepts === 'any');
+  if (!rightIsString) {
+    throw fail(scope, `"${node.op}" needs a quoted string on its right, found ${describeSide(right)}`, right.node.position, suggestion);
+  }
+  if (typeof right.value !== 'string') return constant(node.op);
+  let expr: Expr;
+  if (left.kind === 'column') expr = column(left.name);
+  else if (left.kind === 'value' && typeof left.value === 'string') expr = literal(left.value, 'text');
+  else return constant(node.op);
+  return Object.freeze({
+    kind: 'like',
+    expr,
+    pattern: `%${escapeLike(right.value)}%`,
+    caseInsensitive: true,
+    negated: node.op === '!~',
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * The query string of a list request (contract §6) → `ListParams`: paging, counting, order,
+ * projection and the WHERE expression built from `filter=` and the shorthand filters.
+ * Pure: it checks names against the columns it is given and produces SQL tree nodes.
+ */
+import { AppError, isAppError } from '../errors/app-error.js';
+import type { Expr, OrderTerm, ValueType } from './sql-tree.js';
+import { compileFilter, listNames } from './filter-compiler.js';
+import { parseFilter, shortenSource } from './filter-parser.js';
+import { parseShorthand } from './shorthand.js';
+
+/** What a list request asks for, validated against the table's columns. */
+export interface ListParams {
+  readonly limit: number;
+  readonly offset: number;
+  /** False for `count=none`: the caller pages without a total. */
+  readonly countTotal: boolean;
+  /** Always ends with `id` so that every order is stable. */
+  readonly orderBy: OrderTerm[];
+  /** The columns to return, `id` first; null returns every column. */
+  readonly select: string[] | null;
+  /** `filter=` and every shorthand filter ANDed; undefined when there is none. */
+  readonly where: Expr | undefined;
+}
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 1000;
+export const MAX_OFFSET = 2 ** 31;
+
+/** Query parameters with a meaning of their own; every other name is a shorthand filter on a column. */
+export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count', 'sort', 'select', 'filter'] as const);
+
+type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * Parses the query parameters of a list request. `columns` are the columns a caller may name
+ * (never `password`); `now` is the request's ISO timestamp for `@now`.
+ * Throws AppError VALIDATION_FILTER naming the parameter for: a parameter given more than
+ * once, a limit or offset that is not a whole number in range, a count other than exact/none,
+ * an unknown or json sort column, an unknown select column, an invalid filter expression and
+ * an invalid shorthand filter.
+ */
+export function parseListParams(query: Query, columns: ReadonlyMap<string, ValueType>, now: string): ListParams {
+  const single = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined || typeof value === 'string') return value;
+    if (value.length === 1) return value[0];
+    throw invalid(name, `given ${value.length} times`, 'Give each parameter once; combine conditions in one filter, for example: filter=n > 1 && n < 5.');
+  };
+
+  const where: Expr[] = [];
+  const filter = single('filter');
+  if (filter !== undefined && filter.trim() !== '') where.push(compileUserFilter(filter, columns, now));
+  for (const name of Object.keys(query)) {
+    if ((RESERVED_LIST_PARAMETERS as readonly string[]).includes(name)) continue;
+    const raw = single(name);
+    if (raw !== undefined) where.push(parseShorthand(name, raw, columns));
+  }
+
+  return Object.freeze({
+    limit: Math.min(parseWholeNumber('limit', single('limit'), DEFAULT_LIMIT, Number.POSITIVE_INFINITY), MAX_LIMIT),
+    offset: parseWholeNumber('offset', single('offset'), 0, MAX_OFFSET),
+    countTotal: parseCount(single('count')),
+    orderBy: parseSort(single('sort'), columns),
+    select: parseSelect(single('select'), columns),
+    where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
+  });
+}
+
+function invalid(parameter: string, detail: string, suggestion: string): AppError {
+  return new AppError('VALIDATION_FILTER', { message: `${parameter}: ${detail}`, suggestion });
+}
+
+function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueType>, now: string): Expr {
+  try {
+    return compileFilter(parseFilter(source, 'filter'), { parameter: 'filter', columns, now });
+  } catch (error) {
+    // The parser does not know the table; the contract wants the columns in every filter suggestion.
+    if (isAppError(error) && !error.suggestion.includes('columns:')) {
+      throw new AppError(error.code, { message: error.message, suggestion: `${error.suggestion} Columns: ${listNames(columns.keys())}.` });
+    }
+    throw error;
+  }
+}
+
+function parseWholeNumber(parameter: string, text: string | undefined, fallback: number, max: number): number {
+  if (text === undefined) return fallback;
+  // Digits only: Number() would also take '', ' 1', '1e3' and '0x10'.
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isNaN(value) || value > max) {
+    const range = max === Number.POSITIVE_INFINITY ? 'a whole number ≥ 0' : `a whole number from 0 to ${max}`;
+    throw invalid(parameter, `expected ${range}, found "${shortenSource(text)}"`, `For example: ${parameter}=${parameter === 'limit' ? 20 : 40}.`);
+  }
+  return value;
+}
+
+function parseCount(text: string | undefined): boolean {
+  if (text === undefined || text === 'exact') return true;
+  if (text === 'none') return false;
+  throw invalid('count', `expected exact or none, found "${shortenSource(text)}"`, 'Use count=none to skip counting, or leave count out for an exact total.');
+}
+
+/** Comma-separated names, trimmed; an empty item (`a,,b`) is an error. */
+function splitNames(parameter: string, text: string, example: string): string[] {
+  return text.split(',').map((item) => {
+    const name = item.trim();
+    if (name === '' || name === '-') throw invalid(parameter, `expected a column name between the commas in "${shortenSource(text)}"`, `For example: ${example}.`);
+    return name;
+  });
+}
+
+function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueType>): OrderTerm[] {
+  const terms: OrderTerm[] = [];
+  if (text === undefined || text.trim() === '') {
+    if (columns.has('created_at')) terms.push(Object.freeze({ column: 'created_at', descending: false }));
+  } else {
+    const sortable = [...columns].filter(([, type]) => type !== 'json').map(([name]) => name);
+    for (const item of splitNames('sort', text, 'sort=-created_at,title')) {
+      const descending = item.startsWith('-');
+      const name = descending ? item.slice(1) : item;
+      const type = columns.get(name);
+      if (type === undefined || type === 'json') {
+        throw invalid(
+          'sort',
+          type === 'json' ? `json column "${name}" cannot be sorted` : `unknown column "${shortenSource(name)}"`,
+          `Sort by one of the columns: ${listNames(sortable)}, with - for descending, for example: sort=-created_at.`,
+        );
+      }
+      // A repeated column cannot change the order any more: keep its first mention.
+      if (!terms.some((term) => term.column === name)) terms.push(Object.freeze({ column: name, descending }));
+    }
+  }
+  if (!terms.some((term) => term.column === 'id')) terms.push(Object.freeze({ column: 'id', descending: false }));
+  return Object.freeze(terms) as OrderTerm[];
+}
+
+function parseSelect(text: string | undefined, columns: ReadonlyMap<string, ValueType>): string[] | null {
+  if (text === undefined || text.trim() === '') return null;
+  const names = ['id'];
+  for (const name of splitNames('select', text, 'select=title,done')) {
+    if (!columns.has(name)) {
+      throw invalid('select', `unknown column "${shortenSource(name)}"`, `Select from the columns: ${listNames(columns.keys())}, for example: select=id,created_at.`);
+    }
+    if (!names.includes(name)) names.push(name);
+  }
+  return Object.freeze(names) as string[];
+}

@@ -1,0 +1,119 @@
+/**
+ * The dialect-neutral SQL tree. Domain code builds these plain, immutable objects; only the
+ * per-engine compilers in `store/` turn them into SQL text. Values always travel as bound
+ * parameters (`value` nodes); identifiers are names that the compilers quote.
+ */
+
+/** The value types a column can have; the engines map them to native types. */
+export type ValueType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'json';
+
+/** A column in a result or an insert, with the type that drives encoding and decoding. */
+export interface ColumnRef {
+  readonly name: string;
+  readonly type: ValueType;
+}
+
+export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** A boolean or scalar expression. `!=` is null-safe: `a != 'x'` holds where `a` is null. */
+export type Expr =
+  | { readonly kind: 'column'; readonly name: string }
+  | { readonly kind: 'value'; readonly value: unknown; readonly type: ValueType }
+  | { readonly kind: 'null' }
+  | { readonly kind: 'bool'; readonly value: boolean }
+  | { readonly kind: 'compare'; readonly op: CompareOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: 'is-null'; readonly expr: Expr; readonly negated: boolean }
+  | {
+      readonly kind: 'like';
+      readonly expr: Expr;
+      /** A LIKE pattern: `%` and `_` are wildcards, `\` escapes them. */
+      readonly pattern: string;
+      readonly caseInsensitive: boolean;
+      readonly negated: boolean;
+    }
+  | { readonly kind: 'in'; readonly expr: Expr; readonly values: readonly Expr[] }
+  | { readonly kind: 'and' | 'or'; readonly items: readonly Expr[] }
+  | { readonly kind: 'not'; readonly expr: Expr }
+  | { readonly kind: 'add'; readonly left: Expr; readonly right: Expr };
+
+export interface OrderTerm {
+  readonly column: string;
+  readonly descending: boolean;
+}
+
+export interface SelectStatement {
+  readonly kind: 'select';
+  readonly table: string;
+  readonly columns: readonly ColumnRef[];
+  readonly where?: Expr;
+  readonly orderBy?: readonly OrderTerm[];
+  readonly limit?: number;
+  readonly offset?: number;
+  /** Lock the selected rows until the transaction ends (ignored where the engine locks whole files). */
+  readonly forUpdate?: boolean;
+}
+
+export interface CountStatement {
+  readonly kind: 'count';
+  readonly table: string;
+  readonly where?: Expr;
+}
+
+export interface InsertStatement {
+  readonly kind: 'insert';
+  readonly table: string;
+  readonly columns: readonly ColumnRef[];
+  /** One array of values per row, in the order of `columns`. */
+  readonly rows: readonly (readonly unknown[])[];
+  readonly returning?: readonly ColumnRef[];
+  /** Skip rows that would violate a unique constraint instead of failing. */
+  readonly onConflictDoNothing?: boolean;
+}
+
+export interface Assignment {
+  readonly column: ColumnRef;
+  readonly value: Expr;
+}
+
+export interface UpdateStatement {
+  readonly kind: 'update';
+  readonly table: string;
+  readonly set: readonly Assignment[];
+  readonly where: Expr;
+  readonly returning?: readonly ColumnRef[];
+}
+
+export interface DeleteStatement {
+  readonly kind: 'delete';
+  readonly table: string;
+  readonly where: Expr;
+  readonly returning?: readonly ColumnRef[];
+}
+
+export type Statement =
+  | SelectStatement
+  | CountStatement
+  | InsertStatement
+  | UpdateStatement
+  | DeleteStatement;
+
+/** Small constructors so that callers read like the SQL they mean. */
+export const sql = {
+  column: (name: string): Expr => ({ kind: 'column', name }),
+  value: (value: unknown, type: ValueType): Expr =>
+    value === null || value === undefined ? { kind: 'null' } : { kind: 'value', value, type },
+  eq: (name: string, value: unknown, type: ValueType = 'text'): Expr => ({
+    kind: 'compare',
+    op: '=',
+    left: { kind: 'column', name },
+    right: value === null ? { kind: 'null' } : { kind: 'value', value, type },
+  }),
+  and: (...items: (Expr | undefined)[]): Expr => {
+    const present = items.filter((item): item is Expr => item !== undefined);
+    return present.length === 1 ? present[0]! : { kind: 'and', items: present };
+  },
+  or: (...items: Expr[]): Expr => ({ kind: 'or', items }),
+  not: (expr: Expr): Expr => ({ kind: 'not', expr }),
+  isNull: (expr: Expr, negated = false): Expr => ({ kind: 'is-null', expr, negated }),
+  bool: (value: boolean): Expr => ({ kind: 'bool', value }),
+} as const;

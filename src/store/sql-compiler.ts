@@ -1,0 +1,132 @@
+/**
+ * Compiles SQL trees to text plus bound parameters. The skeleton is shared; each engine
+ * supplies a `Dialect` with its quoting, placeholders, value encoding and the few operators
+ * that differ. This file and the dialects are the only places that write SQL text for data.
+ */
+import type { ColumnRef, Expr, Statement, ValueType } from '../query/sql-tree.js';
+
+export interface CompiledSql {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/** What differs between engines in data statements. */
+export interface Dialect {
+  /** Placeholder for the n-th parameter (1-based). */
+  placeholder(index: number): string;
+  /** Encodes a JS value of a column type into what the driver binds. */
+  encode(value: unknown, type: ValueType): unknown;
+  /** SQL for a constant true/false. */
+  boolean(value: boolean): string;
+  /** Null-safe "not equal": true when one side is null and the other is not. */
+  nullSafeNotEqual(left: string, right: string): string;
+  /** A LIKE match; `pattern` is a placeholder whose value is the LIKE pattern (escape `\`). */
+  like(expr: string, pattern: string, caseInsensitive: boolean): string;
+  /** Turns the LIKE pattern into what `like()` expects bound (for example a GLOB pattern). */
+  likePattern(pattern: string, caseInsensitive: boolean): string;
+  /** ORDER BY term for a column (collation choices live here). */
+  orderTerm(quotedColumn: string, type: ValueType | undefined, descending: boolean): string;
+  /** LIMIT/OFFSET clause. */
+  limitOffset(limit: string | undefined, offset: string | undefined): string;
+  /** Row-lock clause appended to a select, or '' where the engine locks differently. */
+  forUpdate(): string;
+}
+
+/** Quotes an identifier. Names are validated against the schema before they get here; quoting is the second fence. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Compiles statements for one dialect. Stateless; one instance per engine. */
+export class SqlCompiler {
+  constructor(private readonly dialect: Dialect) {}
+
+  /** Compiles one statement. Throws only on trees that no builder produces (a bug, not input). */
+  compile(statement: Statement): CompiledSql {
+    const params: unknown[] = [];
+    const bind = (value: unknown, type: ValueType): string => {
+      params.push(this.dialect.encode(value, type));
+      return this.dialect.placeholder(params.length);
+    };
+    const expr = (node: Expr): string => this.expression(node, bind);
+    const returning = (columns: readonly ColumnRef[] | undefined): string =>
+      columns && columns.length > 0 ? ` RETURNING ${columns.map((c) => quoteIdent(c.name)).join(', ')}` : '';
+
+    switch (statement.kind) {
+      case 'select': {
+        const columns = statement.columns.map((c) => quoteIdent(c.name)).join(', ');
+        let text = `SELECT ${columns} FROM ${quoteIdent(statement.table)}`;
+        if (statement.where) text += ` WHERE ${expr(statement.where)}`;
+        if (statement.orderBy && statement.orderBy.length > 0) {
+          const types = new Map(statement.columns.map((c) => [c.name, c.type] as const));
+          text += ` ORDER BY ${statement.orderBy
+            .map((term) => this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending))
+            .join(', ')}`;
+        }
+        const limit = statement.limit === undefined ? undefined : bind(statement.limit, 'integer');
+        const offset = statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
+        text += this.dialect.limitOffset(limit, offset);
+        if (statement.forUpdate) text += this.dialect.forUpdate();
+        return { sql: text, params };
+      }
+      case 'count': {
+        let text = `SELECT count(*) AS n FROM ${quoteIdent(statement.table)}`;
+        if (statement.where) text += ` WHERE ${expr(statement.where)}`;
+        return { sql: text, params };
+      }
+      case 'insert': {
+        const names = statement.columns.map((c) => quoteIdent(c.name)).join(', ');
+        const rows = statement.rows
+          .map((row) => `(${statement.columns.map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type))).join(', ')})`)
+          .join(', ');
+        const conflict = statement.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : '';
+        return { sql: `INSERT INTO ${quoteIdent(statement.table)} (${names}) VALUES ${rows}${conflict}${returning(statement.returning)}`, params };
+      }
+      case 'update': {
+        const set = statement.set.map((a) => `${quoteIdent(a.column.name)} = ${expr(a.value)}`).join(', ');
+        return { sql: `UPDATE ${quoteIdent(statement.table)} SET ${set} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
+      }
+      case 'delete':
+        return { sql: `DELETE FROM ${quoteIdent(statement.table)} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
+    }
+  }
+
+  private expression(node: Expr, bind: (value: unknown, type: ValueType) => string): string {
+    const recur = (child: Expr): string => this.expression(child, bind);
+    switch (node.kind) {
+      case 'column':
+        return quoteIdent(node.name);
+      case 'value':
+        return bind(node.value, node.type);
+      case 'null':
+        return 'NULL';
+      case 'bool':
+        return this.dialect.boolean(node.value);
+      case 'compare': {
+        const left = recur(node.left);
+        const right = recur(node.right);
+        return node.op === '!=' ? this.dialect.nullSafeNotEqual(left, right) : `(${left} ${node.op} ${right})`;
+      }
+      case 'is-null':
+        return `(${recur(node.expr)} IS ${node.negated ? 'NOT ' : ''}NULL)`;
+      case 'like': {
+        const target = recur(node.expr);
+        const pattern = bind(this.dialect.likePattern(node.pattern, node.caseInsensitive), 'text');
+        const match = this.dialect.like(target, pattern, node.caseInsensitive);
+        // Negated matches are null-safe like `!=`: a null value "does not contain" anything.
+        return node.negated ? `(${target} IS NULL OR NOT ${match})` : match;
+      }
+      case 'in':
+        if (node.values.length === 0) return this.dialect.boolean(false);
+        return `(${recur(node.expr)} IN (${node.values.map(recur).join(', ')}))`;
+      case 'and':
+      case 'or':
+        if (node.items.length === 0) return this.dialect.boolean(node.kind === 'and');
+        return `(${node.items.map(recur).join(node.kind === 'and' ? ' AND ' : ' OR ')})`;
+      case 'not':
+        return `(NOT ${recur(node.expr)})`;
+      case 'add':
+        return `(${recur(node.left)} + ${recur(node.right)})`;
+    }
+  }
+}

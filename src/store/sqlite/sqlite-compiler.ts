@@ -1,0 +1,77 @@
+/**
+ * The SQLite dialect: `?` placeholders, booleans as 0/1, timestamps as ISO text, json as
+ * text; case-sensitive LIKE through GLOB (SQLite's LIKE ignores ASCII case).
+ */
+import type { Statement, ValueType } from '../../query/sql-tree.js';
+import { SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
+
+/** Encodes a JS value for better-sqlite3 by column type. */
+export function encodeSqliteValue(value: unknown, type: ValueType): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'boolean':
+      return value ? 1 : 0;
+    case 'json':
+      return JSON.stringify(value);
+    default:
+      return value;
+  }
+}
+
+/** Decodes a better-sqlite3 value by column type. */
+export function decodeSqliteValue(value: unknown, type: ValueType): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'boolean':
+      return value === 1 || value === 1n || value === true;
+    case 'json':
+      return JSON.parse(value as string);
+    default:
+      return value;
+  }
+}
+
+/** Converts a LIKE pattern (`%`, `_`, `\` escapes) into a GLOB pattern with the same meaning. */
+function likeToGlob(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\' && i + 1 < pattern.length) {
+      out += globLiteral(pattern[++i]!);
+    } else if (ch === '%') {
+      out += '*';
+    } else if (ch === '_') {
+      out += '?';
+    } else {
+      out += globLiteral(ch);
+    }
+  }
+  return out;
+}
+
+function globLiteral(ch: string): string {
+  return ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch;
+}
+
+const sqliteDialect: Dialect = {
+  placeholder: () => '?',
+  encode: encodeSqliteValue,
+  boolean: (value) => (value ? '1' : '0'),
+  nullSafeNotEqual: (left, right) => `(${left} IS NOT ${right})`,
+  like: (expr, pattern, caseInsensitive) =>
+    caseInsensitive ? `(${expr} LIKE ${pattern} ESCAPE '\\')` : `(${expr} GLOB ${pattern})`,
+  likePattern: (pattern, caseInsensitive) => (caseInsensitive ? pattern : likeToGlob(pattern)),
+  orderTerm: (column, _type, descending) => `${column} ${descending ? 'DESC' : 'ASC'}`,
+  limitOffset: (limit, offset) => {
+    if (limit === undefined && offset === undefined) return '';
+    return ` LIMIT ${limit ?? '-1'}${offset === undefined ? '' : ` OFFSET ${offset}`}`;
+  },
+  forUpdate: () => '',
+};
+
+const compiler = new SqlCompiler(sqliteDialect);
+
+/** Compiles a statement to SQLite SQL text and parameters. */
+export function compileStatement(statement: Statement): CompiledSql {
+  return compiler.compile(statement);
+}

@@ -1,0 +1,201 @@
+/**
+ * One SQLite database behind the storage ports. better-sqlite3 is synchronous and one
+ * connection is shared by every request, so an open transaction holds a lock that other
+ * callers wait for: otherwise their statements would land inside it across an `await`.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import type { ColumnRef, Statement } from '../../query/sql-tree.js';
+import type { Executor, ProjectDatabase, Row, SchemaExecutor, TableChange } from '../types.js';
+import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
+import { applyTableChange } from './sqlite-ddl.js';
+import { translateSqliteError } from './sqlite-errors.js';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+export interface SqliteOptions {
+  readonly synchronous: 'full' | 'normal';
+}
+
+/** Opens a file with Rowbase's pragmas: WAL, chosen synchronous level, foreign keys, busy timeout. */
+export function openSqliteFile(file: string, options: SqliteOptions): BetterSqlite3.Database {
+  const db = new BetterSqlite3(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
+  const row: Row = {};
+  for (const column of columns) row[column.name] = decodeSqliteValue(raw[column.name], column.type);
+  return row;
+}
+
+function resultColumns(statement: Statement): readonly ColumnRef[] {
+  if (statement.kind === 'select') return statement.columns;
+  if (statement.kind === 'count') return [];
+  return statement.returning ?? [];
+}
+
+/** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
+export class SqliteDatabase implements ProjectDatabase {
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly dataVersion: BetterSqlite3.Statement;
+  private lock: Promise<void> | null = null;
+  private readonly direct: SchemaExecutor;
+
+  constructor(readonly connection: BetterSqlite3.Database) {
+    this.dataVersion = connection.prepare('PRAGMA data_version').pluck();
+    this.direct = {
+      all: async (s) => this.allNow(s),
+      first: async (s) => this.allNow(s)[0],
+      count: async (s) => this.countNow(s),
+      run: async (s) => this.runNow(s),
+      changeTable: async (change) => this.changeTableNow(change),
+    };
+  }
+
+  /** True while a transaction holds the connection. */
+  get busy(): boolean {
+    return this.lock !== null;
+  }
+
+  async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
+    if (this.lock) await this.whenIdle();
+    return this.allNow(statement);
+  }
+
+  async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
+    if (this.lock) await this.whenIdle();
+    return this.allNow(statement)[0];
+  }
+
+  async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
+    if (this.lock) await this.whenIdle();
+    return this.countNow(statement);
+  }
+
+  async run(statement: Parameters<Executor['run']>[0]): Promise<number> {
+    if (this.lock) await this.whenIdle();
+    return this.runNow(statement);
+  }
+
+  transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.exclusive(false, () => work(this.direct));
+  }
+
+  changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
+    return this.exclusive(true, () => work(this.direct));
+  }
+
+  externalChangeVersion(): number {
+    return this.dataVersion.get() as number;
+  }
+
+  /** Closes the connection (the caller makes sure no transaction is open). */
+  close(): void {
+    this.connection.close();
+  }
+
+  private async whenIdle(): Promise<void> {
+    while (this.lock) await this.lock;
+  }
+
+  private async exclusive<T>(schema: boolean, work: () => Promise<T>): Promise<T> {
+    await this.whenIdle();
+    let release!: () => void;
+    this.lock = new Promise((resolve) => (release = resolve));
+    const db = this.connection;
+    // Table rebuilds must run with foreign keys off (else DROP TABLE cascades); the pragma
+    // is a no-op inside a transaction, so it is set before BEGIN and checked before COMMIT.
+    if (schema) db.pragma('foreign_keys = OFF');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work();
+        if (schema) {
+          const violations = db.pragma('foreign_key_check') as { table: string }[];
+          if (violations.length > 0) {
+            throw translateSqliteError(Object.assign(new Error(`FOREIGN KEY constraint failed: ${violations[0]!.table}`), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+          }
+        }
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw translateSqliteError(error);
+      }
+    } finally {
+      if (schema) db.pragma('foreign_keys = ON');
+      this.lock = null;
+      release();
+    }
+  }
+
+  private prepare(sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (statement) return statement;
+    statement = this.connection.prepare(sql);
+    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+      // Drop the oldest entry; Map keeps insertion order.
+      this.statements.delete(this.statements.keys().next().value!);
+    }
+    this.statements.set(sql, statement);
+    return statement;
+  }
+
+  private allNow(statement: Parameters<Executor['all']>[0]): Row[] {
+    try {
+      const columns = resultColumns(statement);
+      if (statement.kind === 'insert' && statement.rows.length > 1) {
+        // One prepared single-row statement per row: no variable limit, and fast in a transaction.
+        const out: Row[] = [];
+        for (const row of statement.rows) out.push(...this.allNow({ ...statement, rows: [row] }));
+        return out;
+      }
+      const { sql, params } = compileStatement(statement);
+      const prepared = this.prepare(sql);
+      if (!prepared.reader) {
+        prepared.run(...(params as never[]));
+        return [];
+      }
+      return (prepared.all(...(params as never[])) as Record<string, unknown>[]).map((raw) => decodeRow(raw, columns));
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  private countNow(statement: Parameters<Executor['count']>[0]): number {
+    try {
+      const { sql, params } = compileStatement(statement);
+      return (this.prepare(sql).pluck().get(...(params as never[])) as number) ?? 0;
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  private runNow(statement: Parameters<Executor['run']>[0]): number {
+    try {
+      if (statement.kind === 'insert' && statement.rows.length > 1) {
+        let changes = 0;
+        for (const row of statement.rows) changes += this.runNow({ ...statement, rows: [row], returning: undefined });
+        return changes;
+      }
+      const { sql, params } = compileStatement({ ...statement, returning: undefined });
+      return this.prepare(sql).run(...(params as never[])).changes;
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  private changeTableNow(change: TableChange): void {
+    try {
+      applyTableChange(this.connection, change);
+      // DDL invalidates prepared statements that name the table.
+      this.statements.clear();
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * DDL for user tables on SQLite: STRICT tables, unique constraints as unique indexes (so they
+ * change without a rebuild), and the 12-step rebuild for changes ALTER TABLE cannot make.
+ * Defaults are applied by the row service, not by DDL, so both engines fill them alike.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { physicalColumns, type PhysicalColumn, type TableDefinition } from '../../tables/definition.js';
+import { indexName, uniqueIndexName } from '../index-names.js';
+import { quoteIdent } from '../sql-compiler.js';
+import type { TableChange } from '../types.js';
+import { encodeSqliteValue } from './sqlite-compiler.js';
+
+const SQLITE_TYPES = { text: 'TEXT', integer: 'INTEGER', number: 'REAL', boolean: 'INTEGER', timestamp: 'TEXT', json: 'TEXT' } as const;
+const ON_DELETE = { cascade: 'CASCADE', restrict: 'RESTRICT', set_null: 'SET NULL' } as const;
+
+function columnSql(column: PhysicalColumn): string {
+  const parts = [quoteIdent(column.name), SQLITE_TYPES[column.type]];
+  if (column.name === 'id') parts.push('PRIMARY KEY');
+  const notNull = column.origin !== 'declared' || column.definition?.required === true;
+  if (notNull) parts.push('NOT NULL');
+  if (column.name === 'email_verified') parts.push('DEFAULT 0');
+  if (column.name === 'password_version') parts.push('DEFAULT 1');
+  const ref = column.definition?.references;
+  if (ref) parts.push(`REFERENCES ${quoteIdent(ref.table)}(${quoteIdent('id')}) ON DELETE ${ON_DELETE[ref.on_delete]}`);
+  return parts.join(' ');
+}
+
+function createTableSql(table: TableDefinition, name = table.name): string {
+  const columns = physicalColumns(table).map(columnSql).join(',\n  ');
+  return `CREATE TABLE ${quoteIdent(name)} (\n  ${columns}\n) STRICT`;
+}
+
+/** The indexes a table should have, by name → CREATE statement. */
+function wantedIndexes(table: TableDefinition): Map<string, string> {
+  const t = quoteIdent(table.name);
+  const wanted = new Map<string, string>();
+  const uniques = table.columns.filter((c) => c.unique).map((c) => c.name);
+  if (table.auth_table) uniques.unshift('email');
+  for (const column of uniques) {
+    const name = uniqueIndexName(table.name, column);
+    wanted.set(name, `CREATE UNIQUE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column)})`);
+  }
+  // Default list order is creation order; this keeps it an index scan on large tables.
+  for (const columns of [['created_at', 'id'], ...table.indexes]) {
+    const name = indexName(table.name, columns);
+    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${columns.map(quoteIdent).join(', ')})`);
+  }
+  for (const column of table.columns.filter((c) => c.references)) {
+    // Foreign keys need an index on the child side, or cascades scan the whole table.
+    const name = indexName(table.name, [column.name]);
+    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column.name)})`);
+  }
+  return wanted;
+}
+
+function existingIndexes(db: BetterSqlite3.Database, table: string): Set<string> {
+  const rows = db
+    .prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`)
+    .pluck()
+    .all(table) as string[];
+  return new Set(rows);
+}
+
+function syncIndexes(db: BetterSqlite3.Database, table: TableDefinition): void {
+  const wanted = wantedIndexes(table);
+  const existing = existingIndexes(db, table.name);
+  for (const name of existing) if (!wanted.has(name)) db.exec(`DROP INDEX ${quoteIdent(name)}`);
+  for (const [name, create] of wanted) if (!existing.has(name)) db.exec(create);
+}
+
+/** True when the physical columns (not indexes or rules) differ in a way only a rebuild can make. */
+function needsRebuild(change: TableChange, before: TableDefinition, after: TableDefinition): boolean {
+  if (change.resetColumns.length > 0 || before.auth_table !== after.auth_table) return true;
+  const old = new Map(before.columns.map((c) => [c.name, c]));
+  for (const column of after.columns) {
+    const previous = old.get(column.name);
+    if (!previous) {
+      // ADD COLUMN cannot add NOT NULL without a DDL default, nor a foreign key with one.
+      if (column.required || column.references) return true;
+      continue;
+    }
+    if (previous.type !== column.type || previous.required !== column.required) return true;
+    if (JSON.stringify(previous.references) !== JSON.stringify(column.references)) return true;
+    old.delete(column.name);
+  }
+  return old.size > 0; // dropped columns
+}
+
+/**
+ * Applies a table change inside the caller's transaction (foreign keys already off).
+ * Columns added to existing rows get their declared default.
+ */
+export function applyTableChange(db: BetterSqlite3.Database, change: TableChange): void {
+  const { before, after } = change;
+  if (!after) {
+    if (before) db.exec(`DROP TABLE ${quoteIdent(before.name)}`);
+    return;
+  }
+  if (!before) {
+    db.exec(createTableSql(after));
+    syncIndexes(db, after);
+    return;
+  }
+  if (needsRebuild(change, before, after)) {
+    rebuildTable(db, change, before, after);
+  } else {
+    const old = new Set(before.columns.map((c) => c.name));
+    for (const column of after.columns.filter((c) => !old.has(c.name))) {
+      db.exec(`ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql({ name: column.name, type: column.type, origin: 'declared', definition: column })}`);
+      if (column.default !== undefined && column.default !== null) {
+        db.prepare(`UPDATE ${quoteIdent(after.name)} SET ${quoteIdent(column.name)} = ?`).run(encodeSqliteValue(column.default, column.type) as never);
+      }
+    }
+  }
+  syncIndexes(db, after);
+}
+
+function rebuildTable(db: BetterSqlite3.Database, change: TableChange, before: TableDefinition, after: TableDefinition): void {
+  const temp = `_rb_rebuild_${after.name}`;
+  db.exec(createTableSql(after, temp));
+  const kept = new Set(physicalColumns(before).map((c) => c.name));
+  const reset = new Set(change.resetColumns);
+  const targets: string[] = [];
+  const sources: string[] = [];
+  const params: unknown[] = [];
+  for (const column of physicalColumns(after)) {
+    const fallback = column.definition?.default;
+    const carried = kept.has(column.name) && !reset.has(column.name);
+    if (carried) {
+      targets.push(quoteIdent(column.name));
+      sources.push(
+        fallback === undefined || fallback === null
+          ? quoteIdent(column.name)
+          : `COALESCE(${quoteIdent(column.name)}, ?)`,
+      );
+      if (fallback !== undefined && fallback !== null) params.push(encodeSqliteValue(fallback, column.type));
+    } else if (column.origin === 'auth') {
+      continue; // auth columns of a table turned into an auth table: NOT NULL fails below unless empty
+    } else {
+      targets.push(quoteIdent(column.name));
+      sources.push(fallback === undefined || fallback === null ? 'NULL' : '?');
+      if (fallback !== undefined && fallback !== null) params.push(encodeSqliteValue(fallback, column.type));
+    }
+  }
+  db.prepare(`INSERT INTO ${quoteIdent(temp)} (${targets.join(', ')}) SELECT ${sources.join(', ')} FROM ${quoteIdent(before.name)}`).run(...(params as never[]));
+  db.exec(`DROP TABLE ${quoteIdent(before.name)}`);
+  db.exec(`ALTER TABLE ${quoteIdent(temp)} RENAME TO ${quoteIdent(after.name)}`);
+}

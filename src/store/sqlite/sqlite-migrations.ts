@@ -1,0 +1,95 @@
+/**
+ * Internal tables of the system database and of every project database, as numbered
+ * migrations tracked in `PRAGMA user_version`. Append new steps; never edit applied ones.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** System database: projects, hashed keys, settings, the platform key hash, the mail queue. */
+export const SYSTEM_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE projects (
+     id TEXT PRIMARY KEY NOT NULL,
+     name TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE project_keys (
+     id TEXT PRIMARY KEY NOT NULL,
+     project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+     type TEXT NOT NULL,
+     prefix TEXT NOT NULL,
+     hash TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL,
+     last_used_at TEXT,
+     expires_at TEXT
+   ) STRICT;
+   CREATE INDEX project_keys_project ON project_keys (project_id);
+   CREATE TABLE project_settings (
+     project_id TEXT PRIMARY KEY NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+     settings TEXT NOT NULL,
+     jwt_secret TEXT NOT NULL,
+     jwt_rotated_at TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE platform_settings (
+     name TEXT PRIMARY KEY NOT NULL,
+     value TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE mail_queue (
+     id TEXT PRIMARY KEY NOT NULL,
+     project_id TEXT NOT NULL,
+     recipient TEXT NOT NULL,
+     subject TEXT NOT NULL,
+     text_body TEXT NOT NULL,
+     html_body TEXT NOT NULL,
+     status TEXT NOT NULL,
+     attempts INTEGER NOT NULL,
+     next_attempt_at TEXT NOT NULL,
+     locked_until TEXT,
+     created_at TEXT NOT NULL,
+     sent_at TEXT,
+     last_error TEXT
+   ) STRICT;
+   CREATE INDEX mail_queue_due ON mail_queue (status, next_attempt_at);
+   CREATE INDEX mail_queue_project ON mail_queue (project_id, created_at);`,
+];
+
+/** Project database: table definitions, sessions and one-time tokens. */
+export const PROJECT_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE _rb_tables (
+     name TEXT PRIMARY KEY NOT NULL,
+     definition TEXT NOT NULL,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   ) STRICT;
+   CREATE TABLE _rb_sessions (
+     id TEXT PRIMARY KEY NOT NULL,
+     user_id TEXT NOT NULL,
+     refresh_hash TEXT NOT NULL UNIQUE,
+     previous_refresh_hash TEXT,
+     previous_valid_until TEXT,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL,
+     revoked_at TEXT
+   ) STRICT;
+   CREATE INDEX _rb_sessions_user ON _rb_sessions (user_id);
+   CREATE INDEX _rb_sessions_previous ON _rb_sessions (previous_refresh_hash);
+   CREATE TABLE _rb_one_time_tokens (
+     hash TEXT PRIMARY KEY NOT NULL,
+     kind TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     password_version INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL,
+     used_at TEXT
+   ) STRICT;
+   CREATE INDEX _rb_one_time_tokens_user ON _rb_one_time_tokens (user_id, kind);`,
+];
+
+/** Brings a database up to the latest migration, each step in its own transaction. */
+export function migrate(db: BetterSqlite3.Database, steps: readonly string[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let version = current; version < steps.length; version++) {
+    db.transaction(() => {
+      db.exec(steps[version]!);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Column rules as JSON Schema, compiled by ajv: the per-table row validators and the check
+ * of declared defaults both come from here. Holds the one Ajv instance; compiled schemas are
+ * removed from its cache at once, so replaced tables leave nothing behind.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ColumnDefinition } from './definition.js';
+
+// ISO 8601 date or date-time; a missing zone means UTC (Date.parse would take local time).
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+// Pragmatic address check (WHATWG's input type=email rule); delivery is the real proof.
+const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
+/** Parses an ISO 8601 timestamp into the stored form (UTC, milliseconds, `Z`), or undefined. */
+export function parseTimestamp(value: string): string | undefined {
+  if (!TIMESTAMP.test(value)) return undefined;
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const normalised = value.length === 10 ? `${value}T00:00:00Z` : `${value.replace(' ', 'T')}${hasZone ? '' : 'Z'}`;
+  const ms = Date.parse(normalised);
+  if (Number.isNaN(ms)) return undefined;
+  const iso = new Date(ms).toISOString();
+  // Date.parse rolls 2026-02-31 over into March: a date part that changed was not a real date.
+  return hasZone || iso.slice(0, 10) === value.slice(0, 10) ? iso : undefined;
+}
+
+/** True for an email address Rowbase accepts (at most 254 characters). */
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false, addUsedSchema: false });
+ajv.addFormat('timestamp', { type: 'string', validate: (v: string) => parseTimestamp(v) !== undefined });
+ajv.addFormat('email', { type: 'string', validate: isEmail });
+
+/** Compiles a schema and drops it from ajv's cache (the returned function keeps working). */
+export function compileSchema(schema: object): ValidateFunction {
+  const validate = ajv.compile(schema);
+  ajv.removeSchema(schema);
+  return validate;
+}
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/** The JSON Schema of one column's values; `nullable` adds null. */
+export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, nullable: boolean): object {
+  const base = ((): Record<string, unknown> => {
+    switch (column.type) {
+      case 'text':
+        return { type: 'string', ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) };
+      case 'integer':
+        return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
+      case 'number':
+        return { type: 'number', ...(column.min !== undefined && { minimum: column.min }), ...(column.max !== undefined && { maximum: column.max }) };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'timestamp':
+        return { type: 'string', format: 'timestamp' };
+      case 'json':
+        return {};
+    }
+  })();
+  if (!nullable || column.type === 'json') return base;
+  if (base.enum) return { anyOf: [{ type: 'null' }, base] };
+  return { ...base, type: [base.type, 'null'] };
+}
+
+const TYPE_WORDS = {
+  text: 'a string',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  timestamp: 'an ISO 8601 timestamp such as "2026-01-31T09:30:00Z"',
+  json: 'any JSON value',
+} as const;
+
+/** Words for why a value failed its column's schema, from ajv's first error. */
+export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'maxLength':
+      return `must be at most ${column.max_length} characters`;
+    case 'enum':
+      return `must be one of ${(column.enum ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'minimum':
+      return column.type === 'integer' && column.min === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at least ${error.params.limit}`;
+    case 'maximum':
+      return column.type === 'integer' && column.max === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at most ${error.params.limit}`;
+    case 'format':
+      return error.params.format === 'email' ? 'must be a valid email address of at most 254 characters' : `must be ${TYPE_WORDS[column.type]}`;
+    default:
+      return `must be ${TYPE_WORDS[column.type]}`;
+  }
+}
+
+/** Returns why a default value does not fit its column, or undefined when it does. */
+export function checkDefault(column: ColumnDefinition, value: unknown): string | undefined {
+  const validate = compileSchema(columnJsonSchema(column, false));
+  return validate(value) ? undefined : describeColumnError(column, validate.errors![0]!);
+}

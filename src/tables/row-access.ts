@@ -1,0 +1,53 @@
+/**
+ * Access decisions for the data API: a table rule turned into a WHERE condition for one
+ * caller, and the auth-table fields only the auth endpoints (or the admin key) may write.
+ */
+import { AppError } from '../errors/app-error.js';
+import { ruleToExpr } from '../query/rules.js';
+import type { Expr } from '../query/sql-tree.js';
+import type { Caller } from './caller.js';
+import type { CompiledTable } from './compiled-table.js';
+import type { RuleOperation } from './definition.js';
+
+/**
+ * The condition rows must meet for `caller` to perform `operation`, or undefined for no
+ * condition (admin key, or an open rule). Throws FORBIDDEN when the operation is locked.
+ */
+export function ruleCondition(table: CompiledTable, operation: RuleOperation, caller: Caller, now: string, body?: Readonly<Record<string, unknown>>): Expr | undefined {
+  if (caller.kind === 'admin') return undefined;
+  const condition = ruleToExpr(table.rules[operation], {
+    parameter: `rules.${operation}`,
+    columns: table.filterable,
+    now,
+    auth: caller.kind === 'user' ? caller.user : null,
+    authColumns: table.authColumns,
+    ...(body !== undefined && { body }),
+  });
+  if (condition === 'locked') {
+    throw new AppError('FORBIDDEN', {
+      message: `The ${operation} rule of table "${table.name}" allows only the admin key.`,
+      suggestion: `Use X-Admin-Key, or open the rule with PUT /p/{id}/v1/tables/${table.name} ("rules": {"${operation}": ""}).`,
+    });
+  }
+  return condition;
+}
+
+/** Throws FORBIDDEN when a non-admin body touches fields only the auth endpoints may change. */
+export function checkProtectedFields(table: CompiledTable, caller: Caller, body: unknown, creating: boolean): void {
+  if (caller.kind === 'admin' || !table.definition.auth_table) return;
+  if (creating) {
+    throw new AppError('FORBIDDEN', {
+      message: `Users of "${table.name}" are created through signup, not the data API.`,
+      suggestion: 'Use POST /p/{id}/auth/signup, or the admin key.',
+    });
+  }
+  if (typeof body !== 'object' || body === null) return;
+  for (const field of ['email', 'password', 'email_verified'] as const) {
+    if (field in body) {
+      throw new AppError('FORBIDDEN', {
+        message: `${field}: can only be changed through the auth endpoints.`,
+        suggestion: field === 'password' ? 'Use POST /p/{id}/auth/change-password or the reset flow.' : field === 'email_verified' ? 'Users verify through the link in the verification email.' : 'Email changes need the admin key.',
+      });
+    }
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The generated data API's operations on one table: list, get, create, bulk create,
+ * update, delete. Each is a pipeline: parse the input → plan (rules, validation) → execute
+ * in one transaction → return plain rows. No HTTP here.
+ */
+import { AppError } from '../errors/app-error.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { newRowId } from '../lib/ids.js';
+import type { PasswordHasher } from '../lib/password-hasher.js';
+import { parseListParams } from '../query/list-params.js';
+import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import type { Executor, Row } from '../store/types.js';
+import type { Caller } from './caller.js';
+import type { CompiledTable } from './compiled-table.js';
+import { checkProtectedFields, ruleCondition } from './row-access.js';
+import type { RowValues } from './row-validator.js';
+import type { SchemaService } from './schema-service.js';
+import { translateWriteError } from './write-errors.js';
+
+export const MAX_BULK_ROWS = 10_000;
+
+/** Who asks, about which project; passed to every operation. */
+export interface RowContext {
+  readonly projectId: string;
+  readonly caller: Caller;
+  /** The project's minimum password length (auth tables). */
+  readonly minPasswordLength: number;
+}
+
+export interface RowPage {
+  readonly rows: Row[];
+  readonly total: number | null;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export class RowService {
+  constructor(
+    private readonly schemas: SchemaService,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
+  async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
+    const { db, table } = await this.open(context, tableName);
+    const now = isoNow(this.clock);
+    const params = parseListParams(query, table.filterable, now);
+    const where = sql.and(params.where, ruleCondition(table, 'list', context.caller, now));
+    const columns = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
+    const hasWhere = where.kind !== 'and' || where.items.length > 0;
+    const rows = params.limit === 0 ? [] : await db.all({
+      kind: 'select',
+      table: table.name,
+      columns,
+      ...(hasWhere && { where }),
+      orderBy: params.orderBy,
+      limit: params.limit,
+      offset: params.offset,
+    });
+    const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasWhere && { where }) }) : null;
+    return { rows, total, limit: params.limit, offset: params.offset };
+  }
+
+  /** One visible row. Throws ROW_NOT_FOUND, FORBIDDEN. */
+  async get(context: RowContext, tableName: string, rowId: string): Promise<Row> {
+    const { db, table } = await this.open(context, tableName);
+    const condition = ruleCondition(table, 'view', context.caller, isoNow(this.clock));
+    const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
+    if (!row) throw rowNotFound(table.name, rowId);
+    return row;
+  }
+
+  /** Creates a row. Throws VALIDATION_*, FORBIDDEN, CONFLICT_UNIQUE, CONFLICT_REFERENCE. */
+  async create(context: RowContext, tableName: string, body: unknown): Promise<Row> {
+    const [row] = await this.insert(context, tableName, [body], false);
+    return row!;
+  }
+
+  /** Creates all rows or none; errors name the index of the first bad row. */
+  async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<Row[]> {
+    if (!Array.isArray(body)) {
+      throw new AppError('VALIDATION_FAILED', { message: 'The bulk body must be a JSON array of row objects.', suggestion: 'Send [{...}, {...}].' });
+    }
+    if (body.length === 0 || body.length > MAX_BULK_ROWS) {
+      throw new AppError('VALIDATION_FAILED', {
+        message: `A bulk request holds 1 to ${MAX_BULK_ROWS} rows; this one has ${body.length}.`,
+        suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
+      });
+    }
+    return this.insert(context, tableName, body, true);
+  }
+
+  /** Updates a visible row. Throws ROW_NOT_FOUND, VALIDATION_*, FORBIDDEN, CONFLICT_*. */
+  async update(context: RowContext, tableName: string, rowId: string, body: unknown): Promise<Row> {
+    const { db, table } = await this.open(context, tableName);
+    const now = isoNow(this.clock);
+    checkProtectedFields(table, context.caller, body, false);
+    const values = await this.prepareAuthFields(context, table, table.validators().update(body), false);
+    const condition = ruleCondition(table, 'update', context.caller, now, values);
+    const set = Object.entries(values).map(([name, value]) => ({ column: table.physical.get(name)!, value: sql.value(value, table.physical.get(name)!.type) }));
+    if ('password' in values) {
+      // A new password ends every access token issued for the old one.
+      set.push({ column: table.physical.get('password_version')!, value: { kind: 'add', left: sql.column('password_version'), right: sql.value(1, 'integer') } });
+    }
+    set.push({ column: table.physical.get('updated_at')!, value: sql.value(now, 'timestamp') });
+    try {
+      const row = await db.first({ kind: 'update', table: table.name, set, where: sql.and(sql.eq('id', rowId), condition), returning: table.readable });
+      if (!row) throw rowNotFound(table.name, rowId);
+      return row;
+    } catch (error) {
+      throw translateWriteError(error, table.name);
+    }
+  }
+
+  /** Deletes a visible row. Throws ROW_NOT_FOUND, FORBIDDEN, CONFLICT_REFERENCE. */
+  async delete(context: RowContext, tableName: string, rowId: string): Promise<void> {
+    const { db, table } = await this.open(context, tableName);
+    const condition = ruleCondition(table, 'delete', context.caller, isoNow(this.clock));
+    try {
+      await db.transaction(async (tx) => {
+        const deleted = await tx.run({ kind: 'delete', table: table.name, where: sql.and(sql.eq('id', rowId), condition) });
+        if (deleted === 0) throw rowNotFound(table.name, rowId);
+        if (table.definition.auth_table) await deleteUserSessions(tx, rowId);
+      });
+    } catch (error) {
+      throw translateWriteError(error, table.name);
+    }
+  }
+
+  private async open(context: RowContext, tableName: string) {
+    const schema = await this.schemas.schema(context.projectId);
+    const table = schema.tables.get(tableName);
+    if (!table) {
+      throw new AppError('TABLE_NOT_FOUND', {
+        message: `This project has no table "${tableName}".`,
+        suggestion: schema.tables.size > 0 ? `Tables: ${[...schema.tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
+      });
+    }
+    return { db: schema.db, table };
+  }
+
+  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean): Promise<Row[]> {
+    const { db, table } = await this.open(context, tableName);
+    const now = isoNow(this.clock);
+    // Parse and plan every row before writing any: a bad row means nothing is written.
+    ruleCondition(table, 'create', context.caller, now); // throws FORBIDDEN when locked, before validation
+    const prepared: { values: RowValues; condition: Expr | undefined }[] = [];
+    for (const [index, body] of bodies.entries()) {
+      checkProtectedFields(table, context.caller, body, true);
+      const validated = table.validators().create(body, bulk ? index : undefined);
+      const values = await this.prepareAuthFields(context, table, validated, true, bulk ? index : undefined);
+      prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, values) });
+    }
+    const columns = [...table.physical.values()].filter((c) => c.name !== 'password_version');
+    try {
+      return await db.transaction(async (tx) => {
+        const rows: Row[] = [];
+        for (const [index, { values, condition }] of prepared.entries()) {
+          const id = (values.id as string | undefined) ?? newRowId();
+          const full: RowValues = { ...values, id, created_at: now, updated_at: now };
+          try {
+            const row = await tx.first({ kind: 'insert', table: table.name, columns: present(columns, full), rows: [present(columns, full).map((c) => full[c.name])], returning: table.readable });
+            if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
+            rows.push(row!);
+          } catch (error) {
+            throw translateWriteError(error, table.name, bulk ? `row ${index}: ` : '');
+          }
+        }
+        return rows;
+      });
+    } catch (error) {
+      throw translateWriteError(error, table.name);
+    }
+  }
+
+  /** Lower-cases emails and hashes passwords of auth-table rows written with the admin key. */
+  private async prepareAuthFields(context: RowContext, table: CompiledTable, values: RowValues, creating: boolean, index?: number): Promise<RowValues> {
+    if (!table.definition.auth_table) return values;
+    const out = { ...values };
+    if (typeof out.email === 'string') out.email = out.email.toLowerCase();
+    if (typeof out.password === 'string') {
+      checkPasswordLength(out.password, context.minPasswordLength, index);
+      out.password = await this.hasher.hash(out.password);
+    }
+    if (creating && out.email_verified === undefined) out.email_verified = false;
+    return out;
+  }
+}
+
+/** Throws VALIDATION_PASSWORD unless the password has `min` to 256 characters. */
+export function checkPasswordLength(password: string, min: number, index?: number): void {
+  const length = [...password].length;
+  if (length < min || length > 256) {
+    throw new AppError('VALIDATION_PASSWORD', {
+      message: `${index === undefined ? '' : `row ${index}: `}password: must be ${min} to 256 characters long (it has ${length}).`,
+      suggestion: `Choose a password of at least ${min} characters; a passphrase of several words works well.`,
+    });
+  }
+}
+
+function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] {
+  return columns.filter((c) => values[c.name] !== undefined);
+}
+
+async function checkCreateRule(tx: Executor, table: CompiledTable, id: string, condition: Expr, index: number | undefined): Promise<void> {
+  const visible = await tx.count({ kind: 'count', table: table.name, where: sql.and(sql.eq('id', id), condition) });
+  if (visible === 0) {
+    throw new AppError('FORBIDDEN', {
+      message: `${index === undefined ? '' : `row ${index}: `}the create rule of "${table.name}" does not allow this row.`,
+      suggestion: `Change the values to satisfy the rule: ${table.definition.rules.create}`,
+    });
+  }
+}
+
+async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
+  await tx.run({ kind: 'delete', table: '_rb_sessions', where: sql.eq('user_id', userId) });
+  await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', userId) });
+}
+
+function rowNotFound(table: string, id: string): AppError {
+  return new AppError('ROW_NOT_FOUND', { message: `No row of "${table}" with id "${id}" is visible to this caller.` });
+}

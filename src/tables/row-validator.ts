@@ -1,0 +1,105 @@
+/**
+ * Per-table row validators, compiled once per table definition (never per request): create
+ * (required columns, defaults filled) and update (partial). They return the normalised row
+ * values (timestamps in UTC) or throw VALIDATION_FAILED / VALIDATION_UNKNOWN_COLUMN.
+ */
+import type { ValidateFunction } from 'ajv';
+import { AppError } from '../errors/app-error.js';
+import { compileSchema, columnJsonSchema, describeColumnError, parseTimestamp } from './column-schema.js';
+import { publicColumns, type ColumnDefinition, type TableDefinition } from './definition.js';
+
+export type RowValues = Record<string, unknown>;
+
+export interface RowValidators {
+  /** Checks a create body; fills defaults. `index` names the row of a bulk request in messages. */
+  create(body: unknown, index?: number): RowValues;
+  /** Checks an update body (any subset of writable columns). */
+  update(body: unknown): RowValues;
+}
+
+const READ_ONLY = new Set(['created_at', 'updated_at']);
+export const ROW_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
+type ColumnRules = Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>;
+
+/** Compiles the validators of a table. */
+export function buildRowValidators(table: TableDefinition): RowValidators {
+  const rules = new Map<string, ColumnRules>(table.columns.map((c) => [c.name, c]));
+  const properties: Record<string, object> = {};
+  for (const column of table.columns) properties[column.name] = columnJsonSchema(column, !column.required);
+  if (table.auth_table) {
+    rules.set('email', { type: 'text', max_length: 254 });
+    rules.set('password', { type: 'text' });
+    rules.set('email_verified', { type: 'boolean' });
+    properties.email = { type: 'string', format: 'email' };
+    properties.password = { type: 'string' };
+    properties.email_verified = { type: 'boolean' };
+  }
+  const required = table.columns.filter((c) => c.required && c.default === undefined).map((c) => c.name);
+  if (table.auth_table) required.unshift('email', 'password');
+
+  const createSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...properties, id: { type: 'string', pattern: ROW_ID_PATTERN } },
+    required,
+  };
+  const updateSchema = { type: 'object', additionalProperties: false, properties };
+  const validateCreate = compileSchema(createSchema);
+  const validateUpdate = compileSchema(updateSchema);
+  const timestamps = table.columns.filter((c) => c.type === 'timestamp').map((c) => c.name);
+  const defaults = table.columns.filter((c) => c.default !== undefined);
+  const columnList = publicColumns(table).map((c) => c.name).join(', ');
+
+  const check = (validate: ValidateFunction, body: unknown, where: string, isCreate: boolean): RowValues => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new AppError('VALIDATION_FAILED', {
+        message: `${where}the body must be a JSON object of column values.`,
+        suggestion: `Send an object such as {"${table.columns[0]?.name ?? 'column'}": ...}. Columns of "${table.name}": ${columnList}.`,
+      });
+    }
+    for (const key of Object.keys(body)) {
+      if (READ_ONLY.has(key) || (key === 'id' && !isCreate)) {
+        throw new AppError('VALIDATION_FAILED', {
+          message: `${where}${key}: is read-only; the server sets it.`,
+          suggestion: `Remove "${key}" from the body.`,
+        });
+      }
+    }
+    if (!validate(body)) throw toAppError(validate, rules, table.name, columnList, where);
+    const values: RowValues = { ...(body as RowValues) };
+    if (isCreate) for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
+    for (const name of timestamps) {
+      const value = values[name];
+      if (typeof value === 'string') values[name] = parseTimestamp(value);
+    }
+    return values;
+  };
+
+  return {
+    create: (body, index) => check(validateCreate, body, index === undefined ? '' : `row ${index}: `, true),
+    update: (body) => check(validateUpdate, body, '', false),
+  };
+}
+
+function toAppError(validate: ValidateFunction, rules: ReadonlyMap<string, ColumnRules>, table: string, columnList: string, where: string): AppError {
+  const error = validate.errors![0]!;
+  if (error.keyword === 'additionalProperties') {
+    const column = String(error.params.additionalProperty);
+    return new AppError('VALIDATION_UNKNOWN_COLUMN', {
+      message: `${where}table "${table}" has no column "${column}".`,
+      suggestion: `Columns of "${table}": ${columnList}. Remove "${column}" or add it with PUT /p/{id}/v1/tables/${table}.`,
+    });
+  }
+  if (error.keyword === 'required') {
+    const column = String(error.params.missingProperty);
+    return new AppError('VALIDATION_FAILED', { message: `${where}${column}: is required.`, suggestion: `Send a value for "${column}".` });
+  }
+  const column = error.instancePath.split('/')[1] ?? '';
+  if (column === 'id') {
+    return new AppError('VALIDATION_FAILED', { message: `${where}id: must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-".`, suggestion: 'Omit id to have a UUIDv7 generated.' });
+  }
+  const rule = rules.get(column);
+  const reason = rule ? describeColumnError(rule, error) : error.message ?? 'is invalid';
+  return new AppError('VALIDATION_FAILED', { message: `${where}${column}: ${reason}.`, suggestion: `Fix the value of "${column}" and retry.` });
+}

@@ -1,0 +1,212 @@
+/**
+ * The schema service: reads, declares and drops a project's tables, and keeps each
+ * project's compiled schema in a cache that reloads when another process changed it.
+ * A table change and its definition row commit in one transaction.
+ */
+import { AppError } from '../errors/app-error.js';
+import { isoNow, type Clock } from '../lib/clock.js';
+import { sql, type ColumnRef } from '../query/sql-tree.js';
+import { StoreError, type Executor, type ProjectDatabase, type StorageEngine } from '../store/types.js';
+import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
+import type { TableDefinition } from './definition.js';
+import { parseDefinition } from './parse-definition.js';
+import { planTableChange, type ChangePlan } from './plan-change.js';
+
+const DEFINITIONS = {
+  table: '_rb_tables',
+  columns: [
+    { name: 'name', type: 'text' },
+    { name: 'definition', type: 'json' },
+    { name: 'created_at', type: 'text' },
+    { name: 'updated_at', type: 'text' },
+  ] as readonly ColumnRef[],
+};
+
+/** A project's tables, compiled, with the database they live in. */
+export interface ProjectSchema {
+  readonly db: ProjectDatabase;
+  readonly tables: ReadonlyMap<string, CompiledTable>;
+  readonly authTable: CompiledTable | undefined;
+}
+
+interface CachedSchema {
+  readonly schema: ProjectSchema;
+  readonly version: number;
+}
+
+export interface PutTableResult {
+  readonly table: TableDefinition;
+  readonly created: boolean;
+  readonly plan: ChangePlan;
+}
+
+export class SchemaService {
+  private readonly cache = new Map<string, CachedSchema>();
+
+  constructor(
+    private readonly storage: StorageEngine,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The project's compiled schema (cached; reloaded after changes made elsewhere). */
+  async schema(projectId: string): Promise<ProjectSchema> {
+    const cached = this.cache.get(projectId);
+    if (cached && cached.version === cached.schema.db.externalChangeVersion()) return cached.schema;
+    const db = await this.storage.project(projectId);
+    const version = db.externalChangeVersion();
+    const definitions = await readDefinitions(db);
+    const schema = buildSchema(db, definitions);
+    this.cache.set(projectId, { schema, version });
+    return schema;
+  }
+
+  /** The compiled table; throws TABLE_NOT_FOUND. */
+  async table(projectId: string, name: string): Promise<CompiledTable> {
+    const table = (await this.schema(projectId)).tables.get(name);
+    if (!table) throw tableNotFound(name);
+    return table;
+  }
+
+  /**
+   * Makes the table what `body` declares. Throws VALIDATION_FAILED, AUTH_TABLE_EXISTS,
+   * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE.
+   * With `dryRun`, plans and checks without changing anything.
+   */
+  async putTable(projectId: string, name: string, body: unknown, options: { allowDestructive: boolean; dryRun?: boolean }): Promise<PutTableResult> {
+    const after = parseDefinition(name, body);
+    const db = await this.storage.project(projectId);
+    try {
+      return await db.changeSchema(async (tx) => {
+        const current = await readDefinitions(tx);
+        const before = current.get(name) ?? null;
+        const others = [...current.values()].filter((t) => t.name !== name);
+        checkAgainstOtherTables(after, others);
+        const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
+        // Compiling checks the rules (unknown columns, @request.body outside create/update).
+        compileTable(after, authColumnsOf(authTable));
+        const plan = planTableChange(before, after);
+        if (plan.destructive.length > 0 && !options.allowDestructive) {
+          throw new AppError('SCHEMA_CHANGE_DESTRUCTIVE', {
+            message: `Changing table "${name}" would lose data: ${plan.destructive.join('; ')}.`,
+          });
+        }
+        if (options.dryRun) return { table: after, created: before === null, plan };
+        await tx.changeTable(plan.change);
+        await writeDefinition(tx, after, before === null, isoNow(this.clock));
+        return { table: after, created: before === null, plan };
+      });
+    } catch (error) {
+      throw translateChangeError(error, name);
+    } finally {
+      this.cache.delete(projectId);
+    }
+  }
+
+  /** Drops a table and its rows. Throws TABLE_NOT_FOUND or TABLE_IN_USE. */
+  async deleteTable(projectId: string, name: string): Promise<void> {
+    const db = await this.storage.project(projectId);
+    try {
+      await db.changeSchema(async (tx) => {
+        const current = await readDefinitions(tx);
+        const before = current.get(name);
+        if (!before) throw tableNotFound(name);
+        const referrer = [...current.values()].find((t) => t.name !== name && t.columns.some((c) => c.references?.table === name));
+        if (referrer) {
+          throw new AppError('TABLE_IN_USE', {
+            message: `Table "${referrer.name}" references "${name}".`,
+            suggestion: `Remove the reference from "${referrer.name}" (PUT /p/{id}/v1/tables/${referrer.name}) first.`,
+          });
+        }
+        await tx.changeTable(planTableChange(before, null).change);
+        await tx.run({ kind: 'delete', table: DEFINITIONS.table, where: sql.eq('name', name) });
+      });
+    } finally {
+      this.cache.delete(projectId);
+    }
+  }
+
+  /** Forgets a project's cached schema (after it was deleted). */
+  invalidate(projectId: string): void {
+    this.cache.delete(projectId);
+  }
+}
+
+async function readDefinitions(executor: Executor): Promise<Map<string, TableDefinition>> {
+  const rows = await executor.all({
+    kind: 'select',
+    table: DEFINITIONS.table,
+    columns: DEFINITIONS.columns,
+    orderBy: [{ column: 'created_at', descending: false }, { column: 'name', descending: false }],
+  });
+  return new Map(rows.map((row) => [String(row.name), row.definition as TableDefinition]));
+}
+
+async function writeDefinition(tx: Executor, table: TableDefinition, created: boolean, now: string): Promise<void> {
+  if (created) {
+    await tx.run({ kind: 'insert', table: DEFINITIONS.table, columns: DEFINITIONS.columns, rows: [[table.name, table, now, now]] });
+  } else {
+    await tx.run({
+      kind: 'update',
+      table: DEFINITIONS.table,
+      set: [
+        { column: DEFINITIONS.columns[1]!, value: sql.value(table, 'json') },
+        { column: DEFINITIONS.columns[3]!, value: sql.value(now, 'text') },
+      ],
+      where: sql.eq('name', table.name),
+    });
+  }
+}
+
+function buildSchema(db: ProjectDatabase, definitions: ReadonlyMap<string, TableDefinition>): ProjectSchema {
+  const authDefinition = [...definitions.values()].find((t) => t.auth_table);
+  const authColumns = authColumnsOf(authDefinition);
+  const tables = new Map<string, CompiledTable>();
+  for (const definition of definitions.values()) tables.set(definition.name, compileTable(definition, authColumns));
+  return Object.freeze({ db, tables, authTable: authDefinition ? tables.get(authDefinition.name) : undefined });
+}
+
+function checkAgainstOtherTables(table: TableDefinition, others: readonly TableDefinition[]): void {
+  const existing = others.find((t) => t.auth_table);
+  if (table.auth_table && existing) {
+    throw new AppError('AUTH_TABLE_EXISTS', { message: `Table "${existing.name}" is already this project's auth table.` });
+  }
+  const names = new Set([table.name, ...others.map((t) => t.name)]);
+  for (const column of table.columns) {
+    if (column.references && !names.has(column.references.table)) {
+      throw new AppError('VALIDATION_FAILED', {
+        message: `${column.name}: references table "${column.references.table}", which does not exist.`,
+        suggestion: `Create "${column.references.table}" first. Tables: ${[...names].sort().join(', ')}.`,
+      });
+    }
+  }
+}
+
+function translateChangeError(error: unknown, table: string): unknown {
+  if (!(error instanceof StoreError)) return error;
+  const column = error.column ? `"${error.column}"` : 'a column';
+  switch (error.kind) {
+    case 'not-null':
+      return new AppError('SCHEMA_CHANGE_REJECTED', {
+        message: `Existing rows of "${table}" have no value for ${column}, which the change makes required.`,
+        suggestion: 'Give the column a default, make it optional, or fill the rows first.',
+      });
+    case 'unique':
+      return new AppError('CONFLICT_UNIQUE', {
+        message: `Existing rows of "${table}" have duplicate values in ${column}, so it cannot be unique.`,
+        suggestion: 'Remove the duplicates first, or drop the unique option.',
+      });
+    case 'reference':
+      return new AppError('CONFLICT_REFERENCE', {
+        message: `Existing rows of "${table}" refer to rows that do not exist.`,
+        suggestion: 'Fix or clear those values first.',
+      });
+    case 'check':
+      return new AppError('SCHEMA_CHANGE_REJECTED', { message: `Existing values of "${table}" do not fit the new column types: ${error.message}` });
+    default:
+      return error;
+  }
+}
+
+function tableNotFound(name: string): AppError {
+  return new AppError('TABLE_NOT_FOUND', { message: `This project has no table "${name}".` });
+}
