@@ -23,7 +23,6 @@ const catalogue = {
   // --- credentials ---
   AUTH_REQUIRED: { status: 401, message: 'This endpoint needs credentials.', suggestion: 'Send X-Admin-Key: sk_..., X-Api-Key: pk_..., or Authorization: Bearer <access token>.' },
   AUTH_INVALID_KEY: { status: 401, message: 'The key is wrong, revoked or belongs to another project.', suggestion: "Use a current key of this project; rotated keys stop working (see POST /p/{id}/v1/rotate-keys)." },
-  AUTH_INVALID_PLATFORM_KEY: { status: 401, message: 'The platform key is missing or wrong.', suggestion: 'Send X-Platform-Key with the key printed at first start or set through PLATFORM_KEY.' },
   AUTH_INVALID_TOKEN: { status: 401, message: 'The access token is invalid or no longer valid.', suggestion: 'Sign in again, or exchange your refresh token at POST /p/{id}/auth/refresh.' },
   AUTH_TOKEN_EXPIRED: { status: 401, message: 'The access token has expired.', suggestion: 'Exchange your refresh token for a new access token at POST /p/{id}/auth/refresh.' },
   FORBIDDEN: { status: 403, message: 'The rules of this table do not allow this operation for this caller.', suggestion: 'Use the admin key, or change the table rules through PUT /p/{id}/v1/tables/{table}.' },

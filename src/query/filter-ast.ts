@@ -8,18 +8,6 @@
 /** The comparison operators; `~` is "contains, case-insensitive" and `!~` its negation. */
 export type ComparisonOperator = '=' | '!=' | '>' | '>=' | '<' | '<=' | '~' | '!~';
 
-/** All comparison operators, in the order they are listed to callers. */
-export const COMPARISON_OPERATORS: readonly ComparisonOperator[] = Object.freeze([
-  '=',
-  '!=',
-  '>',
-  '>=',
-  '<',
-  '<=',
-  '~',
-  '!~',
-]);
-
 /** Fields shared by every operand: where it starts and the exact source text it came from. */
 interface OperandBase {
   readonly position: number;

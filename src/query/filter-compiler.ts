@@ -8,6 +8,8 @@ import { AppError } from '../errors/app-error.js';
 import type { CompareOp, Expr, ValueType } from './sql-tree.js';
 import type { ComparisonNode, ComparisonOperator, FilterNode, OperandNode } from './filter-ast.js';
 import { quoteSource, shortenSource } from './filter-parser.js';
+import { normaliseTimestamp } from '../lib/timestamps.js';
+import { describeType, escapeLike, exampleFor, listNames } from './literal-values.js';
 
 /** What a filter may refer to, and the values of its variables for this request. */
 export interface FilterScope {
@@ -45,65 +47,6 @@ export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
     }
   };
   return compile(ast);
-}
-
-/** Escapes `\`, `%` and `_` so that `text` matches itself inside a LIKE pattern. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/**
- * Parses an ISO 8601 date or date-time into the canonical `YYYY-MM-DDTHH:mm:ss.sssZ` form,
- * or returns undefined. A time without a zone is read as UTC so that results never depend
- * on the server's time zone; impossible dates (February 30th) are refused rather than rolled.
- */
-export function normaliseTimestamp(text: string): string | undefined {
-  const match = ISO_DATE.exec(text);
-  if (match === null) return undefined;
-  const [, year, month, day, hour, , , zone] = match;
-  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
-  if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return undefined;
-  const withZone = hour !== undefined && zone === undefined ? `${text}Z` : text;
-  const date = new Date(withZone.replace(' ', 'T'));
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-/** The sorted, comma-separated names of `columns`, for suggestions. */
-export function listNames(columns: Iterable<string>): string {
-  return [...columns].sort().join(', ');
-}
-
-/** A plain-words description of what fits a type, for messages. */
-export function describeType(type: ValueType): string {
-  switch (type) {
-    case 'text':
-      return 'a quoted string (text)';
-    case 'integer':
-      return 'a whole number (integer)';
-    case 'number':
-      return 'a number';
-    case 'boolean':
-      return 'true or false (boolean)';
-    case 'timestamp':
-      return 'a quoted ISO date such as "2024-01-31T12:00:00Z" or @now (timestamp)';
-    case 'json':
-      return 'null (json columns can only be compared with null)';
-  }
-}
-
-/** A correct comparison of `column` for its type, for suggestions. */
-export function exampleFor(column: string, type: ValueType): string {
-  const examples: Record<ValueType, string> = {
-    text: `${column} = "x"`,
-    integer: `${column} = 3`,
-    number: `${column} >= 1.5`,
-    boolean: `${column} = true`,
-    timestamp: `${column} < @now`,
-    json: `${column} != null`,
-  };
-  return examples[type];
 }
 
 /** What a side may be coerced to: a column's type, a literal's family, or anything (body). */

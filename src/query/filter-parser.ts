@@ -201,14 +201,8 @@ function tokenize(source: string, parameter: string): Token[] {
   return tokens;
 }
 
-const TWO_CHAR = new Map<string, ComparisonOperator | 'and' | 'or'>([
-  ['!=', '!='],
-  ['!~', '!~'],
-  ['>=', '>='],
-  ['<=', '<='],
-  ['&&', 'and'],
-  ['||', 'or'],
-]);
+/** Operators written with two characters; checked before their one-character prefixes. */
+const TWO_CHAR = new Set(['!=', '!~', '>=', '<=', '&&', '||']);
 
 function readOperator(char: string, next: string | undefined): string | undefined {
   const pair = char + (next ?? '');

@@ -5,7 +5,8 @@
  */
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { Expr, OrderTerm, ValueType } from './sql-tree.js';
-import { compileFilter, listNames } from './filter-compiler.js';
+import { compileFilter } from './filter-compiler.js';
+import { listNames } from './literal-values.js';
 import { parseFilter, shortenSource } from './filter-parser.js';
 import { parseShorthand } from './shorthand.js';
 
@@ -23,8 +24,11 @@ export interface ListParams {
   readonly where: Expr | undefined;
 }
 
+/** Rows per page when `limit` is absent. */
 export const DEFAULT_LIMIT = 50;
+/** Larger limits are clamped to this rather than refused (contract §6). */
 export const MAX_LIMIT = 1000;
+/** Largest accepted offset; deeper paging should narrow the filter instead. */
 export const MAX_OFFSET = 2 ** 31;
 
 /** Query parameters with a meaning of their own; every other name is a shorthand filter on a column. */

@@ -5,11 +5,13 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { CompareOp, Expr, ValueType } from './sql-tree.js';
-import { describeType, escapeLike, listNames, normaliseTimestamp } from './filter-compiler.js';
+import { normaliseTimestamp } from '../lib/timestamps.js';
+import { describeType, escapeLike, listNames } from './literal-values.js';
 import { shortenSource } from './filter-parser.js';
 
 /** The shorthand operators, in the order they are listed to callers. */
 export const SHORTHAND_OPERATORS = Object.freeze(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is'] as const);
+/** One of SHORTHAND_OPERATORS. */
 export type ShorthandOperator = (typeof SHORTHAND_OPERATORS)[number];
 
 /** Most values accepted by one `in.(...)` list. */

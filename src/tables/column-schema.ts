@@ -4,24 +4,11 @@
  * removed from its cache at once, so replaced tables leave nothing behind.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { normaliseTimestamp } from '../lib/timestamps.js';
 import type { ColumnDefinition } from './definition.js';
 
-// ISO 8601 date or date-time; a missing zone means UTC (Date.parse would take local time).
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 // Pragmatic address check (WHATWG's input type=email rule); delivery is the real proof.
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-
-/** Parses an ISO 8601 timestamp into the stored form (UTC, milliseconds, `Z`), or undefined. */
-export function parseTimestamp(value: string): string | undefined {
-  if (!TIMESTAMP.test(value)) return undefined;
-  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value);
-  const normalised = value.length === 10 ? `${value}T00:00:00Z` : `${value.replace(' ', 'T')}${hasZone ? '' : 'Z'}`;
-  const ms = Date.parse(normalised);
-  if (Number.isNaN(ms)) return undefined;
-  const iso = new Date(ms).toISOString();
-  // Date.parse rolls 2026-02-31 over into March: a date part that changed was not a real date.
-  return hasZone || iso.slice(0, 10) === value.slice(0, 10) ? iso : undefined;
-}
 
 /** True for an email address Rowbase accepts (at most 254 characters). */
 export function isEmail(value: string): boolean {
@@ -29,7 +16,7 @@ export function isEmail(value: string): boolean {
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false, addUsedSchema: false });
-ajv.addFormat('timestamp', { type: 'string', validate: (v: string) => parseTimestamp(v) !== undefined });
+ajv.addFormat('timestamp', { type: 'string', validate: (v: string) => normaliseTimestamp(v) !== undefined });
 ajv.addFormat('email', { type: 'string', validate: isEmail });
 
 /** Compiles a schema and drops it from ajv's cache (the returned function keeps working). */

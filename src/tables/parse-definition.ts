@@ -18,7 +18,8 @@ import {
   type RuleOperation,
   type TableDefinition,
 } from './definition.js';
-import { checkDefault, parseTimestamp } from './column-schema.js';
+import { checkDefault } from './column-schema.js';
+import { normaliseTimestamp } from '../lib/timestamps.js';
 
 const TABLE_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes']);
 const COLUMN_KEYS = new Set(['name', 'type', 'required', 'unique', 'default', 'references', 'max_length', 'enum', 'min', 'max']);
@@ -132,7 +133,7 @@ function parseColumn(raw: unknown, index: number): ColumnDefinition {
 }
 
 function normaliseDefault(type: ColumnType, value: unknown): unknown {
-  return type === 'timestamp' && typeof value === 'string' ? parseTimestamp(value) : value;
+  return type === 'timestamp' && typeof value === 'string' ? normaliseTimestamp(value) : value;
 }
 
 function optionalBoolean(value: unknown, field: string): boolean {

@@ -5,7 +5,8 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { AppError } from '../errors/app-error.js';
-import { compileSchema, columnJsonSchema, describeColumnError, parseTimestamp } from './column-schema.js';
+import { compileSchema, columnJsonSchema, describeColumnError } from './column-schema.js';
+import { normaliseTimestamp } from '../lib/timestamps.js';
 import { publicColumns, type ColumnDefinition, type TableDefinition } from './definition.js';
 
 export type RowValues = Record<string, unknown>;
@@ -71,7 +72,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     if (isCreate) for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
     for (const name of timestamps) {
       const value = values[name];
-      if (typeof value === 'string') values[name] = parseTimestamp(value);
+      if (typeof value === 'string') values[name] = normaliseTimestamp(value);
     }
     return values;
   };

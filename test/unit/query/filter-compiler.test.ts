@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAppError } from '../../../src/errors/app-error.js';
-import { compileFilter, escapeLike, normaliseTimestamp, type FilterScope } from '../../../src/query/filter-compiler.js';
+import { compileFilter, type FilterScope } from '../../../src/query/filter-compiler.js';
+import { escapeLike } from '../../../src/query/literal-values.js';
+import { normaliseTimestamp } from '../../../src/lib/timestamps.js';
 import { parseFilter } from '../../../src/query/filter-parser.js';
 import type { CompareOp, Expr, ValueType } from '../../../src/query/sql-tree.js';
 
