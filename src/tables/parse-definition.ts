@@ -39,6 +39,8 @@ export function checkTableName(name: string): void {
   if (!NAME_PATTERN.test(name)) {
     fail(`table name "${name}" must match ^[a-z][a-z0-9_]{0,62}$.`, 'Use lower-case letters, digits and underscores, starting with a letter, e.g. "tasks".');
   }
+  // SQLite owns every name starting with sqlite_ (its catalogue tables); CREATE TABLE would fail.
+  if (name.startsWith('sqlite_')) fail(`table name "${name}" is reserved: names starting with "sqlite_" belong to the database engine.`, 'Choose another name, e.g. "tasks".');
 }
 
 /** Parses a table definition body; throws VALIDATION_FAILED naming the first problem. */
