@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { registerErrorHandling } from '../http/error-handler.js';
 import { buildLoggerOptions } from '../http/logging.js';
+import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
 import { registerAdminTableRoutes } from '../http/routes/admin-tables.js';
 import { registerDataRowRoutes } from '../http/routes/data-rows.js';
 import { registerHealthRoutes } from '../http/routes/health.js';
@@ -23,7 +24,6 @@ export interface BuiltApp {
 
 /** Builds the app and its services; closing the app closes storage. */
 export async function buildApp(config: Config, options: { clock?: Clock } = {}): Promise<BuiltApp> {
-  const services = await buildServices(config, options);
   const app = Fastify({
     logger: buildLoggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -33,6 +33,8 @@ export async function buildApp(config: Config, options: { clock?: Clock } = {}):
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   });
+  // Services are built after the app so that they log through the app's (redacting) logger.
+  const services = await buildServices(config, { ...options, log: app.log });
   // Bodies are JSON only: drop Fastify's text/plain parser so anything else is a 415.
   app.removeContentTypeParser('text/plain');
   app.addHook('onSend', async (request, reply) => {
@@ -46,6 +48,7 @@ export async function buildApp(config: Config, options: { clock?: Clock } = {}):
   registerHealthRoutes(app, services);
   registerPlatformProjectRoutes(app, services);
   registerAdminTableRoutes(app, services);
+  registerAdminEmailRoutes(app, services);
   registerDataRowRoutes(app, services);
   return { app, services };
 }

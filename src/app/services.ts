@@ -4,6 +4,7 @@
  */
 import { buildArgon2Hasher } from '../auth/argon2-hasher.js';
 import type { Config } from '../config/config.js';
+import { silentMailLog, StoredMailQueue, type MailLog, type MailQueue } from '../email/mail-queue.js';
 import type { AccessTokenVerifier } from '../http/credentials.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
@@ -24,6 +25,8 @@ export interface Services {
   readonly platformKey: PlatformKey;
   readonly hasher: PasswordHasher;
   readonly tokens: AccessTokenVerifier | undefined;
+  /** Where mail goes: queued durably, sent by the mail worker (SMTP) or kept as the outbox. */
+  readonly mail: MailQueue;
 }
 
 /** Opens storage for the config. Throws when PostgreSQL is asked for before it is supported. */
@@ -34,9 +37,16 @@ export function buildStorage(config: Config): StorageEngine {
   return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
 }
 
+/** What callers of buildServices may replace: the clock (tests) and the logger (the app's). */
+export interface ServiceOptions {
+  readonly clock?: Clock;
+  readonly log?: MailLog;
+}
+
 /** Builds every service for a config; `clock` may be replaced in tests. */
-export async function buildServices(config: Config, options: { clock?: Clock } = {}): Promise<Services> {
+export async function buildServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
+  const log = options.log ?? silentMailLog;
   const storage = buildStorage(config);
   const hasher = buildArgon2Hasher();
   const schemas = new SchemaService(storage, clock);
@@ -50,5 +60,6 @@ export async function buildServices(config: Config, options: { clock?: Clock } =
     platformKey: await loadPlatformKey(storage.system, config.platformKey),
     hasher,
     tokens: undefined,
+    mail: new StoredMailQueue(storage.system, { delivery: config.smtpUrl ? 'smtp' : 'outbox', defaultFrom: config.emailFrom, clock, log }),
   };
 }

@@ -23,7 +23,7 @@ export const MAIL_QUEUE = {
   columns: [
     text('id'), text('project_id'), text('recipient'), text('subject'), text('text_body'), text('html_body'),
     text('status'), integer('attempts'), text('next_attempt_at'), text('locked_until'), text('created_at'),
-    text('sent_at'), text('last_error'),
+    text('sent_at'), text('last_error'), text('sender'),
   ],
 } as const;
 

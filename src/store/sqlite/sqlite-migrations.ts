@@ -49,6 +49,8 @@ export const SYSTEM_MIGRATIONS: readonly string[] = [
    ) STRICT;
    CREATE INDEX mail_queue_due ON mail_queue (status, next_attempt_at);
    CREATE INDEX mail_queue_project ON mail_queue (project_id, created_at);`,
+  // 2: the From address chosen at enqueue time (the project's email_from, else EMAIL_FROM).
+  `ALTER TABLE mail_queue ADD COLUMN sender TEXT;`,
 ];
 
 /** Project database: table definitions, sessions and one-time tokens. */

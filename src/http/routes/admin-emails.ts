@@ -1,0 +1,26 @@
+/** The project's outbox listing (GET /p/{id}/v1/emails), authorised by X-Admin-Key. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../app/services.js';
+import { requireAdminKey } from '../credentials.js';
+import { parsePaging } from './platform-projects.js';
+
+type WithId = { Params: { id: string } };
+
+/**
+ * Registers GET /p/:id/v1/emails: the project's mails, newest first, in the list envelope.
+ * Items are `{ id, to, subject, text, html, created_at, status }`. Throws PROJECT_NOT_FOUND,
+ * AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FILTER (bad limit/offset).
+ */
+export function registerAdminEmailRoutes(app: FastifyInstance, services: Services): void {
+  const { registry, mail } = services;
+  const admin = async (request: FastifyRequest) => {
+    const { id } = request.params as { id: string };
+    requireAdminKey(request, await registry.get(id), registry);
+  };
+
+  app.get<WithId>('/p/:id/v1/emails', { onRequest: admin }, async (request) => {
+    const { limit, offset } = parsePaging(request.query);
+    const { items, total } = await mail.list(request.params.id, limit, offset);
+    return { data: items, meta: { total, limit, offset } };
+  });
+}
