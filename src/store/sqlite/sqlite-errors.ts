@@ -12,6 +12,10 @@ export function translateSqliteError(error: unknown): unknown {
       return new StoreError('unique', error.message, column, { cause: error });
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       return new StoreError('reference', error.message, column, { cause: error });
+    case 'SQLITE_CONSTRAINT_TRIGGER':
+      // ON DELETE RESTRICT fires as a trigger, not as a deferred foreign-key check.
+      if (/FOREIGN KEY constraint failed/i.test(error.message)) return new StoreError('reference', error.message, column, { cause: error });
+      return error;
     case 'SQLITE_CONSTRAINT_NOTNULL':
       return new StoreError('not-null', error.message, column, { cause: error });
     case 'SQLITE_CONSTRAINT_CHECK':
