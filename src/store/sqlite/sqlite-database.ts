@@ -41,12 +41,21 @@ function resultColumns(statement: Statement): readonly ColumnRef[] {
 /** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
 export class SqliteDatabase implements ProjectDatabase {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  private readonly dataVersion: BetterSqlite3.Statement;
+  private handle: BetterSqlite3.Database | null = null;
+  private dataVersion: BetterSqlite3.Statement | null = null;
+  private dataVersionOffset = 0;
   private lock: Promise<void> | null = null;
   private readonly direct: SchemaExecutor;
 
-  constructor(readonly connection: BetterSqlite3.Database) {
-    this.dataVersion = connection.prepare('PRAGMA data_version').pluck();
+  /**
+   * `open` makes a new connection; it is called lazily and again after `release()`, so a
+   * pool may close idle handles while callers keep this object. `onOpen` lets the pool
+   * count open handles.
+   */
+  constructor(
+    private readonly open: () => BetterSqlite3.Database,
+    private readonly onOpen: (db: SqliteDatabase) => void = () => undefined,
+  ) {
     this.direct = {
       all: async (s) => this.allNow(s),
       first: async (s) => this.allNow(s)[0],
@@ -56,9 +65,28 @@ export class SqliteDatabase implements ProjectDatabase {
     };
   }
 
+  /** The open connection, opened on first use. */
+  get connection(): BetterSqlite3.Database {
+    if (!this.handle) {
+      this.handle = this.open();
+      this.dataVersion = this.handle.prepare('PRAGMA data_version').pluck();
+      this.onOpen(this);
+    }
+    return this.handle;
+  }
+
+  private ensureOpen(): void {
+    if (!this.handle) void this.connection;
+  }
+
   /** True while a transaction holds the connection. */
   get busy(): boolean {
     return this.lock !== null;
+  }
+
+  /** True while a connection is open. */
+  get isOpen(): boolean {
+    return this.handle !== null;
   }
 
   async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
@@ -90,12 +118,28 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   externalChangeVersion(): number {
-    return this.dataVersion.get() as number;
+    this.ensureOpen();
+    // data_version restarts with each connection; the offset keeps the number moving so a
+    // reopened handle never looks like "no change" to a cache.
+    return this.dataVersionOffset + (this.dataVersion!.get() as number);
   }
 
-  /** Closes the connection (the caller makes sure no transaction is open). */
+  /** Closes the connection if idle; the next use reopens it. Returns false when busy. */
+  release(): boolean {
+    if (this.lock || !this.handle) return !this.lock;
+    this.statements.clear();
+    this.dataVersionOffset += 1_000_000;
+    this.handle.close();
+    this.handle = null;
+    this.dataVersion = null;
+    return true;
+  }
+
+  /** Closes the connection for good (the caller makes sure no transaction is open). */
   close(): void {
-    this.connection.close();
+    this.statements.clear();
+    this.handle?.close();
+    this.handle = null;
   }
 
   private async whenIdle(): Promise<void> {

@@ -21,8 +21,11 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
   mkdirSync(path.join(options.dataDir, 'projects'), { recursive: true });
   const systemConnection = openSqliteFile(path.join(options.dataDir, 'system.db'), options);
   migrate(systemConnection, SYSTEM_MIGRATIONS);
-  const system = new SqliteDatabase(systemConnection);
-  const open = new Map<string, SqliteDatabase>();
+  const system = new SqliteDatabase(() => systemConnection);
+  // Every project's database object lives as long as the engine; only open handles are bounded.
+  const known = new Map<string, SqliteDatabase>();
+  // Open handles in least-recently-opened order (Map keeps insertion order).
+  const openHandles = new Map<string, SqliteDatabase>();
   let closed = false;
 
   const fileOf = (projectId: string): string => {
@@ -30,19 +33,31 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
     return path.join(options.dataDir, 'projects', `${projectId}.db`);
   };
 
-  const openProject = (projectId: string): SqliteDatabase => {
-    const connection = openSqliteFile(fileOf(projectId), options);
-    migrate(connection, PROJECT_MIGRATIONS);
-    const db = new SqliteDatabase(connection);
-    open.set(projectId, db);
-    if (open.size > options.maxOpenProjects) {
-      for (const [id, candidate] of open) {
-        if (open.size <= options.maxOpenProjects) break;
-        // A connection inside a transaction is in use; skip it and close the next oldest.
-        if (candidate.busy || id === projectId) continue;
-        open.delete(id);
-        candidate.close();
-      }
+  const evictBeyondLimit = (keep: string): void => {
+    for (const [id, candidate] of openHandles) {
+      if (openHandles.size <= options.maxOpenProjects) break;
+      // A connection inside a transaction is in use; skip it and close the next oldest.
+      if (id === keep || !candidate.release()) continue;
+      openHandles.delete(id);
+    }
+  };
+
+  const databaseOf = (projectId: string): SqliteDatabase => {
+    let db = known.get(projectId);
+    if (!db) {
+      const file = fileOf(projectId);
+      db = new SqliteDatabase(
+        () => {
+          const connection = openSqliteFile(file, options);
+          migrate(connection, PROJECT_MIGRATIONS);
+          return connection;
+        },
+        (opened) => {
+          openHandles.set(projectId, opened);
+          evictBeyondLimit(projectId);
+        },
+      );
+      known.set(projectId, db);
     }
     return db;
   };
@@ -52,37 +67,41 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
     system,
     async createProject(projectId) {
       if (closed) throw new Error('storage is closed');
-      if (!open.has(projectId)) openProject(projectId);
+      void databaseOf(projectId).connection; // creates the file and its internal tables
     },
     async project(projectId) {
       if (closed) throw new Error('storage is closed');
-      const cached = open.get(projectId);
-      if (cached) {
-        // Re-insert to mark it most recently used.
-        open.delete(projectId);
-        open.set(projectId, cached);
-        return cached;
+      const db = known.get(projectId);
+      if (db) {
+        if (openHandles.has(projectId)) {
+          // Re-insert to mark it most recently used.
+          openHandles.delete(projectId);
+          openHandles.set(projectId, db);
+        }
+        return db;
       }
       if (!existsSync(fileOf(projectId))) throw new Error(`project ${projectId} has no storage`);
-      return openProject(projectId);
+      return databaseOf(projectId);
     },
     async dropProject(projectId) {
-      const db = open.get(projectId);
+      const db = known.get(projectId);
       if (db) {
-        open.delete(projectId);
+        known.delete(projectId);
+        openHandles.delete(projectId);
         db.close();
       }
       const file = fileOf(projectId);
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     },
     async ping() {
-      return !closed && system.connection.open;
+      return !closed && system.isOpen && system.connection.open;
     },
     async close() {
       if (closed) return;
       closed = true;
-      for (const db of open.values()) db.close();
-      open.clear();
+      for (const db of known.values()) db.close();
+      known.clear();
+      openHandles.clear();
       system.close();
     },
   };
