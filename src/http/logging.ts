@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 
-const SECRET_PARAMS = /([?&](?:token|refresh_token|key|password)=)[^&]*/gi;
+const SECRET_PARAMS = /([?&][^=&]*(?:token|key|password|secret)[^=&]*=)[^&]*/gi;
 
 /** Masks secret query parameters of a URL for logging. */
 export function redactUrl(url: string): string {
