@@ -12,8 +12,7 @@ import { registerAdminTableRoutes } from '../http/routes/admin-tables.js';
 import { registerDataRowRoutes } from '../http/routes/data-rows.js';
 import { registerHealthRoutes } from '../http/routes/health.js';
 import { registerPlatformProjectRoutes } from '../http/routes/platform-projects.js';
-import type { Clock } from '../lib/clock.js';
-import { buildServices, type Services } from './services.js';
+import { buildServices, type ServiceOptions, type Services } from './services.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -22,8 +21,11 @@ export interface BuiltApp {
   readonly services: Services;
 }
 
-/** Builds the app and its services; closing the app closes storage. */
-export async function buildApp(config: Config, options: { clock?: Clock } = {}): Promise<BuiltApp> {
+/** What tests may replace when building the app: the clock, mail worker and SMTP tunables. */
+export type AppOptions = Omit<ServiceOptions, 'log'>;
+
+/** Builds the app and its services; closing the app stops the mail worker, then closes storage. */
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: buildLoggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -40,7 +42,12 @@ export async function buildApp(config: Config, options: { clock?: Clock } = {}):
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // The mail worker runs only while the app does; it never sits on a request's path.
+  app.addHook('onReady', async () => {
+    services.mailWorker?.start();
+  });
   app.addHook('onClose', async () => {
+    await services.mailWorker?.stop();
     await services.storage.close();
   });
 

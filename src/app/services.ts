@@ -5,6 +5,8 @@
 import { buildArgon2Hasher } from '../auth/argon2-hasher.js';
 import type { Config } from '../config/config.js';
 import { silentMailLog, StoredMailQueue, type MailLog, type MailQueue } from '../email/mail-queue.js';
+import { MailWorker, type MailWorkerOptions } from '../email/mail-worker.js';
+import { buildSmtpTransport, DEFAULT_SMTP_TIMEOUTS, type SmtpTimeouts } from '../email/smtp-transport.js';
 import type { AccessTokenVerifier } from '../http/credentials.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
@@ -27,6 +29,8 @@ export interface Services {
   readonly tokens: AccessTokenVerifier | undefined;
   /** Where mail goes: queued durably, sent by the mail worker (SMTP) or kept as the outbox. */
   readonly mail: MailQueue;
+  /** Sends queued mail over SMTP_URL; undefined without SMTP_URL (mail stays in the outbox). */
+  readonly mailWorker: MailWorker | undefined;
 }
 
 /** Opens storage for the config. Throws when PostgreSQL is asked for before it is supported. */
@@ -41,6 +45,10 @@ export function buildStorage(config: Config): StorageEngine {
 export interface ServiceOptions {
   readonly clock?: Clock;
   readonly log?: MailLog;
+  /** Mail worker tunables (poll interval, backoff...); tests shorten them. */
+  readonly mailWorker?: Partial<MailWorkerOptions>;
+  /** SMTP timeouts; tests shorten them. */
+  readonly smtpTimeouts?: Partial<SmtpTimeouts>;
 }
 
 /** Builds every service for a config; `clock` may be replaced in tests. */
@@ -60,6 +68,18 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     platformKey: await loadPlatformKey(storage.system, config.platformKey),
     hasher,
     tokens: undefined,
-    mail: new StoredMailQueue(storage.system, { delivery: config.smtpUrl ? 'smtp' : 'outbox', defaultFrom: config.emailFrom, clock, log }),
+    ...buildMail(config, storage, clock, log, options),
   };
+}
+
+/** SMTP_URL set: a queue whose rows the worker sends. Unset: a queue that is the outbox. */
+function buildMail(config: Config, storage: StorageEngine, clock: Clock, log: MailLog, options: ServiceOptions): Pick<Services, 'mail' | 'mailWorker'> {
+  const defaultFrom = config.emailFrom;
+  if (!config.smtpUrl) {
+    return { mail: new StoredMailQueue(storage.system, { delivery: 'outbox', defaultFrom, clock, log }), mailWorker: undefined };
+  }
+  const transport = buildSmtpTransport(config.smtpUrl, { ...DEFAULT_SMTP_TIMEOUTS, ...options.smtpTimeouts });
+  const worker = new MailWorker(storage.system, transport, log, options.mailWorker);
+  const mail = new StoredMailQueue(storage.system, { delivery: 'smtp', defaultFrom, clock, log, onEnqueued: () => worker.wake() });
+  return { mail, mailWorker: worker };
 }

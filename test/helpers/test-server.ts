@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp, type BuiltApp } from '../../src/app/build-app.js';
+import { buildApp, type AppOptions, type BuiltApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/lib/clock.js';
 
@@ -47,7 +47,7 @@ export class TestClock implements Clock {
 }
 
 /** Starts a server on a random port over a fresh data folder. `env` adds settings. */
-export async function startTestServer(env: Record<string, string> = {}, options: { clock?: Clock; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: AppOptions & { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'rowbase-test-'));
   const config = loadConfig({ LOG_LEVEL: 'silent', PLATFORM_KEY, RATE_LIMITS: 'off', ...env, DATA_DIR: dataDir, PORT: '0' });
   const built = await buildApp(config, options);

@@ -1,0 +1,237 @@
+/**
+ * The mail worker: sends `pending` rows of the mail queue through a MailTransport, in the
+ * background. It claims a batch of due rows by setting a lease (`locked_until`) inside one
+ * transaction, so several workers (processes sharing PostgreSQL) never send the same row
+ * at once, and a crashed worker's rows become due again when the lease runs out. Delivery
+ * is at least once: a crash between the server accepting a mail and the row being marked
+ * `sent` sends it again later. Failures are retried with capped exponential backoff and
+ * jitter; a permanent refusal, or too many attempts, marks the row `failed`.
+ */
+import { isoNow, systemClock, type Clock } from '../lib/clock.js';
+import { col, MAIL_QUEUE } from '../projects/system-tables.js';
+import { sql, type Expr, type ValueType } from '../query/sql-tree.js';
+import type { Database, Executor, Row } from '../store/types.js';
+import { MAIL_STATUS, type MailLog } from './mail-queue.js';
+import { MailTransportError, type MailTransport } from './mail-transport.js';
+
+/** Tunables of the worker; tests shorten them so retries happen in milliseconds. */
+export interface MailWorkerOptions {
+  /** How often to look for due mail when nothing woke the worker (retries, other processes' mail). */
+  readonly pollIntervalMs: number;
+  /** How many rows one claim takes (and sends concurrently). */
+  readonly batchSize: number;
+  /** After this many failed attempts a row is `failed`. */
+  readonly maxAttempts: number;
+  /** Delay before the first retry; doubled on each further failure... */
+  readonly backoffBaseMs: number;
+  /** ...up to this cap. */
+  readonly backoffMaxMs: number;
+  /** The longest one send may take, all timeouts included, before it counts as failed. */
+  readonly sendTimeoutMs: number;
+  /** How long a claim holds its rows; must exceed sendTimeoutMs (a crashed claim frees them after this). */
+  readonly leaseMs: number;
+}
+
+/** Defaults: a retry schedule of 30 s, 1 min, 2 min ... capped at 1 h, giving up after about a day. */
+export const DEFAULT_MAIL_WORKER_OPTIONS: MailWorkerOptions = Object.freeze({
+  pollIntervalMs: 5_000,
+  batchSize: 20,
+  maxAttempts: 30,
+  backoffBaseMs: 30_000,
+  backoffMaxMs: 3_600_000,
+  sendTimeoutMs: 60_000,
+  leaseMs: 300_000,
+});
+
+const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts', 'sender'].map((name) => col(MAIL_QUEUE, name));
+const ERROR_TEXT_LIMIT = 500;
+
+/** Sends queued mail in the background. One per process; start() when the app is ready. */
+export class MailWorker {
+  private readonly options: MailWorkerOptions;
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private stopController = new AbortController();
+  private wakeRequested = false;
+  private wakeSleeper: (() => void) | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly transport: MailTransport,
+    private readonly log: MailLog,
+    options: Partial<MailWorkerOptions> = {},
+    /** Real time by default: leases and retry times are compared across processes and restarts. */
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.options = Object.freeze({ ...DEFAULT_MAIL_WORKER_OPTIONS, ...options });
+  }
+
+  /** Starts the background loop (idempotent). Never throws; storage errors are logged and retried. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stopController = new AbortController();
+    this.loopDone = this.loop();
+  }
+
+  /** Asks the worker to look for due mail now rather than at its next poll. */
+  wake(): void {
+    this.wakeRequested = true;
+    this.wakeSleeper?.();
+  }
+
+  /**
+   * Stops the loop: sends in flight are aborted and their rows put back as due (the attempt
+   * is not counted), then the transport is closed. Resolves when no storage call is left.
+   */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.stopController.abort();
+    this.wakeSleeper?.();
+    await this.loopDone;
+    await this.transport.close();
+  }
+
+  /** Claims one batch of due mail and sends it. Resolves with how many rows it claimed. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim();
+    await Promise.all(claimed.map((row) => this.deliver(row)));
+    return claimed.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      this.wakeRequested = false;
+      let claimedFullBatch = false;
+      try {
+        claimedFullBatch = (await this.runOnce()) >= this.options.batchSize;
+      } catch (error) {
+        this.log.error({ err: error }, 'mail worker: could not read the mail queue; retrying at the next poll');
+      }
+      if (!this.running) break;
+      if (claimedFullBatch || this.wakeRequested) continue;
+      await this.sleep(this.options.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeSleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      // The loop alone must not keep a process alive (CLI commands, a forgotten stop()).
+      timer.unref();
+      this.wakeSleeper = done;
+      if (this.wakeRequested || !this.running) done();
+    });
+  }
+
+  /** Takes due, unleased rows and leases them, in one transaction. */
+  private async claim(): Promise<Row[]> {
+    const now = isoNow(this.clock);
+    const leaseUntil = new Date(this.clock.now() + this.options.leaseMs).toISOString();
+    const due = sql.and(
+      sql.eq('status', MAIL_STATUS.pending),
+      compare('next_attempt_at', '<=', now, 'text'),
+      sql.or(sql.isNull(sql.column('locked_until')), compare('locked_until', '<=', now, 'text')),
+    );
+    return this.db.transaction(async (tx: Executor) => {
+      // forUpdate: on PostgreSQL, concurrent workers lock (or skip) the rows they select;
+      // SQLite's transaction already locks the whole file.
+      const rows = await tx.all({
+        kind: 'select',
+        table: MAIL_QUEUE.table,
+        columns: COLUMNS,
+        where: due,
+        orderBy: [
+          { column: 'next_attempt_at', descending: false },
+          { column: 'id', descending: false },
+        ],
+        limit: this.options.batchSize,
+        forUpdate: true,
+      });
+      if (rows.length === 0) return rows;
+      // The attempt is counted at claim time, so a mail that crashes the process cannot loop forever.
+      await tx.run({
+        kind: 'update',
+        table: MAIL_QUEUE.table,
+        set: [
+          { column: col(MAIL_QUEUE, 'locked_until'), value: sql.value(leaseUntil, 'text') },
+          { column: col(MAIL_QUEUE, 'attempts'), value: { kind: 'add', left: sql.column('attempts'), right: sql.value(1, 'integer') } },
+        ],
+        where: sql.and(due, { kind: 'in', expr: sql.column('id'), values: rows.map((row) => sql.value(row.id, 'text')) }),
+      });
+      return rows.map((row) => ({ ...row, attempts: Number(row.attempts) + 1 }));
+    });
+  }
+
+  private async deliver(row: Row): Promise<void> {
+    const id = String(row.id);
+    const fields = { mailId: id, projectId: row.project_id, attempt: row.attempts };
+    const signal = AbortSignal.any([this.stopController.signal, AbortSignal.timeout(this.options.sendTimeoutMs)]);
+    try {
+      await this.transport.send(
+        { from: String(row.sender ?? ''), to: String(row.recipient), subject: String(row.subject), text: String(row.text_body), html: String(row.html_body) },
+        signal,
+      );
+    } catch (error) {
+      await this.recordFailure(row, error, fields);
+      return;
+    }
+    await this.update(id, { status: MAIL_STATUS.sent, sent_at: isoNow(this.clock), locked_until: null, last_error: null });
+    this.log.info(fields, `mail to ${String(row.recipient)} sent`);
+  }
+
+  private async recordFailure(row: Row, error: unknown, fields: object): Promise<void> {
+    const id = String(row.id);
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_LIMIT);
+    if (this.stopController.signal.aborted) {
+      // Shutting down, not a failure of the mail: put it back as due without counting the attempt.
+      await this.update(id, { locked_until: null, next_attempt_at: isoNow(this.clock), attempts: Number(row.attempts) - 1 });
+      return;
+    }
+    const attempts = Number(row.attempts);
+    const permanent = error instanceof MailTransportError && error.permanent;
+    if (permanent || attempts >= this.options.maxAttempts) {
+      await this.update(id, { status: MAIL_STATUS.failed, locked_until: null, last_error: reason });
+      this.log.error({ ...fields, reason }, `mail to ${String(row.recipient)} failed for good after ${attempts} attempt(s)`);
+      return;
+    }
+    const delayMs = retryDelayMs(attempts, this.options);
+    const next = new Date(this.clock.now() + delayMs).toISOString();
+    await this.update(id, { locked_until: null, next_attempt_at: next, last_error: reason });
+    this.log.warn({ ...fields, reason, nextAttemptAt: next }, `mail to ${String(row.recipient)} not sent; retrying in ${Math.round(delayMs / 1000)} s`);
+  }
+
+  /** Writes the outcome of a claimed row; storage errors are logged (the lease frees the row later). */
+  private async update(id: string, values: Record<string, unknown>): Promise<void> {
+    try {
+      await this.db.run({
+        kind: 'update',
+        table: MAIL_QUEUE.table,
+        set: Object.entries(values).map(([name, value]) => {
+          const column = col(MAIL_QUEUE, name);
+          return { column, value: sql.value(value, column.type) };
+        }),
+        where: sql.and(sql.eq('id', id), sql.eq('status', MAIL_STATUS.pending)),
+      });
+    } catch (error) {
+      this.log.error({ err: error, mailId: id }, 'mail worker: could not record the outcome of a send; the row will be retried when its lease ends');
+    }
+  }
+}
+
+/** The wait before attempt `failedAttempts + 1`: base·2^(n−1), capped, with ±20 % jitter so retries spread out. */
+export function retryDelayMs(failedAttempts: number, options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>): number {
+  const exponent = Math.min(Math.max(failedAttempts - 1, 0), 40);
+  const capped = Math.min(options.backoffBaseMs * 2 ** exponent, options.backoffMaxMs);
+  return Math.round(capped * (0.8 + Math.random() * 0.4));
+}
+
+function compare(name: string, op: '<=' | '<', value: string, type: ValueType): Expr {
+  return { kind: 'compare', op, left: sql.column(name), right: sql.value(value, type) };
+}
