@@ -77,6 +77,38 @@ export class RowService {
     return row!;
   }
 
+  /**
+   * Signup: creates a user of the project's auth table for an anonymous caller. The create
+   * rule applies (with `@request.body`) and custom columns are stored; `email_verified` and
+   * `id` are the server's to set. Throws AUTH_NOT_CONFIGURED, VALIDATION_*, FORBIDDEN,
+   * AUTH_EMAIL_TAKEN, CONFLICT_UNIQUE (another unique column), CONFLICT_REFERENCE.
+   */
+  async signUp(context: RowContext, body: unknown): Promise<Row> {
+    const { db, authTable } = await this.schemas.schema(context.projectId);
+    if (!authTable) throw new AppError('AUTH_NOT_CONFIGURED');
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      for (const field of ['email_verified', 'id'] as const) {
+        if (field in body) {
+          throw new AppError('VALIDATION_FAILED', {
+            message: `${field}: is set by the server, not at signup.`,
+            suggestion: field === 'email_verified' ? 'Remove email_verified; users verify through the link in the verification email.' : 'Remove id; a UUIDv7 is generated.',
+          });
+        }
+      }
+    }
+    try {
+      const [row] = await this.insert(context, authTable.name, [body], false, true);
+      return row!;
+    } catch (error) {
+      const email = (body as { email?: unknown }).email;
+      if (error instanceof AppError && error.code === 'CONFLICT_UNIQUE' && typeof email === 'string') {
+        const taken = await db.count({ kind: 'count', table: authTable.name, where: sql.eq('email', email.toLowerCase()) });
+        if (taken > 0) throw new AppError('AUTH_EMAIL_TAKEN');
+      }
+      throw error;
+    }
+  }
+
   /** Creates all rows or none; errors name the index of the first bad row. */
   async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<Row[]> {
     if (!Array.isArray(body)) {
@@ -140,14 +172,14 @@ export class RowService {
     return { db: schema.db, table };
   }
 
-  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean): Promise<Row[]> {
+  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean, signup = false): Promise<Row[]> {
     const { db, table } = await this.open(context, tableName);
     const now = isoNow(this.clock);
     // Parse and plan every row before writing any: a bad row means nothing is written.
     ruleCondition(table, 'create', context.caller, now); // throws FORBIDDEN when locked, before validation
     const prepared: { values: RowValues; condition: Expr | undefined }[] = [];
     for (const [index, body] of bodies.entries()) {
-      checkProtectedFields(table, context.caller, body, true);
+      if (!signup) checkProtectedFields(table, context.caller, body, true);
       const validated = table.validators().create(body, bulk ? index : undefined);
       const values = await this.prepareAuthFields(context, table, validated, true, bulk ? index : undefined);
       prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, values) });

@@ -1,0 +1,65 @@
+/**
+ * The auth module's front door: builds the flows over shared ports and hands the HTTP layer
+ * one object. `buildServices` is the only caller.
+ */
+import type { MailQueue } from '../email/mail-queue.js';
+import type { Clock } from '../lib/clock.js';
+import type { PasswordHasher } from '../lib/password-hasher.js';
+import type { RowService } from '../tables/row-service.js';
+import type { SchemaService } from '../tables/schema-service.js';
+import { AuthRateLimits } from './auth-rate-limits.js';
+import { PasswordService } from './password-service.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { SessionService } from './session-service.js';
+import { revokeAllSessions } from './sessions.js';
+import { TokenVerifier } from './token-verifier.js';
+import { VerificationService } from './verification-service.js';
+
+/** Everything the auth endpoints and bearer-authenticated data requests need. */
+export interface AuthService {
+  /** Verifies bearer tokens (the data API's AccessTokenVerifier). */
+  readonly tokens: TokenVerifier;
+  readonly limits: AuthRateLimits;
+  readonly sessions: SessionService;
+  readonly passwords: PasswordService;
+  readonly verification: VerificationService;
+  /** Revokes every session of a project (rotate-jwt-secret with revoke_sessions). */
+  revokeAllSessions(projectId: string): Promise<void>;
+  /** Waits for background auth work (reset mails being prepared) before storage closes. */
+  drain(): Promise<void>;
+}
+
+export interface AuthServiceOptions {
+  readonly schemas: SchemaService;
+  readonly rows: RowService;
+  readonly hasher: PasswordHasher;
+  readonly dummyHash: Promise<string>;
+  readonly clock: Clock;
+  readonly mail: MailQueue;
+  readonly rateLimiter: RateLimiter;
+  /** False when RATE_LIMITS=off. */
+  readonly rateLimitsEnabled: boolean;
+  /** PUBLIC_URL: the base of links in mails. */
+  readonly publicUrl: string;
+}
+
+/** Builds the auth service. */
+export function buildAuthService(options: AuthServiceOptions): AuthService {
+  const tokens = new TokenVerifier(options.schemas, options.clock);
+  const limits = new AuthRateLimits(options.rateLimiter, options.rateLimitsEnabled);
+  const deps = { ...options, tokens, limits, publicUrl: options.publicUrl.replace(/\/+$/, '') };
+  const verification = new VerificationService(deps);
+  const passwords = new PasswordService(deps);
+  return {
+    tokens,
+    limits,
+    sessions: new SessionService(deps, verification),
+    passwords,
+    verification,
+    async revokeAllSessions(projectId) {
+      const schema = await options.schemas.schema(projectId);
+      await revokeAllSessions(schema.db, options.clock.now());
+    },
+    drain: () => passwords.drain(),
+  };
+}

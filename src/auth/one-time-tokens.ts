@@ -1,0 +1,75 @@
+/**
+ * Single-use tokens mailed to users (`_rb_one_time_tokens`): password reset (1 hour) and
+ * email verification (24 hours). 256 random bits each; only the SHA-256 is stored. A token
+ * is consumed by one conditional UPDATE, so of two concurrent uses at most one succeeds. A
+ * reset token carries the password version it was issued for and dies when it changes.
+ */
+import { randomToken } from '../lib/random.js';
+import { hashSecret } from '../lib/secrets.js';
+import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import type { Executor } from '../store/types.js';
+
+export type OneTimeTokenKind = 'reset' | 'verify';
+
+/** Lifetimes in seconds. */
+export const ONE_TIME_TOKEN_TTL: Readonly<Record<OneTimeTokenKind, number>> = Object.freeze({ reset: 3600, verify: 86_400 });
+
+const text = (name: string): ColumnRef => ({ name, type: 'text' });
+const TOKENS = {
+  table: '_rb_one_time_tokens',
+  columns: [text('hash'), text('kind'), text('user_id'), { name: 'password_version', type: 'integer' } as ColumnRef, text('created_at'), text('expires_at'), text('used_at')],
+} as const;
+
+/** What a valid token grants. */
+export interface OneTimeTokenGrant {
+  readonly userId: string;
+  readonly passwordVersion: number;
+}
+
+/**
+ * Issues a token of `kind` for a user and returns it (the only time it exists in full).
+ * Also clears that user's spent and expired tokens of the same kind, so the table stays small.
+ */
+export async function issueOneTimeToken(executor: Executor, kind: OneTimeTokenKind, userId: string, passwordVersion: number, nowMs: number): Promise<string> {
+  const now = new Date(nowMs).toISOString();
+  await executor.run({
+    kind: 'delete',
+    table: TOKENS.table,
+    where: sql.and(sql.eq('user_id', userId), sql.eq('kind', kind), sql.or(sql.isNull(sql.column('used_at'), true), { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') })),
+  });
+  const token = randomToken(32);
+  const expiresAt = new Date(nowMs + ONE_TIME_TOKEN_TTL[kind] * 1000).toISOString();
+  await executor.run({ kind: 'insert', table: TOKENS.table, columns: TOKENS.columns, rows: [[hashSecret(token), kind, userId, passwordVersion, now, expiresAt, null]] });
+  return token;
+}
+
+/** The grant of an unused, unexpired token, without using it up (to fail fast before slow work). */
+export async function peekOneTimeToken(executor: Executor, kind: OneTimeTokenKind, token: string, nowMs: number): Promise<OneTimeTokenGrant | undefined> {
+  const row = await executor.first({ kind: 'select', table: TOKENS.table, columns: TOKENS.columns, where: usable(kind, token, nowMs) });
+  return row ? { userId: String(row.user_id), passwordVersion: Number(row.password_version) } : undefined;
+}
+
+/**
+ * Uses a token up and returns its grant, or undefined when it is unknown, used, expired or
+ * of another kind. One statement decides: `used_at IS NULL` in the WHERE clause is the lock.
+ */
+export async function consumeOneTimeToken(executor: Executor, kind: OneTimeTokenKind, token: string, nowMs: number): Promise<OneTimeTokenGrant | undefined> {
+  const row = await executor.first({
+    kind: 'update',
+    table: TOKENS.table,
+    set: [{ column: text('used_at'), value: sql.value(new Date(nowMs).toISOString(), 'text') }],
+    where: usable(kind, token, nowMs),
+    returning: TOKENS.columns,
+  });
+  return row ? { userId: String(row.user_id), passwordVersion: Number(row.password_version) } : undefined;
+}
+
+function usable(kind: OneTimeTokenKind, token: string, nowMs: number): Expr {
+  return sql.and(
+    // Looked up by hash: the stored value reveals nothing, and equality on a hash leaks no useful timing.
+    sql.eq('hash', hashSecret(token)),
+    sql.eq('kind', kind),
+    sql.isNull(sql.column('used_at')),
+    { kind: 'compare', op: '>', left: sql.column('expires_at'), right: sql.value(new Date(nowMs).toISOString(), 'text') },
+  );
+}

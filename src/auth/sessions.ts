@@ -1,0 +1,143 @@
+/**
+ * Sessions and their opaque refresh tokens (`_rb_sessions`). A refresh token is 256 random
+ * bits; only its SHA-256 is stored. With rotation on, each refresh replaces the token; the
+ * one just replaced stays usable for ROTATION_GRACE_MS and answers with the same new token
+ * (two tabs refreshing at once both stay signed in); replayed later, it revokes the session.
+ */
+import { createHmac } from 'node:crypto';
+import { AppError } from '../errors/app-error.js';
+import { randomToken } from '../lib/random.js';
+import { constantTimeEqual, hashSecret } from '../lib/secrets.js';
+import { newRowId } from '../lib/ids.js';
+import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import type { Database, Executor, Row } from '../store/types.js';
+
+export const ROTATION_GRACE_MS = 10_000;
+
+const text = (name: string): ColumnRef => ({ name, type: 'text' });
+const SESSIONS = {
+  table: '_rb_sessions',
+  columns: ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at'].map(text),
+} as const;
+const column = (name: string): ColumnRef => SESSIONS.columns.find((c) => c.name === name)!;
+
+/** A stored session. */
+export interface Session {
+  readonly id: string;
+  readonly userId: string;
+  readonly expiresAt: string;
+  readonly revokedAt: string | null;
+}
+
+/** The outcome of a refresh: the session, the refresh token to hand out, and when the pair was minted. */
+export interface RefreshedSession {
+  readonly session: Session;
+  readonly refreshToken: string;
+  /** Milliseconds since the epoch; the access token's `iat` comes from it. */
+  readonly issuedAtMs: number;
+}
+
+function toSession(row: Row): Session {
+  return { id: String(row.id), userId: String(row.user_id), expiresAt: String(row.expires_at), revokedAt: (row.revoked_at as string | null) ?? null };
+}
+
+function isLive(row: Row, nowIso: string): boolean {
+  return row.revoked_at === null && String(row.expires_at) > nowIso;
+}
+
+/** Starts a session for a user; returns it with its refresh token (the only time it exists in full). */
+export async function createSession(executor: Executor, userId: string, ttlSeconds: number, nowMs: number): Promise<{ session: Session; refreshToken: string }> {
+  const refreshToken = randomToken(32);
+  const id = newRowId();
+  const now = new Date(nowMs).toISOString();
+  const expiresAt = new Date(nowMs + ttlSeconds * 1000).toISOString();
+  await executor.run({ kind: 'insert', table: SESSIONS.table, columns: SESSIONS.columns, rows: [[id, userId, hashSecret(refreshToken), null, null, now, expiresAt, null]] });
+  return { session: { id, userId, expiresAt, revokedAt: null }, refreshToken };
+}
+
+/** The session if it exists, belongs to `userId`, is not revoked and has not expired. */
+export async function findLiveSession(executor: Executor, sessionId: string, userId: string, nowMs: number): Promise<Session | undefined> {
+  const row = await executor.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.and(sql.eq('id', sessionId), sql.eq('user_id', userId)) });
+  return row && isLive(row, new Date(nowMs).toISOString()) ? toSession(row) : undefined;
+}
+
+/**
+ * Exchanges a refresh token. With `rotate`, the answer carries a new refresh token derived
+ * from the old one with `derivationKey` (so a replay within the grace period gets the same
+ * one). Throws AUTH_INVALID_REFRESH_TOKEN, or AUTH_REFRESH_TOKEN_REUSED after revoking the
+ * session when a replaced token comes back after the grace period.
+ */
+export async function refreshSession(db: Database, presented: string, options: { rotate: boolean; ttlSeconds: number; nowMs: number; derivationKey: string }): Promise<RefreshedSession> {
+  const { nowMs } = options;
+  const nowIso = new Date(nowMs).toISOString();
+  const presentedHash = hashSecret(presented);
+  const outcome = await db.transaction(async (tx): Promise<RefreshedSession | 'reused'> => {
+    const current = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('refresh_hash', presentedHash), forUpdate: true });
+    if (current) {
+      if (!isLive(current, nowIso)) throw invalidRefreshToken();
+      if (!options.rotate) return { session: toSession(current), refreshToken: presented, issuedAtMs: nowMs };
+      const next = deriveRefreshToken(options.derivationKey, String(current.id), presented);
+      const expiresAt = new Date(nowMs + options.ttlSeconds * 1000).toISOString();
+      const changed = await tx.run({
+        kind: 'update',
+        table: SESSIONS.table,
+        set: [
+          { column: column('refresh_hash'), value: sql.value(hashSecret(next), 'text') },
+          { column: column('previous_refresh_hash'), value: sql.value(presentedHash, 'text') },
+          { column: column('previous_valid_until'), value: sql.value(new Date(nowMs + ROTATION_GRACE_MS).toISOString(), 'text') },
+          { column: column('expires_at'), value: sql.value(expiresAt, 'text') },
+        ],
+        where: sql.and(sql.eq('id', current.id), sql.eq('refresh_hash', presentedHash)),
+      });
+      if (changed !== 1) throw invalidRefreshToken();
+      return { session: { ...toSession(current), expiresAt }, refreshToken: next, issuedAtMs: nowMs };
+    }
+    const replaced = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('previous_refresh_hash', presentedHash), forUpdate: true });
+    if (!replaced || !isLive(replaced, nowIso)) throw invalidRefreshToken();
+    const graceEnds = Date.parse(String(replaced.previous_valid_until));
+    if (nowMs <= graceEnds) {
+      const next = deriveRefreshToken(options.derivationKey, String(replaced.id), presented);
+      // The chain moved on again (or the key changed): this token no longer leads anywhere.
+      if (!constantTimeEqual(hashSecret(next), String(replaced.refresh_hash))) throw invalidRefreshToken();
+      return { session: toSession(replaced), refreshToken: next, issuedAtMs: graceEnds - ROTATION_GRACE_MS };
+    }
+    // A replaced token used after its grace period: someone holds a stolen copy. End the session.
+    await tx.run({ kind: 'update', table: SESSIONS.table, set: [{ column: column('revoked_at'), value: sql.value(nowIso, 'text') }], where: sql.eq('id', replaced.id) });
+    return 'reused';
+  });
+  if (outcome === 'reused') throw new AppError('AUTH_REFRESH_TOKEN_REUSED');
+  return outcome;
+}
+
+/** Revokes one session (logout). */
+export async function revokeSession(executor: Executor, sessionId: string, nowMs: number): Promise<void> {
+  await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('id', sessionId), notRevoked()) });
+}
+
+/** Revokes every session of a user, except `keepSessionId` when given. */
+export async function revokeUserSessions(executor: Executor, userId: string, nowMs: number, keepSessionId?: string): Promise<void> {
+  const keep: Expr | undefined = keepSessionId === undefined ? undefined : sql.not(sql.eq('id', keepSessionId));
+  await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('user_id', userId), notRevoked(), keep) });
+}
+
+/** Revokes every session of the project (rotate-jwt-secret with revoke_sessions). */
+export async function revokeAllSessions(executor: Executor, nowMs: number): Promise<void> {
+  await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: notRevoked() });
+}
+
+function revokedNow(nowMs: number) {
+  return { column: column('revoked_at'), value: sql.value(new Date(nowMs).toISOString(), 'text') };
+}
+
+function notRevoked(): Expr {
+  return sql.isNull(sql.column('revoked_at'));
+}
+
+/** The successor of a refresh token: an HMAC under a server-side key, so only the server can compute it. */
+function deriveRefreshToken(key: string, sessionId: string, token: string): string {
+  return createHmac('sha256', key).update(`rowbase-refresh-rotation\0${sessionId}\0${token}`).digest('base64url');
+}
+
+function invalidRefreshToken(): AppError {
+  return new AppError('AUTH_INVALID_REFRESH_TOKEN');
+}

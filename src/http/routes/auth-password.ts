@@ -1,0 +1,26 @@
+/** Auth endpoints for passwords: change-password, forgot-password, reset-password (contract §5). */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../app/services.js';
+import { authProject, bearerTokenOf } from '../auth-request.js';
+
+type ProjectRoute = { Params: { id: string } };
+
+export function registerAuthPasswordRoutes(app: FastifyInstance, services: Services): void {
+  const { registry, auth } = services;
+
+  app.post<ProjectRoute>('/p/:id/auth/change-password', async (request) => {
+    const state = await authProject(request, registry, auth);
+    return auth.passwords.changePassword(state, bearerTokenOf(request), request.body);
+  });
+
+  app.post<ProjectRoute>('/p/:id/auth/forgot-password', async (request) => {
+    const state = await authProject(request, registry, auth, 'forgot-password');
+    // The mail is prepared after the answer; its failures are logged, never shown to the caller.
+    return auth.passwords.forgotPassword(state, request.body, (error) => request.log.error({ err: error }, 'reset mail could not be queued'));
+  });
+
+  app.post<ProjectRoute>('/p/:id/auth/reset-password', async (request) => {
+    const state = await authProject(request, registry, auth, 'reset-password');
+    return auth.passwords.resetPassword(state, request.body);
+  });
+}

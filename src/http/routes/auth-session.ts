@@ -1,0 +1,38 @@
+/** Auth endpoints that sign users in and out: signup, login, refresh, me, logout (contract §5). */
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../app/services.js';
+import { authProject, bearerTokenOf } from '../auth-request.js';
+
+type ProjectRoute = { Params: { id: string } };
+
+export function registerAuthSessionRoutes(app: FastifyInstance, services: Services): void {
+  const { registry, auth } = services;
+
+  app.post<ProjectRoute>('/p/:id/auth/signup', async (request, reply) => {
+    const state = await authProject(request, registry, auth, 'signup');
+    const signedIn = await auth.sessions.signUp(state, request.body);
+    reply.code(201);
+    return signedIn;
+  });
+
+  app.post<ProjectRoute>('/p/:id/auth/login', async (request) => {
+    const state = await authProject(request, registry, auth, 'login');
+    return auth.sessions.login(state, request.body);
+  });
+
+  app.post<ProjectRoute>('/p/:id/auth/refresh', async (request) => {
+    const state = await authProject(request, registry, auth);
+    return auth.sessions.refresh(state, request.body);
+  });
+
+  app.get<ProjectRoute>('/p/:id/auth/me', async (request) => {
+    const state = await authProject(request, registry, auth);
+    return auth.sessions.me(state, bearerTokenOf(request));
+  });
+
+  app.post<ProjectRoute>('/p/:id/auth/logout', async (request, reply) => {
+    const state = await authProject(request, registry, auth);
+    await auth.sessions.logout(state, bearerTokenOf(request));
+    reply.code(204).send();
+  });
+}
