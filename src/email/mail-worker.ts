@@ -30,6 +30,10 @@ export interface MailWorkerOptions {
   readonly sendTimeoutMs: number;
   /** How long a claim holds its rows; must exceed sendTimeoutMs (a crashed claim frees them after this). */
   readonly leaseMs: number;
+  /** Sent and failed rows are deleted this long after their last attempt (their bodies hold tokens). */
+  readonly retentionMs: number;
+  /** How often to delete rows past retention. */
+  readonly pruneIntervalMs: number;
 }
 
 /** Defaults: a retry schedule of 30 s, 1 min, 2 min ... capped at 1 h, giving up after about a day. */
@@ -41,6 +45,8 @@ export const DEFAULT_MAIL_WORKER_OPTIONS: MailWorkerOptions = Object.freeze({
   backoffMaxMs: 3_600_000,
   sendTimeoutMs: 60_000,
   leaseMs: 300_000,
+  retentionMs: 7 * 24 * 3_600_000,
+  pruneIntervalMs: 3_600_000,
 });
 
 const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts', 'sender'].map((name) => col(MAIL_QUEUE, name));
@@ -54,6 +60,7 @@ export class MailWorker {
   private stopController = new AbortController();
   private wakeRequested = false;
   private wakeSleeper: (() => void) | undefined;
+  private lastPruneAt = 0;
 
   constructor(
     private readonly db: Database,
@@ -105,6 +112,7 @@ export class MailWorker {
       this.wakeRequested = false;
       let claimedFullBatch = false;
       try {
+        await this.pruneWhenDue();
         claimedFullBatch = (await this.runOnce()) >= this.options.batchSize;
       } catch (error) {
         this.log.error({ err: error }, 'mail worker: could not read the mail queue; retrying at the next poll');
@@ -130,6 +138,23 @@ export class MailWorker {
     });
   }
 
+  /** Deletes sent and failed rows past retention, at most once per prune interval. */
+  private async pruneWhenDue(): Promise<void> {
+    const now = this.clock.now();
+    if (now - this.lastPruneAt < this.options.pruneIntervalMs) return;
+    this.lastPruneAt = now;
+    const cutoff = new Date(now - this.options.retentionMs).toISOString();
+    const removed = await this.db.run({
+      kind: 'delete',
+      table: MAIL_QUEUE.table,
+      where: sql.or(
+        sql.and(sql.eq('status', MAIL_STATUS.sent), compare('sent_at', '<', cutoff, 'text')),
+        sql.and(sql.eq('status', MAIL_STATUS.failed), compare('next_attempt_at', '<', cutoff, 'text')),
+      ),
+    });
+    if (removed > 0) this.log.info({ removed }, `mail worker: deleted ${removed} sent or failed mail(s) past retention`);
+  }
+
   /** Takes due, unleased rows and leases them, in one transaction. */
   private async claim(): Promise<Row[]> {
     const now = isoNow(this.clock);
@@ -153,6 +178,8 @@ export class MailWorker {
         ],
         limit: this.options.batchSize,
         forUpdate: true,
+        // Another worker's claimed rows are skipped, not waited for: each takes a different batch.
+        skipLocked: true,
       });
       if (rows.length === 0) return rows;
       // The attempt is counted at claim time, so a mail that crashes the process cannot loop forever.

@@ -51,6 +51,8 @@ export interface SelectStatement {
   readonly offset?: number;
   /** Lock the selected rows until the transaction ends (ignored where the engine locks whole files). */
   readonly forUpdate?: boolean;
+  /** With `forUpdate`: skip rows another transaction has locked instead of waiting for them (work queues). */
+  readonly skipLocked?: boolean;
 }
 
 export interface CountStatement {

@@ -18,3 +18,8 @@ export function uniqueIndexName(table: string, column: string): string {
 export function indexName(table: string, columns: readonly string[]): string {
   return fit(`${table}__ix__${columns.join('__')}`);
 }
+
+/** Name of the foreign-key constraint of one column (engines that name constraints). */
+export function foreignKeyName(table: string, column: string): string {
+  return fit(`${table}__fk__${column}`);
+}

@@ -12,8 +12,8 @@ export interface CompiledSql {
 
 /** What differs between engines in data statements. */
 export interface Dialect {
-  /** Placeholder for the n-th parameter (1-based). */
-  placeholder(index: number): string;
+  /** Placeholder for the n-th parameter (1-based) of a value of `type` (engines that need a cast add it here). */
+  placeholder(index: number, type: ValueType): string;
   /** Encodes a JS value of a column type into what the driver binds. */
   encode(value: unknown, type: ValueType): unknown;
   /** SQL for a constant true/false. */
@@ -28,8 +28,10 @@ export interface Dialect {
   orderTerm(quotedColumn: string, type: ValueType | undefined, descending: boolean): string;
   /** LIMIT/OFFSET clause. */
   limitOffset(limit: string | undefined, offset: string | undefined): string;
-  /** Row-lock clause appended to a select, or '' where the engine locks differently. */
-  forUpdate(): string;
+  /** Row-lock clause appended to a select (skipping locked rows, or waiting for them), or '' where the engine locks differently. */
+  forUpdate(skipLocked: boolean): string;
+  /** The quoted (and, where the engine has schemas, qualified) name of a table; default `quoteIdent`. */
+  table?(name: string): string;
 }
 
 /** Quotes an identifier. Names are validated against the schema before they get here; quoting is the second fence. */
@@ -46,8 +48,9 @@ export class SqlCompiler {
     const params: unknown[] = [];
     const bind = (value: unknown, type: ValueType): string => {
       params.push(this.dialect.encode(value, type));
-      return this.dialect.placeholder(params.length);
+      return this.dialect.placeholder(params.length, type);
     };
+    const table = (name: string): string => (this.dialect.table ? this.dialect.table(name) : quoteIdent(name));
     const expr = (node: Expr): string => this.expression(node, bind);
     const returning = (columns: readonly ColumnRef[] | undefined): string =>
       columns && columns.length > 0 ? ` RETURNING ${columns.map((c) => quoteIdent(c.name)).join(', ')}` : '';
@@ -55,7 +58,7 @@ export class SqlCompiler {
     switch (statement.kind) {
       case 'select': {
         const columns = statement.columns.map((c) => quoteIdent(c.name)).join(', ');
-        let text = `SELECT ${columns} FROM ${quoteIdent(statement.table)}`;
+        let text = `SELECT ${columns} FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
         if (statement.orderBy && statement.orderBy.length > 0) {
           const types = new Map(statement.columns.map((c) => [c.name, c.type] as const));
@@ -66,11 +69,11 @@ export class SqlCompiler {
         const limit = statement.limit === undefined ? undefined : bind(statement.limit, 'integer');
         const offset = statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
         text += this.dialect.limitOffset(limit, offset);
-        if (statement.forUpdate) text += this.dialect.forUpdate();
+        if (statement.forUpdate) text += this.dialect.forUpdate(statement.skipLocked === true);
         return { sql: text, params };
       }
       case 'count': {
-        let text = `SELECT count(*) AS n FROM ${quoteIdent(statement.table)}`;
+        let text = `SELECT count(*) AS n FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
         return { sql: text, params };
       }
@@ -80,14 +83,14 @@ export class SqlCompiler {
           .map((row) => `(${statement.columns.map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type))).join(', ')})`)
           .join(', ');
         const conflict = statement.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : '';
-        return { sql: `INSERT INTO ${quoteIdent(statement.table)} (${names}) VALUES ${rows}${conflict}${returning(statement.returning)}`, params };
+        return { sql: `INSERT INTO ${table(statement.table)} (${names}) VALUES ${rows}${conflict}${returning(statement.returning)}`, params };
       }
       case 'update': {
         const set = statement.set.map((a) => `${quoteIdent(a.column.name)} = ${expr(a.value)}`).join(', ');
-        return { sql: `UPDATE ${quoteIdent(statement.table)} SET ${set} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
+        return { sql: `UPDATE ${table(statement.table)} SET ${set} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
       }
       case 'delete':
-        return { sql: `DELETE FROM ${quoteIdent(statement.table)} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
+        return { sql: `DELETE FROM ${table(statement.table)} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
     }
   }
 

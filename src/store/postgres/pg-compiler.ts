@@ -1,0 +1,136 @@
+/**
+ * The PostgreSQL dialect: `$n` placeholders (cast where the value's type cannot be inferred
+ * from a column), native booleans, `IS DISTINCT FROM`, LIKE/ILIKE under the "C" collation
+ * (byte order and ASCII-only case folding, as on SQLite), NULLs sorted first as on SQLite,
+ * `FOR UPDATE [SKIP LOCKED]`, and table names qualified with the database's schema.
+ * Also the value codecs: what node-postgres binds for a column type, and what it returns.
+ */
+import type { Statement, ValueType } from '../../query/sql-tree.js';
+import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
+import { StoreError } from '../types.js';
+
+/** The native column type of each value type. */
+export const PG_TYPES: Readonly<Record<ValueType, string>> = Object.freeze({
+  text: 'text COLLATE "C"',
+  integer: 'bigint',
+  number: 'double precision',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+  json: 'jsonb',
+});
+
+/*
+ * Casts that make a bound value's type explicit. Text and timestamps stay uncast on purpose:
+ * PostgreSQL then infers them from the column they meet (internal tables keep ISO timestamps
+ * as text, user tables as timestamptz), and two bare values compare as text, which orders
+ * canonical ISO timestamps correctly.
+ */
+const CASTS: Readonly<Record<ValueType, string>> = Object.freeze({
+  text: '',
+  integer: '::bigint',
+  number: '::double precision',
+  boolean: '::boolean',
+  timestamp: '',
+  json: '::jsonb',
+});
+
+/**
+ * Encodes a JS value for node-postgres by column type. Throws StoreError('check') for text
+ * holding U+0000, which PostgreSQL text cannot store.
+ */
+export function encodePgValue(value: unknown, type: ValueType): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'json': {
+      const text = JSON.stringify(value);
+      // jsonb refuses the escaped NUL as well; say so before the driver does, with a clear kind.
+      if (text.includes('\\u0000')) throw nulError();
+      return text;
+    }
+    case 'boolean':
+      return Boolean(value);
+    case 'timestamp':
+      return typeof value === 'string' ? toPgTimestamp(value) : value;
+    case 'text':
+      if (typeof value === 'string' && value.includes('\u0000')) throw nulError();
+      return value;
+    default:
+      return value;
+  }
+}
+
+const ISO_YEAR = /^([+-]\d{6}|\d{4})(-.*)$/;
+
+/**
+ * ISO 8601 numbers years astronomically (0000 is 1 BC); PostgreSQL reads years only as AD/BC
+ * and has no year 0. Years up to 0 are rewritten as BC; others pass through unchanged.
+ */
+function toPgTimestamp(iso: string): string {
+  if (iso.includes('\u0000')) throw nulError();
+  const match = ISO_YEAR.exec(iso);
+  if (!match) return iso;
+  const year = Number(match[1]);
+  if (year > 0) return iso;
+  return `${String(1 - year).padStart(4, '0')}${match[2]} BC`;
+}
+
+function nulError(): StoreError {
+  return new StoreError('check', 'text cannot contain the character U+0000');
+}
+
+/** Decodes a value node-postgres returned (after `pg-types.ts` parsers) by column type. */
+export function decodePgValue(value: unknown, type: ValueType): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'integer':
+    case 'number':
+      return typeof value === 'number' ? value : Number(value);
+    case 'boolean':
+      return value === true || value === 't' || value === 'true';
+    case 'timestamp':
+      return value instanceof Date ? value.toISOString() : value;
+    default:
+      return value;
+  }
+}
+
+/** The dialect for one schema: every table name is qualified with it. */
+function buildPgDialect(schema: string): Dialect {
+  const qualifier = `${quoteIdent(schema)}.`;
+  return {
+    placeholder: (index, type) => `$${index}${CASTS[type]}`,
+    encode: encodePgValue,
+    boolean: (value) => (value ? 'TRUE' : 'FALSE'),
+    nullSafeNotEqual: (left, right) => `(${left} IS DISTINCT FROM ${right})`,
+    // The "C" collation makes ILIKE fold ASCII letters only, exactly like SQLite's LIKE.
+    like: (expr, pattern, caseInsensitive) =>
+      `(${expr}::text COLLATE "C" ${caseInsensitive ? 'ILIKE' : 'LIKE'} ${pattern} ESCAPE '\\')`,
+    likePattern: (pattern) => pattern,
+    // SQLite sorts NULL before every value; PostgreSQL after, unless told.
+    orderTerm: (column, type, descending) =>
+      `${column}${type === 'text' ? ' COLLATE "C"' : ''} ${descending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'}`,
+    limitOffset: (limit, offset) =>
+      `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
+    forUpdate: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+    table: (name) => `${qualifier}${quoteIdent(name)}`,
+  };
+}
+
+/** Compiles statements for the tables of one schema. */
+export class PgCompiler {
+  private readonly compiler: SqlCompiler;
+
+  constructor(readonly schema: string) {
+    this.compiler = new SqlCompiler(buildPgDialect(schema));
+  }
+
+  /** Compiles one statement; throws StoreError('check') for values PostgreSQL cannot hold. */
+  compile(statement: Statement): CompiledSql {
+    return this.compiler.compile(statement);
+  }
+
+  /** The schema-qualified, quoted name of a table. */
+  table(name: string): string {
+    return `${quoteIdent(this.schema)}.${quoteIdent(name)}`;
+  }
+}

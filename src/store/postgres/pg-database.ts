@@ -1,0 +1,195 @@
+/**
+ * One PostgreSQL schema (the system schema, or one project's) behind the storage ports. All
+ * schemas share the engine's pool: statements name their tables schema-qualified (see
+ * `pg-compiler.ts`), so no connection carries a per-schema `search_path`. A transaction
+ * holds one pooled client from BEGIN to COMMIT/ROLLBACK.
+ */
+import type pg from 'pg';
+import type { ColumnRef, DeleteStatement, InsertStatement, SelectStatement, Statement, UpdateStatement } from '../../query/sql-tree.js';
+import { StoreError, type Executor, type ProjectDatabase, type Row, type SchemaExecutor, type TableChange } from '../types.js';
+import type { ChangeListener } from './pg-change-listener.js';
+import { decodePgValue, PgCompiler } from './pg-compiler.js';
+import { applyPgTableChange, type QueryRunner } from './pg-ddl.js';
+import { isConnectionError, translatePgError } from './pg-errors.js';
+import { lockSchema } from './pg-migrations.js';
+
+type Readable = SelectStatement | InsertStatement | UpdateStatement | DeleteStatement;
+type Write = InsertStatement | UpdateStatement | DeleteStatement;
+
+// PostgreSQL binds at most 65535 parameters per statement; big multi-row inserts are split.
+const MAX_PARAMS = 30_000;
+
+function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
+  const row: Row = {};
+  for (const column of columns) row[column.name] = decodePgValue(raw[column.name], column.type);
+  return row;
+}
+
+function resultColumns(statement: Statement): readonly ColumnRef[] {
+  if (statement.kind === 'select') return statement.columns;
+  if (statement.kind === 'count') return [];
+  return statement.returning ?? [];
+}
+
+/** Splits a multi-row insert so that no part binds more than MAX_PARAMS values. */
+function chunks(statement: InsertStatement): InsertStatement[] {
+  const perRow = Math.max(1, statement.columns.length);
+  const rowsPerChunk = Math.max(1, Math.floor(MAX_PARAMS / perRow));
+  if (statement.rows.length <= rowsPerChunk) return [statement];
+  const parts: InsertStatement[] = [];
+  for (let i = 0; i < statement.rows.length; i += rowsPerChunk) parts.push({ ...statement, rows: statement.rows.slice(i, i + rowsPerChunk) });
+  return parts;
+}
+
+/** Runs compiled statements on a pool or on one client, translating errors. */
+class PgExecutor implements Executor {
+  /** Set when a write touched a table whose changes other processes must learn about. */
+  touchedWatched = false;
+
+  constructor(
+    protected readonly runner: QueryRunner,
+    protected readonly compiler: PgCompiler,
+    private readonly watched: ReadonlySet<string>,
+  ) {}
+
+  async all(statement: Readable): Promise<Row[]> {
+    if (statement.kind === 'insert' && chunks(statement).length > 1) {
+      const out: Row[] = [];
+      for (const part of chunks(statement)) out.push(...(await this.all(part)));
+      return out;
+    }
+    const result = await this.query(statement);
+    const columns = resultColumns(statement);
+    return (result.rows as Record<string, unknown>[]).map((raw) => decodeRow(raw, columns));
+  }
+
+  async first(statement: Readable): Promise<Row | undefined> {
+    return (await this.all(statement))[0];
+  }
+
+  async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
+    const result = await this.query(statement);
+    return Number((result.rows[0] as { n: unknown } | undefined)?.n ?? 0);
+  }
+
+  async run(statement: Write): Promise<number> {
+    if (statement.kind === 'insert' && chunks(statement).length > 1) {
+      let changed = 0;
+      for (const part of chunks(statement)) changed += await this.run(part);
+      return changed;
+    }
+    const result = await this.query({ ...statement, returning: undefined });
+    return result.rowCount ?? 0;
+  }
+
+  private async query(statement: Statement): Promise<pg.QueryResult> {
+    try {
+      const { sql, params } = this.compiler.compile(statement);
+      const result = await this.runner.query(sql, params);
+      if (statement.kind !== 'select' && statement.kind !== 'count' && this.watched.has(statement.table)) this.touchedWatched = true;
+      return result;
+    } catch (error) {
+      throw translatePgError(error);
+    }
+  }
+}
+
+class PgSchemaExecutor extends PgExecutor implements SchemaExecutor {
+  async changeTable(change: TableChange): Promise<void> {
+    try {
+      await applyPgTableChange(this.runner, this.compiler.schema, change);
+    } catch (error) {
+      throw translatePgError(error);
+    }
+  }
+}
+
+/** What a database shares with its engine. */
+export interface PgDatabaseDeps {
+  readonly pool: pg.Pool;
+  readonly listener: ChangeListener;
+  /** Tables of this schema whose writes other processes' caches depend on. */
+  readonly watched: ReadonlySet<string>;
+}
+
+/** A schema implementing Database, ProjectDatabase and SchemaExecutor. */
+export class PgDatabase implements ProjectDatabase {
+  private readonly compiler: PgCompiler;
+
+  constructor(
+    readonly schema: string,
+    private readonly deps: PgDatabaseDeps,
+  ) {
+    this.compiler = new PgCompiler(schema);
+  }
+
+  all(statement: Readable): Promise<Row[]> {
+    return this.direct((executor) => executor.all(statement));
+  }
+
+  first(statement: Readable): Promise<Row | undefined> {
+    return this.direct((executor) => executor.first(statement));
+  }
+
+  count(statement: Parameters<Executor['count']>[0]): Promise<number> {
+    return this.direct((executor) => executor.count(statement));
+  }
+
+  run(statement: Write): Promise<number> {
+    return this.direct((executor) => executor.run(statement));
+  }
+
+  transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.inTransaction(false, (client) => new PgExecutor(client, this.compiler, this.deps.watched), work);
+  }
+
+  changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
+    return this.inTransaction<T, PgSchemaExecutor>(true, (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched), work);
+  }
+
+  externalChangeVersion(): number {
+    return this.deps.listener.version(this.schema);
+  }
+
+  /** A single statement on the pool (its own implicit transaction). */
+  private async direct<T>(use: (executor: PgExecutor) => Promise<T>): Promise<T> {
+    const executor = new PgExecutor(this.deps.pool, this.compiler, this.deps.watched);
+    const result = await use(executor);
+    if (executor.touchedWatched) await this.announce();
+    return result;
+  }
+
+  private async inTransaction<T, E extends PgExecutor>(schemaChange: boolean, make: (client: pg.PoolClient) => E, work: (tx: E) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.deps.pool.connect();
+    } catch (error) {
+      throw translatePgError(error);
+    }
+    let broken: unknown;
+    const executor = make(client);
+    try {
+      await client.query('BEGIN');
+      // Schema changes of one project run one at a time across every process, as on SQLite.
+      if (schemaChange) await lockSchema(client, this.schema);
+      const result = await work(executor);
+      await client.query('COMMIT');
+      if (executor.touchedWatched || schemaChange) await this.announce();
+      return result;
+    } catch (error) {
+      if (isConnectionError(error) || (error instanceof StoreError && error.kind === 'unavailable')) broken = error;
+      else await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+      throw translatePgError(error);
+    } finally {
+      // A client whose connection failed is destroyed rather than returned to the pool.
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  /** Waits until the change notification of a committed write has gone round (see ChangeListener.sync). */
+  private async announce(): Promise<void> {
+    await this.deps.listener.sync(async (channel, payload) => {
+      await this.deps.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    });
+  }
+}

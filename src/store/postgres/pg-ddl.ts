@@ -1,0 +1,214 @@
+/**
+ * DDL for user tables on PostgreSQL. PostgreSQL alters tables in place and its DDL is
+ * transactional, so every change is a short list of ALTER TABLE steps run inside the
+ * schema transaction; nothing is rebuilt. Unique options are unique indexes and foreign
+ * keys are named constraints (names from `index-names.ts`), so both change by name.
+ * Defaults are applied by the row service, not by DDL, so both engines fill them alike.
+ */
+import type pg from 'pg';
+import type { ValueType } from '../../query/sql-tree.js';
+import { physicalColumns, type ColumnDefinition, type PhysicalColumn, type TableDefinition } from '../../tables/definition.js';
+import { foreignKeyName, indexName, uniqueIndexName } from '../index-names.js';
+import { quoteIdent } from '../sql-compiler.js';
+import type { TableChange } from '../types.js';
+import { encodePgValue, PG_TYPES } from './pg-compiler.js';
+
+/** What the DDL needs from a connection: one statement at a time. */
+export interface QueryRunner {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
+const ON_DELETE = { cascade: 'CASCADE', restrict: 'RESTRICT', set_null: 'SET NULL' } as const;
+
+// Types for casting bound defaults (no collation: that belongs to the column).
+const CAST_TYPES: Readonly<Record<ValueType, string>> = { text: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean', timestamp: 'timestamptz', json: 'jsonb' };
+
+/** Auth columns with the DDL defaults SQLite gives them too. */
+const AUTH_DEFAULTS: Readonly<Record<string, string>> = { email_verified: 'DEFAULT FALSE', password_version: 'DEFAULT 1' };
+
+function isRequired(column: PhysicalColumn): boolean {
+  return column.origin !== 'declared' || column.definition?.required === true;
+}
+
+function columnSql(column: PhysicalColumn): string {
+  const parts = [quoteIdent(column.name), PG_TYPES[column.type]];
+  if (column.name === 'id') parts.push('PRIMARY KEY');
+  if (isRequired(column)) parts.push('NOT NULL');
+  if (AUTH_DEFAULTS[column.name] && column.origin === 'auth') parts.push(AUTH_DEFAULTS[column.name]!);
+  return parts.join(' ');
+}
+
+function declared(column: ColumnDefinition): PhysicalColumn {
+  return { name: column.name, type: column.type, origin: 'declared', definition: column };
+}
+
+/** Builds the ALTER steps of one table change and runs them in order on `runner`. */
+class TableAlteration {
+  private readonly table: string;
+
+  constructor(
+    private readonly runner: QueryRunner,
+    private readonly schema: string,
+    private readonly name: string,
+  ) {
+    this.table = `${quoteIdent(schema)}.${quoteIdent(name)}`;
+  }
+
+  async exec(sql: string, values?: unknown[]): Promise<void> {
+    await this.runner.query(sql, values);
+  }
+
+  async alter(clause: string): Promise<void> {
+    await this.exec(`ALTER TABLE ${this.table} ${clause}`);
+  }
+
+  async create(table: TableDefinition): Promise<void> {
+    await this.exec(`CREATE TABLE ${this.table} (\n  ${physicalColumns(table).map(columnSql).join(',\n  ')}\n)`);
+  }
+
+  async drop(): Promise<void> {
+    await this.exec(`DROP TABLE ${this.table}`);
+  }
+
+  /** Sets the column to its default where `onlyNull`, or everywhere. */
+  async fillDefault(column: ColumnDefinition, onlyNull: boolean): Promise<void> {
+    if (column.default === undefined || column.default === null) return;
+    const where = onlyNull ? ` WHERE ${quoteIdent(column.name)} IS NULL` : '';
+    await this.exec(
+      `UPDATE ${this.table} SET ${quoteIdent(column.name)} = $1::${CAST_TYPES[column.type]}${where}`,
+      [encodePgValue(column.default, column.type)],
+    );
+  }
+
+  async addForeignKey(column: ColumnDefinition): Promise<void> {
+    const ref = column.references!;
+    await this.alter(
+      `ADD CONSTRAINT ${quoteIdent(foreignKeyName(this.name, column.name))} FOREIGN KEY (${quoteIdent(column.name)}) ` +
+        `REFERENCES ${quoteIdent(this.schema)}.${quoteIdent(ref.table)} (${quoteIdent('id')}) ON DELETE ${ON_DELETE[ref.on_delete]}`,
+    );
+  }
+
+  async dropForeignKey(column: string): Promise<void> {
+    await this.alter(`DROP CONSTRAINT IF EXISTS ${quoteIdent(foreignKeyName(this.name, column))}`);
+  }
+
+  /** Drops the indexes the table should no longer have, before columns change. */
+  async dropUnwantedIndexes(wanted: ReadonlyMap<string, string>): Promise<void> {
+    for (const index of await this.existingIndexes()) {
+      if (!wanted.has(index)) await this.exec(`DROP INDEX ${quoteIdent(this.schema)}.${quoteIdent(index)}`);
+    }
+  }
+
+  /** Creates the wanted indexes that do not exist yet (a duplicate value fails a unique one). */
+  async createMissingIndexes(wanted: ReadonlyMap<string, string>): Promise<void> {
+    const existing = new Set(await this.existingIndexes());
+    for (const [index, create] of wanted) if (!existing.has(index)) await this.exec(create);
+  }
+
+  private async existingIndexes(): Promise<string[]> {
+    const result = await this.runner.query(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE i.indrelid = to_regclass($1) AND NOT i.indisprimary`,
+      [this.table],
+    );
+    return result.rows.map((row: { name: string }) => row.name);
+  }
+}
+
+/** The indexes a table should have, by name → CREATE statement (the same set as on SQLite). */
+function wantedIndexes(schema: string, table: TableDefinition): Map<string, string> {
+  const t = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
+  const wanted = new Map<string, string>();
+  const uniques = table.columns.filter((c) => c.unique).map((c) => c.name);
+  if (table.auth_table) uniques.unshift('email');
+  for (const column of uniques) {
+    const name = uniqueIndexName(table.name, column);
+    wanted.set(name, `CREATE UNIQUE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column)})`);
+  }
+  // Default list order is creation order; this keeps it an index scan on large tables.
+  for (const columns of [['created_at', 'id'], ...table.indexes]) {
+    const name = indexName(table.name, columns);
+    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${columns.map(quoteIdent).join(', ')})`);
+  }
+  for (const column of table.columns.filter((c) => c.references)) {
+    // Foreign keys need an index on the child side, or cascades scan the whole table.
+    const name = indexName(table.name, [column.name]);
+    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column.name)})`);
+  }
+  return wanted;
+}
+
+const AUTH_PHYSICAL = (table: TableDefinition): PhysicalColumn[] => physicalColumns({ ...table, columns: [] }).filter((c) => c.origin === 'auth');
+
+/**
+ * Applies a table change inside the caller's transaction. Columns added to existing rows get
+ * their declared default; reset columns are cleared (then defaulted); a column made required
+ * gets its default where it was null. Throws the driver's error when existing rows forbid the
+ * change (translated by the caller).
+ */
+export async function applyPgTableChange(runner: QueryRunner, schema: string, change: TableChange): Promise<void> {
+  const { before, after } = change;
+  const target = after ?? before;
+  if (!target) return;
+  const ddl = new TableAlteration(runner, schema, target.name);
+  if (!after) return ddl.drop();
+  const wanted = wantedIndexes(schema, after);
+  if (!before) {
+    await ddl.create(after);
+    for (const column of after.columns.filter((c) => c.references)) await ddl.addForeignKey(column);
+    return ddl.createMissingIndexes(wanted);
+  }
+
+  const old = new Map(before.columns.map((c) => [c.name, c]));
+  const next = new Map(after.columns.map((c) => [c.name, c]));
+  const reset = new Set(change.resetColumns);
+  const sameReference = (a: ColumnDefinition, b: ColumnDefinition): boolean => JSON.stringify(a.references) === JSON.stringify(b.references);
+
+  for (const [name, previous] of old) {
+    const column = next.get(name);
+    if (previous.references && (!column || !sameReference(previous, column))) await ddl.dropForeignKey(name);
+  }
+  await ddl.dropUnwantedIndexes(wanted);
+  for (const name of old.keys()) if (!next.has(name)) await ddl.alter(`DROP COLUMN ${quoteIdent(name)}`);
+  if (before.auth_table && !after.auth_table) {
+    for (const column of AUTH_PHYSICAL(before)) await ddl.alter(`DROP COLUMN ${quoteIdent(column.name)}`);
+  }
+  if (!before.auth_table && after.auth_table) {
+    // email and password have no default: on a table with rows this fails with not-null, as on SQLite.
+    for (const column of AUTH_PHYSICAL(after)) await ddl.alter(`ADD COLUMN ${columnSql(column)}`);
+  }
+
+  for (const column of after.columns) {
+    const previous = old.get(column.name);
+    const quoted = quoteIdent(column.name);
+    if (!previous) {
+      await ddl.alter(`ADD COLUMN ${columnSql({ ...declared(column), definition: { ...column, required: false } })}`);
+      await ddl.fillDefault(column, false);
+      if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+      continue;
+    }
+    if (reset.has(column.name)) {
+      if (previous.required) await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
+      await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING NULL`);
+      await ddl.fillDefault(column, false);
+      if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+      continue;
+    }
+    if (previous.type !== column.type) {
+      // The one safe type change (integer → number) keeps every value.
+      await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING ${quoted}::${CAST_TYPES[column.type]}`);
+    }
+    if (column.required && !previous.required) {
+      await ddl.fillDefault(column, true);
+      await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+    } else if (!column.required && previous.required) {
+      await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
+    }
+  }
+
+  for (const column of after.columns) {
+    const previous = old.get(column.name);
+    if (column.references && (!previous || !sameReference(previous, column))) await ddl.addForeignKey(column);
+  }
+  await ddl.createMissingIndexes(wanted);
+}

@@ -1,0 +1,152 @@
+/**
+ * The PostgreSQL engine: the system schema `rowbase` plus one schema per project, all in one
+ * database behind one connection pool, and one extra connection that LISTENs for changes made
+ * by other processes. Several server processes may share the database.
+ *
+ * Table names are schema-qualified in every statement rather than switched with
+ * `search_path`: a pooled connection then never carries state from one request to the next,
+ * and no statement costs an extra round trip.
+ */
+import pg from 'pg';
+import { quoteIdent } from '../sql-compiler.js';
+import { StoreError, type StorageEngine } from '../types.js';
+import { ChangeListener } from './pg-change-listener.js';
+import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
+import { translatePgError } from './pg-errors.js';
+import { lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { PG_TYPE_PARSERS } from './pg-types.js';
+
+export interface PostgresEngineOptions {
+  /** `postgres://user:password@host:port/database`. */
+  readonly url: string;
+  /** Pool size per process (default 10). */
+  readonly maxConnections?: number;
+  /** How many project handles (no connections, just migrated-schema bookkeeping) stay cached (default 10,000). */
+  readonly maxOpenProjects?: number;
+  /** Receives connection errors of idle clients and of the listener, for logs. */
+  readonly onError?: (error: unknown) => void;
+}
+
+// The system tables whose changes other processes' caches (project registry) depend on.
+const WATCHED_SYSTEM_TABLES = new Set(['projects', 'project_keys', 'project_settings', 'platform_settings']);
+// The project table whose changes other processes' schema caches depend on.
+const WATCHED_PROJECT_TABLES = new Set(['_rb_tables']);
+
+/**
+ * Connects, migrates the system schema (under an advisory lock, so processes starting
+ * together do not race) and starts listening for changes. Throws StoreError('unavailable')
+ * when the database cannot be reached.
+ */
+export async function buildPostgresEngine(options: PostgresEngineOptions): Promise<StorageEngine> {
+  const onError = options.onError ?? (() => undefined);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections ?? 10,
+    types: PG_TYPE_PARSERS,
+    connectionTimeoutMillis: 10_000,
+    // A transaction left open by a crashed request must not hold locks forever.
+    idle_in_transaction_session_timeout: 60_000,
+    application_name: 'rowbase',
+  });
+  // An idle client losing its connection emits here; without a listener the process would exit.
+  pool.on('error', onError);
+  const listener = new ChangeListener({ connectionString: options.url, onError });
+  try {
+    await withClient(pool, (client) => migrateSchema(client, SYSTEM_SCHEMA, SYSTEM_MIGRATIONS, true));
+    await listener.start();
+  } catch (error) {
+    await listener.close();
+    await pool.end().catch(() => undefined);
+    throw translatePgError(error);
+  }
+
+  const systemDeps: PgDatabaseDeps = { pool, listener, watched: WATCHED_SYSTEM_TABLES };
+  const projectDeps: PgDatabaseDeps = { pool, listener, watched: WATCHED_PROJECT_TABLES };
+  const system = new PgDatabase(SYSTEM_SCHEMA, systemDeps);
+  const maxOpen = options.maxOpenProjects ?? 10_000;
+  // Projects whose schema this process has migrated; least recently used first.
+  const open = new Map<string, PgDatabase>();
+  let closed = false;
+
+  const remember = (projectId: string, db: PgDatabase): PgDatabase => {
+    open.delete(projectId);
+    open.set(projectId, db);
+    if (open.size > maxOpen) open.delete(open.keys().next().value!);
+    return db;
+  };
+  const ensureOpen = (): void => {
+    if (closed) throw new StoreError('unavailable', 'storage is closed');
+  };
+
+  return {
+    capabilities: { name: 'postgres', sharedAcrossProcesses: true },
+    system,
+    async createProject(projectId) {
+      ensureOpen();
+      const schema = projectSchema(projectId);
+      await withClient(pool, (client) => migrateSchema(client, schema, PROJECT_MIGRATIONS, true));
+      remember(projectId, new PgDatabase(schema, projectDeps));
+    },
+    async project(projectId) {
+      ensureOpen();
+      const cached = open.get(projectId);
+      if (cached) return remember(projectId, cached);
+      const schema = projectSchema(projectId);
+      const exists = await withClient(pool, (client) => migrateSchema(client, schema, PROJECT_MIGRATIONS, false));
+      if (!exists) throw new Error(`project ${projectId} has no storage`);
+      return remember(projectId, new PgDatabase(schema, projectDeps));
+    },
+    async dropProject(projectId) {
+      ensureOpen();
+      const schema = projectSchema(projectId);
+      open.delete(projectId);
+      await withClient(pool, async (client) => {
+        await client.query('BEGIN');
+        try {
+          await lockSchema(client, schema);
+          await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      });
+    },
+    async ping() {
+      if (closed) return false;
+      try {
+        await pool.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      open.clear();
+      await listener.close();
+      await pool.end();
+    },
+  };
+}
+
+/** Runs `use` on a pooled client, translating errors; a client whose connection broke is discarded. */
+async function withClient<T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw translatePgError(error);
+  }
+  let failure: unknown;
+  try {
+    return await use(client);
+  } catch (error) {
+    failure = error;
+    throw translatePgError(error);
+  } finally {
+    const translated = translatePgError(failure);
+    client.release(translated instanceof StoreError && translated.kind === 'unavailable' ? (failure as Error) : undefined);
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Internal tables on PostgreSQL: the system schema `rowbase` and one schema per project, with
+ * the same tables and columns as `sqlite/sqlite-migrations.ts` (timestamps of internal tables
+ * stay ISO text, as their column descriptors say). Numbered steps per schema, tracked in the
+ * schema's `_rb_migrations` table and run under an advisory lock, so that several processes
+ * starting at once migrate each schema exactly once. Append new steps; never edit applied ones.
+ *
+ * Triggers send `NOTIFY rowbase_changes, '<schema>'` when keys, settings, projects or table
+ * definitions change; `pg-change-listener.ts` turns them into `externalChangeVersion()`.
+ */
+import { quoteIdent } from '../sql-compiler.js';
+import type { QueryRunner } from './pg-ddl.js';
+
+/** The schema holding projects, keys, settings, the platform key and the mail queue. */
+export const SYSTEM_SCHEMA = 'rowbase';
+
+/** The channel the change triggers notify on. */
+export const CHANGE_CHANNEL = 'rowbase_changes';
+
+// First key of every advisory lock Rowbase takes (the second is the schema's hash): "rb".
+const LOCK_CLASS = 0x7262;
+
+const PROJECT_ID = /^[a-z0-9][a-z0-9-]{2,39}$/;
+
+/** The schema of a project: `p_` plus the id with `-` as `_` (ids are validated; this is the second fence). */
+export function projectSchema(projectId: string): string {
+  if (!PROJECT_ID.test(projectId)) throw new Error(`unsafe project id ${JSON.stringify(projectId)}`);
+  return `p_${projectId.replaceAll('-', '_')}`;
+}
+
+type Step = (schema: string) => string;
+
+const T = (schema: string, table: string): string => `${quoteIdent(schema)}.${quoteIdent(table)}`;
+const TEXT = 'text COLLATE "C"';
+
+/** System schema steps. */
+export const SYSTEM_MIGRATIONS: readonly Step[] = [
+  (s) => `
+   CREATE FUNCTION ${T(s, 'notify_change')}() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${CHANGE_CHANNEL}', TG_TABLE_SCHEMA);
+     RETURN NULL;
+   END $$;
+   CREATE TABLE ${T(s, 'projects')} (
+     id ${TEXT} PRIMARY KEY NOT NULL,
+     name ${TEXT} NOT NULL,
+     created_at ${TEXT} NOT NULL
+   );
+   CREATE TABLE ${T(s, 'project_keys')} (
+     id ${TEXT} PRIMARY KEY NOT NULL,
+     project_id ${TEXT} NOT NULL REFERENCES ${T(s, 'projects')}(id) ON DELETE CASCADE,
+     type ${TEXT} NOT NULL,
+     prefix ${TEXT} NOT NULL,
+     hash ${TEXT} NOT NULL UNIQUE,
+     created_at ${TEXT} NOT NULL,
+     last_used_at ${TEXT},
+     expires_at ${TEXT}
+   );
+   CREATE INDEX project_keys_project ON ${T(s, 'project_keys')} (project_id);
+   CREATE TABLE ${T(s, 'project_settings')} (
+     project_id ${TEXT} PRIMARY KEY NOT NULL REFERENCES ${T(s, 'projects')}(id) ON DELETE CASCADE,
+     settings jsonb NOT NULL,
+     jwt_secret ${TEXT} NOT NULL,
+     jwt_rotated_at ${TEXT} NOT NULL
+   );
+   CREATE TABLE ${T(s, 'platform_settings')} (
+     name ${TEXT} PRIMARY KEY NOT NULL,
+     value ${TEXT} NOT NULL
+   );
+   CREATE TABLE ${T(s, 'mail_queue')} (
+     id ${TEXT} PRIMARY KEY NOT NULL,
+     project_id ${TEXT} NOT NULL,
+     recipient ${TEXT} NOT NULL,
+     subject ${TEXT} NOT NULL,
+     text_body ${TEXT} NOT NULL,
+     html_body ${TEXT} NOT NULL,
+     status ${TEXT} NOT NULL,
+     attempts bigint NOT NULL,
+     next_attempt_at ${TEXT} NOT NULL,
+     locked_until ${TEXT},
+     created_at ${TEXT} NOT NULL,
+     sent_at ${TEXT},
+     last_error ${TEXT}
+   );
+   CREATE INDEX mail_queue_due ON ${T(s, 'mail_queue')} (status, next_attempt_at);
+   CREATE INDEX mail_queue_project ON ${T(s, 'mail_queue')} (project_id, created_at);
+   CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, 'projects')}
+     FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
+   CREATE TRIGGER project_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, 'project_settings')}
+     FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
+   CREATE TRIGGER platform_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, 'platform_settings')}
+     FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
+   CREATE TRIGGER project_keys_added_or_removed AFTER INSERT OR DELETE OR TRUNCATE ON ${T(s, 'project_keys')}
+     FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
+   -- last_used_at is bookkeeping written once a minute per key: it must not empty every cache.
+   CREATE TRIGGER project_keys_changed AFTER UPDATE ON ${T(s, 'project_keys')} FOR EACH ROW
+     WHEN ((to_jsonb(OLD) - 'last_used_at') IS DISTINCT FROM (to_jsonb(NEW) - 'last_used_at'))
+     EXECUTE FUNCTION ${T(s, 'notify_change')}();`,
+  // 2: the From address chosen at enqueue time (the project's email_from, else EMAIL_FROM).
+  (s) => `ALTER TABLE ${T(s, 'mail_queue')} ADD COLUMN sender ${TEXT};`,
+];
+
+/** Project schema steps (table definitions, sessions, one-time tokens). */
+export const PROJECT_MIGRATIONS: readonly Step[] = [
+  (s) => `
+   CREATE TABLE ${T(s, '_rb_tables')} (
+     name ${TEXT} PRIMARY KEY NOT NULL,
+     definition jsonb NOT NULL,
+     created_at ${TEXT} NOT NULL,
+     updated_at ${TEXT} NOT NULL
+   );
+   CREATE TABLE ${T(s, '_rb_sessions')} (
+     id ${TEXT} PRIMARY KEY NOT NULL,
+     user_id ${TEXT} NOT NULL,
+     refresh_hash ${TEXT} NOT NULL UNIQUE,
+     previous_refresh_hash ${TEXT},
+     previous_valid_until ${TEXT},
+     created_at ${TEXT} NOT NULL,
+     expires_at ${TEXT} NOT NULL,
+     revoked_at ${TEXT}
+   );
+   CREATE INDEX _rb_sessions_user ON ${T(s, '_rb_sessions')} (user_id);
+   CREATE INDEX _rb_sessions_previous ON ${T(s, '_rb_sessions')} (previous_refresh_hash);
+   CREATE TABLE ${T(s, '_rb_one_time_tokens')} (
+     hash ${TEXT} PRIMARY KEY NOT NULL,
+     kind ${TEXT} NOT NULL,
+     user_id ${TEXT} NOT NULL,
+     password_version bigint NOT NULL,
+     created_at ${TEXT} NOT NULL,
+     expires_at ${TEXT} NOT NULL,
+     used_at ${TEXT}
+   );
+   CREATE INDEX _rb_one_time_tokens_user ON ${T(s, '_rb_one_time_tokens')} (user_id, kind);
+   CREATE TRIGGER _rb_tables_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, '_rb_tables')}
+     FOR EACH STATEMENT EXECUTE FUNCTION ${T(SYSTEM_SCHEMA, 'notify_change')}();`,
+];
+
+/** Takes the advisory lock of a schema until the transaction ends (migrations, schema changes). */
+export async function lockSchema(runner: QueryRunner, schema: string): Promise<void> {
+  await runner.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+}
+
+/**
+ * Creates the schema if `create` (else throws when it does not exist) and brings it up to the
+ * latest step, all in one transaction on `runner` (a dedicated client) under the schema's
+ * advisory lock. Returns false when the schema does not exist and `create` is false.
+ */
+export async function migrateSchema(runner: QueryRunner, schema: string, steps: readonly Step[], create: boolean): Promise<boolean> {
+  await runner.query('BEGIN');
+  try {
+    await lockSchema(runner, schema);
+    const exists = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount === 1;
+    if (!exists && !create) {
+      await runner.query('ROLLBACK');
+      return false;
+    }
+    await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    const versions = T(schema, '_rb_migrations');
+    await runner.query(`CREATE TABLE IF NOT EXISTS ${versions} (version integer NOT NULL)`);
+    const row = (await runner.query(`SELECT max(version) AS version FROM ${versions}`)).rows[0] as { version: number | null };
+    for (let version = row.version ?? 0; version < steps.length; version++) {
+      await runner.query(steps[version]!(schema));
+      await runner.query(`INSERT INTO ${versions} (version) VALUES ($1)`, [version + 1]);
+    }
+    await runner.query('COMMIT');
+    return true;
+  } catch (error) {
+    await runner.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
