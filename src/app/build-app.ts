@@ -8,7 +8,12 @@ import type { Config } from '../config/config.js';
 import { registerErrorHandling } from '../http/error-handler.js';
 import { buildLoggerOptions } from '../http/logging.js';
 import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
+import { registerAdminKeyRoutes } from '../http/routes/admin-keys.js';
+import { registerAdminSettingsRoutes } from '../http/routes/admin-settings.js';
 import { registerAdminTableRoutes } from '../http/routes/admin-tables.js';
+import { registerAuthPasswordRoutes } from '../http/routes/auth-password.js';
+import { registerAuthSessionRoutes } from '../http/routes/auth-session.js';
+import { registerAuthVerificationRoutes } from '../http/routes/auth-verification.js';
 import { registerDataRowRoutes } from '../http/routes/data-rows.js';
 import { registerHealthRoutes } from '../http/routes/health.js';
 import { registerPlatformProjectRoutes } from '../http/routes/platform-projects.js';
@@ -48,6 +53,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   app.addHook('onClose', async () => {
     await services.mailWorker?.stop();
+    await services.auth.drain();
     await services.storage.close();
   });
 
@@ -56,6 +62,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerPlatformProjectRoutes(app, services);
   registerAdminTableRoutes(app, services);
   registerAdminEmailRoutes(app, services);
+  registerAdminSettingsRoutes(app, services);
+  registerAdminKeyRoutes(app, services);
+  registerAuthSessionRoutes(app, services);
+  registerAuthPasswordRoutes(app, services);
+  registerAuthVerificationRoutes(app, services);
   registerDataRowRoutes(app, services);
   return { app, services };
 }

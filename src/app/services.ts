@@ -3,6 +3,9 @@
  * a password hasher. HTTP routes receive the result and never construct services.
  */
 import { buildArgon2Hasher } from '../auth/argon2-hasher.js';
+import { buildAuthService, type AuthService } from '../auth/auth-service.js';
+import { buildMemoryRateLimiter } from '../auth/memory-rate-limiter.js';
+import type { RateLimiter } from '../auth/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import { silentMailLog, StoredMailQueue, type MailLog, type MailQueue } from '../email/mail-queue.js';
 import { MailWorker, type MailWorkerOptions } from '../email/mail-worker.js';
@@ -12,6 +15,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
 import { loadPlatformKey, type PlatformKey } from '../projects/platform-key.js';
 import { ProjectRegistry } from '../projects/project-registry.js';
+import { buildPostgresEngine } from '../store/postgres/pg-engine.js';
 import { buildSqliteEngine } from '../store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../store/types.js';
 import { RowService } from '../tables/row-service.js';
@@ -27,17 +31,29 @@ export interface Services {
   readonly platformKey: PlatformKey;
   readonly hasher: PasswordHasher;
   readonly tokens: AccessTokenVerifier | undefined;
+  /** The auth flows (signup, login, passwords, verification) and their rate limits. */
+  readonly auth: AuthService;
+  /** Counters behind the auth rate limits (in memory; shared implementations in issue 4). */
+  readonly rateLimiter: RateLimiter;
   /** Where mail goes: queued durably, sent by the mail worker (SMTP) or kept as the outbox. */
   readonly mail: MailQueue;
   /** Sends queued mail over SMTP_URL; undefined without SMTP_URL (mail stays in the outbox). */
   readonly mailWorker: MailWorker | undefined;
 }
 
-/** Opens storage for the config. Throws when PostgreSQL is asked for before it is supported. */
-export function buildStorage(config: Config): StorageEngine {
+/**
+ * Opens storage for the config: PostgreSQL for `DATABASE_URL=postgres://...`, else SQLite
+ * files under DATA_DIR. Throws StoreError('unavailable') when PostgreSQL cannot be reached.
+ */
+export async function buildStorage(config: Config, log: MailLog = silentMailLog): Promise<StorageEngine> {
   if (config.databaseUrl) {
-    throw new Error('DATABASE_URL (PostgreSQL) is not supported by this build yet; unset it to use SQLite under DATA_DIR.');
+    return buildPostgresEngine({
+      url: config.databaseUrl,
+      onError: (error) => log.warn({ err: error }, 'PostgreSQL connection error'),
+    });
   }
+  return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
+}
   return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
 }
 
@@ -55,20 +71,28 @@ export interface ServiceOptions {
 export async function buildServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? silentMailLog;
-  const storage = buildStorage(config);
+  const storage = await buildStorage(config, log);
   const hasher = buildArgon2Hasher();
   const schemas = new SchemaService(storage, clock);
+  const rows = new RowService(schemas, hasher, clock);
+  const mail = buildMail(config, storage, clock, log, options);
+  const rateLimiter = buildMemoryRateLimiter({ clock });
+  const auth = buildAuthService({
+    schemas, rows, hasher, dummyHash: hasher.dummyHash, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
+  });
   return {
     config,
     clock,
     storage,
     registry: new ProjectRegistry(storage, clock),
     schemas,
-    rows: new RowService(schemas, hasher, clock),
+    rows,
     platformKey: await loadPlatformKey(storage.system, config.platformKey),
     hasher,
-    tokens: undefined,
-    ...buildMail(config, storage, clock, log, options),
+    tokens: auth.tokens,
+    auth,
+    rateLimiter,
+    ...mail,
   };
 }
 
