@@ -54,8 +54,6 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog)
   }
   return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
 }
-  return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
-}
 
 /** What callers of buildServices may replace: the clock (tests) and the logger (the app's). */
 export interface ServiceOptions {
