@@ -13,7 +13,7 @@ import type { OutgoingMail } from '../../src/email/mail-queue.js';
 import { MAIL_QUEUE } from '../../src/projects/system-tables.js';
 import { sql } from '../../src/query/sql-tree.js';
 import { freePort, startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
-import { createProject, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 /** Fast retries so that a test sees several attempts within a second. */
 const FAST: AppOptions = { mailWorker: { pollIntervalMs: 100, backoffBaseMs: 100, backoffMaxMs: 300 } };
@@ -155,6 +155,62 @@ describe('mail delivery over SMTP', () => {
     assert.equal(row?.attempts, 1);
     assert.match(String(row?.last_error), /550/);
     assert.equal(smtp.received.length, 1);
+  });
+
+  it('deletes sent and failed mail once past retention (their bodies carry tokens)', async () => {
+    const smtp = await receiver({ rejectRecipient: (address) => address === 'user1@example.com' });
+    const app = await server(smtp.url, { mailWorker: { ...FAST.mailWorker, retentionMs: 300, pruneIntervalMs: 100 } });
+    const project = await createProject(app);
+    await app.built.services.mail.enqueue(mail(project, 1));
+    await app.built.services.mail.enqueue(mail(project, 2));
+    await smtp.waitForMail((m) => m.envelopeTo.includes('user2@example.com'));
+    await eventually(async () => Object.keys(await statuses(app, project)).length === 0);
+    assert.equal(smtp.received.length, 1);
+  });
+
+  it('answers signup at once while the mail server is down; the verification mail arrives once it is up', async () => {
+    const port = await freePort();
+    const app = await server(`smtp://127.0.0.1:${port}`, FAST, { PUBLIC_URL: 'https://api.rowbase.test' });
+    const project = await createProject(app);
+    await putTable(app, project, 'users', { columns: [], auth_table: true, verify_email: true });
+    const patched = await app.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { app_name: 'Café Demo', email_from: 'Café Demo <hello@cafe.test>' } });
+    assert.equal(patched.status, 200);
+
+    const started = performance.now();
+    const signup = await app.request('POST', `/p/${project.id}/auth/signup`, { headers: project.anon, body: { email: 'Ada@Example.com', password: 'correct horse battery' } });
+    const took = performance.now() - started;
+    assert.equal(signup.status, 201, signup.text);
+    assert.equal(signup.body.user.email_verified, false);
+    // Argon2 hashing dominates; a mail server wait (seconds) would show.
+    assert.ok(took < 2000, `signup took ${took} ms`);
+    await eventually(async () => Number((await queueRow(app, 'ada@example.com'))?.attempts) >= 1);
+    assert.equal((await statuses(app, project))['ada@example.com'], 'pending');
+
+    const smtp = await receiver({ port });
+    const delivered = await smtp.waitForMail();
+    assert.equal(delivered.subject, 'Verify your email for Café Demo');
+    assert.equal(delivered.envelopeFrom, 'hello@cafe.test');
+    assert.match(delivered.text, /Café Demo/);
+    assert.match(delivered.html, /Café Demo/);
+    const link = /https:\/\/api\.rowbase\.test(\/p\/[^\s"<]+)/.exec(delivered.text)?.[1];
+    assert.ok(link, 'the text body links to PUBLIC_URL');
+    assert.ok(delivered.html.includes(link.replaceAll('&', '&amp;')), 'the html body has the same link');
+
+    const verified = await app.request('GET', link);
+    assert.equal(verified.status, 200, verified.text);
+    assert.equal(verified.body.user.email_verified, true);
+  });
+
+  it('answers signup at once while the mail server accepts connections but never answers', async () => {
+    const smtp = await receiver({ delayMs: 60_000 });
+    const app = await server(smtp.url);
+    const project = await createProject(app);
+    await putTable(app, project, 'users', { columns: [], auth_table: true, verify_email: true });
+    const started = performance.now();
+    const signup = await app.request('POST', `/p/${project.id}/auth/signup`, { headers: project.anon, body: { email: 'bob@example.com', password: 'correct horse battery' } });
+    assert.equal(signup.status, 201, signup.text);
+    assert.ok(performance.now() - started < 2000);
+    assert.equal((await statuses(app, project))['bob@example.com'], 'pending');
   });
 
   it('loses no queued mail across a restart of the app', async () => {
