@@ -176,7 +176,8 @@ export class RowService {
     const { db, table } = await this.open(context, tableName);
     const now = isoNow(this.clock);
     // Parse and plan every row before writing any: a bad row means nothing is written.
-    ruleCondition(table, 'create', context.caller, now); // throws FORBIDDEN when locked, before validation
+    // Throws FORBIDDEN when locked, before validation; the empty body lets @request.body rules compile.
+    ruleCondition(table, 'create', context.caller, now, {});
     const prepared: { values: RowValues; condition: Expr | undefined }[] = [];
     for (const [index, body] of bodies.entries()) {
       if (!signup) checkProtectedFields(table, context.caller, body, true);
