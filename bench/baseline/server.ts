@@ -1,0 +1,142 @@
+/**
+ * The baseline: the least a hand-written server must do to answer the benchmark's data
+ * requests with Rowbase's endpoints and response shapes. Fastify + better-sqlite3, prepared
+ * statements, Rowbase's default SQLite settings (WAL, synchronous=FULL, foreign keys on),
+ * and nothing else: no credentials, no rules, no validation, no error catalogue.
+ *
+ * Usage: node --import tsx bench/baseline/server.ts --db FILE [--port N]
+ * It serves the tables of bench/schema.ts from FILE (a copy of the Rowbase project file, so
+ * both servers read the same rows through the same indexes) and prints "listening on URL".
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import Fastify from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import { BENCH_TABLES, type BenchTable } from '../schema.js';
+
+const BULK_BODY_LIMIT = 16 * 1024 * 1024;
+const q = (name: string) => `"${name}"`;
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
+const file = argument('db');
+if (!file) throw new Error('usage: server.ts --db FILE [--port N]');
+
+const db = new BetterSqlite3(file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('foreign_keys = ON');
+db.pragma('busy_timeout = 5000');
+
+type Row = Record<string, unknown>;
+
+/** One table's prepared statements and row decoder, built once at start. */
+interface ServedTable {
+  readonly table: BenchTable;
+  readonly byId: BetterSqlite3.Statement;
+  readonly insert: BetterSqlite3.Statement;
+  readonly declared: readonly string[];
+  readonly statements: Map<string, BetterSqlite3.Statement>;
+  decode(row: Row): Row;
+}
+
+function serve(table: BenchTable): ServedTable {
+  const columns = table.columns.map((c) => q(c.name)).join(', ');
+  const booleans = table.columns.filter((c) => c.type === 'boolean').map((c) => c.name);
+  const declared = table.columns.map((c) => c.name).filter((name) => name !== 'id' && name !== 'created_at' && name !== 'updated_at' && name !== 'email' && name !== 'email_verified');
+  const insertColumns = ['id', 'created_at', 'updated_at', ...declared];
+  return {
+    table,
+    byId: db.prepare(`SELECT ${columns} FROM ${q(table.name)} WHERE ${q('id')} = ?`),
+    insert: db.prepare(`INSERT INTO ${q(table.name)} (${insertColumns.map(q).join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')}) RETURNING ${columns}`),
+    declared,
+    statements: new Map(),
+    decode(row) {
+      for (const name of booleans) row[name] = row[name] === 1;
+      return row;
+    },
+  };
+}
+
+const tables = new Map(BENCH_TABLES.map((t) => [t.name, serve(t)]));
+
+function statement(served: ServedTable, key: string, sql: () => string): BetterSqlite3.Statement {
+  let prepared = served.statements.get(key);
+  if (!prepared) {
+    prepared = db.prepare(sql());
+    served.statements.set(key, prepared);
+  }
+  return prepared;
+}
+
+function insertRow(served: ServedTable, body: Row, now: string): Row {
+  const values = served.declared.map((name) => {
+    const value = body[name] ?? (name === 'done' ? false : null);
+    return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  });
+  return served.decode(served.insert.get(uuidv7(), now, now, ...values) as Row);
+}
+
+const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+const notFound = (what: string) => ({ error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' } });
+
+type TableRoute = { Params: { table: string } };
+type RowRoute = { Params: { table: string; rowId: string } };
+
+app.get<RowRoute>('/p/:id/api/:table/:rowId', async (request, reply) => {
+  const served = tables.get(request.params.table);
+  const row = served?.byId.get(request.params.rowId) as Row | undefined;
+  if (!served || !row) return reply.code(404).send(notFound('row'));
+  return { data: served.decode(row) };
+});
+
+// Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, offset, count=none.
+app.get<TableRoute & { Querystring: Record<string, string | undefined> }>('/p/:id/api/:table', async (request, reply) => {
+  const served = tables.get(request.params.table);
+  if (!served) return reply.code(404).send(notFound('table'));
+  const query = request.query;
+  const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
+  const sort = query.sort ?? 'created_at';
+  const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
+  const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+  const offset = query.offset === undefined ? 0 : Number(query.offset);
+  const where = filter ? ` WHERE ${q(filter[1]!)} = ?` : '';
+  const params = filter ? [filter[2]!] : [];
+  const columns = served.table.columns.map((c) => q(c.name)).join(', ');
+  const page = statement(served, `page:${filter?.[1]}:${sort}:${offset > 0}`, () =>
+    `SELECT ${columns} FROM ${q(served.table.name)}${where} ORDER BY ${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC LIMIT ?${offset > 0 ? ' OFFSET ?' : ''}`,
+  );
+  const rows = (page.all(...params, limit, ...(offset > 0 ? [offset] : [])) as Row[]).map((row) => served.decode(row));
+  let total: number | null = null;
+  if (query.count !== 'none') {
+    total = statement(served, `count:${filter?.[1]}`, () => `SELECT count(*) AS n FROM ${q(served.table.name)}${where}`).pluck().get(...params) as number;
+  }
+  return { data: rows, meta: { total, limit, offset } };
+});
+
+app.post<TableRoute & { Body: Row }>('/p/:id/api/:table', async (request, reply) => {
+  const served = tables.get(request.params.table);
+  if (!served) return reply.code(404).send(notFound('table'));
+  const row = insertRow(served, request.body, new Date().toISOString());
+  return reply.code(201).send({ data: row });
+});
+
+app.post<TableRoute & { Body: Row[] }>('/p/:id/api/:table/bulk', { bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
+  const served = tables.get(request.params.table);
+  if (!served) return reply.code(404).send(notFound('table'));
+  const now = new Date().toISOString();
+  const rows = db.transaction((bodies: Row[]) => bodies.map((body) => insertRow(served, body, now)))(request.body);
+  return reply.code(201).send({ data: rows });
+});
+
+app.get('/health', async () => ({ status: 'ok' }));
+
+const address = await app.listen({ host: '127.0.0.1', port: Number(argument('port') ?? 0) });
+process.stdout.write(`Baseline listening on ${address}\n`);
+const stop = () => {
+  void app.close().then(() => db.close());
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

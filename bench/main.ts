@@ -1,0 +1,146 @@
+/**
+ * `npm run bench`: seeds a project through Rowbase's API, runs every scenario against
+ * Rowbase and the baseline back to back, measures the many-projects footprint, and writes
+ * bench/results/last-run.json and the results section of docs/benchmarks.md.
+ * Exits 1 when any scenario saw errors or non-2xx answers.
+ */
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { runFootprint, type FootprintResult } from './footprint.js';
+import { describeMachine } from './machine.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { runProfiles } from './profile.js';
+import { writeReport, type BenchReport } from './report.js';
+import { runScenario, type ScenarioResult } from './run-scenario.js';
+import { SCENARIOS, type ScenarioContext } from './scenarios.js';
+import { BENCH_PROJECT, seedBenchProject, signIn } from './seed.js';
+import type { ServerProcess } from './server-process.js';
+import { ROOT, startBaseline, startRowbase } from './servers.js';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function benchmark(options: BenchOptions, runDir: string, platformKey: string): Promise<BenchReport> {
+  const started = Date.now();
+  const machine = describeMachine(ROOT);
+  const wanted = (id: string) => options.only.length === 0 || options.only.includes(id);
+  const scenarios = SCENARIOS.filter((s) => wanted(s.id));
+  const results: ScenarioResult[] = [];
+  let seeding: Record<string, number> = {};
+
+  if (scenarios.length > 0) {
+    const dataDir = path.join(runDir, 'rowbase');
+    log(`Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ${options.events.toLocaleString('en-US')} events through the bulk API...`);
+    const seeder = await startRowbase(dataDir, platformKey);
+    let seeded;
+    try {
+      let shown = 0;
+      seeded = await seedBenchProject(seeder.url, platformKey, {
+        items: options.items,
+        users: options.users,
+        notesPerUser: options.notesPerUser,
+        events: options.events,
+        onProgress: (rows) => {
+          if (rows - shown >= 100_000) log(`  events: ${(shown = rows).toLocaleString('en-US')}`);
+        },
+      });
+    } finally {
+      await seeder.stop();
+    }
+    seeding = seeded.timings;
+    for (const [step, seconds] of Object.entries(seeding)) log(`  ${step}: ${seconds.toFixed(1)} s`);
+
+    // The baseline serves a copy of the same file: same rows, same indexes, same page layout.
+    // The seeding server closed cleanly, so the file is checkpointed and complete on its own.
+    const projectFile = path.join(dataDir, 'projects', `${BENCH_PROJECT}.db`);
+    if (existsSync(`${projectFile}-wal`)) throw new Error(`${projectFile}-wal still exists: the seeding server did not close cleanly`);
+    const baselineFile = path.join(runDir, 'baseline.db');
+    copyFileSync(projectFile, baselineFile);
+
+    const rowbase = await startRowbase(dataDir, platformKey);
+    const baseline = await startBaseline(baselineFile);
+    try {
+      const sessions = await signIn(rowbase.url, seeded);
+      log(sessions ? `Signed in ${sessions.length} users.` : 'No login endpoint in this build: auth scenarios are skipped.');
+      const context: ScenarioContext = { seeded, sessions };
+      const servers: Record<'rowbase' | 'baseline', ServerProcess> = { rowbase, baseline };
+      for (const scenario of scenarios) {
+        log(`${scenario.id}: ${scenario.title}`);
+        results.push(await runScenario(scenario, context, servers, { ...options, scratchDir: runDir, log }));
+      }
+    } finally {
+      await Promise.all([rowbase.stop(), baseline.stop()]);
+    }
+  }
+
+  let footprint: FootprintResult | undefined;
+  if (wanted('footprint')) {
+    log(`footprint: ${options.footprintProjects} projects × ${options.footprintTables} tables`);
+    const dataDir = path.join(runDir, 'footprint');
+    footprint = await runFootprint({
+      projects: options.footprintProjects,
+      tablesPerProject: options.footprintTables,
+      platformKey,
+      start: () => startRowbase(dataDir, platformKey),
+      log,
+    });
+    log(`  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`);
+  }
+
+  return {
+    startedAt: new Date(started).toISOString(),
+    wallSeconds: (Date.now() - started) / 1000,
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    quick: options.quick,
+    plan: { runs: options.runs, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds },
+    machine,
+    seeding,
+    scenarios: results,
+    ...(footprint ? { footprint } : { footprintSkipped: 'not selected with --only' }),
+  };
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+  const runDir = path.join(ROOT, '.bench-tmp', `run-${Date.now()}`);
+  mkdirSync(runDir, { recursive: true });
+  const platformKey = `bench_${randomBytes(24).toString('hex')}`;
+  try {
+    if (options.profile.length > 0) {
+      await runProfiles(options, runDir, platformKey, log);
+      return 0;
+    }
+    const report = await benchmark(options, runDir, platformKey);
+    writeReport(report, path.join(ROOT, 'bench', 'results', options.quick ? 'last-quick-run.json' : 'last-run.json'), options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined);
+    const failures = report.scenarios.flatMap((s) => s.failures);
+    const unmet = [...report.scenarios.flatMap((s) => s.goals.map((g) => ({ ...g, scenario: s.id }))), ...(report.footprint?.goals ?? []).map((g) => ({ ...g, scenario: 'footprint' }))].filter((g) => g.met === false);
+    log(`\nDone in ${report.wallSeconds.toFixed(0)} s.${options.docs ? ' Wrote docs/benchmarks.md.' : ''}`);
+    for (const goal of unmet) log(`  target not met: ${goal.scenario}: ${goal.text} (measured ${goal.measured})`);
+    if (failures.length > 0) {
+      log(`\nFAILED: ${failures.length} run(s) had errors or non-2xx answers:`);
+      for (const failure of failures) log(`  ${failure}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    if (!options.keep) rmSync(runDir, { recursive: true, force: true });
+  }
+}
+
+// Ctrl-C: exit normally so the exit hook stops the servers this run started.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

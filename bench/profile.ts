@@ -1,0 +1,52 @@
+/**
+ * `npm run bench -- --profile [ids]`: runs built Rowbase under `node --cpu-prof` while one
+ * scenario loads it, one server process per scenario (so each profile holds one path), and
+ * writes a summary of each profile to bench/results/profile-<id>.txt.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runLoad } from './load.js';
+import type { BenchOptions } from './options.js';
+import { formatProfile, summariseProfile } from './profile-summary.js';
+import { SCENARIOS } from './scenarios.js';
+import { seedBenchProject, signIn } from './seed.js';
+import { ROOT, startRowbase } from './servers.js';
+import { formatCount, formatMs } from './stats.js';
+
+/** Profiles each scenario in `options.profile`. Throws for an unknown id or a failed load. */
+export async function runProfiles(options: BenchOptions, runDir: string, platformKey: string, log: (line: string) => void): Promise<void> {
+  const scenarios = options.profile.map((id) => {
+    const scenario = SCENARIOS.find((s) => s.id === id);
+    if (!scenario) throw new Error(`unknown scenario "${id}"; scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}`);
+    return scenario;
+  });
+  const dataDir = path.join(runDir, 'profile-data');
+  const seeder = await startRowbase(dataDir, platformKey);
+  const events = scenarios.some((s) => s.id.startsWith('big-')) ? Math.min(options.events, 200_000) : 0;
+  const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events }).finally(() => seeder.stop());
+
+  for (const scenario of scenarios) {
+    const profileDir = path.join(runDir, 'profiles', scenario.id);
+    mkdirSync(profileDir, { recursive: true });
+    // 200 µs sampling: the default 1 ms is too coarse for requests that take well under a millisecond.
+    const server = await startRowbase(dataDir, platformKey, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200']);
+    try {
+      const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;
+      if (scenario.needsAuth && !sessions) throw new Error(`${scenario.id} needs the login endpoint, which this build lacks`);
+      const context = { seeded, sessions };
+      const result = await runLoad({ url: server.url, connections: scenario.connections, durationSeconds: options.profileSeconds, requests: scenario.requests(context, 'rowbase') }, runDir);
+      if (result.errors > 0 || result.non2xx > 0) throw new Error(`${scenario.id}: ${result.errors} errors, ${result.non2xx} non-2xx; first: ${JSON.stringify(result.firstFailure)}`);
+      log(`${scenario.id} under --cpu-prof: ${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms`);
+    } finally {
+      await server.stop(); // the profile is written when the process exits normally
+    }
+    const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no .cpuprofile in ${profileDir}: did the server exit cleanly?`);
+    const text = formatProfile(`CPU profile of Rowbase under ${scenario.id} (${scenario.title})`, summariseProfile(path.join(profileDir, file)));
+    const out = path.join(ROOT, 'bench', 'results', `profile-${scenario.id}.txt`);
+    mkdirSync(path.dirname(out), { recursive: true });
+    writeFileSync(out, text);
+    log(text.split('\n').slice(0, 40).join('\n'));
+    log(`Full summary: ${path.relative(ROOT, out)}${options.keep ? `; raw profile: ${path.relative(ROOT, path.join(profileDir, file))}` : ''}`);
+  }
+}

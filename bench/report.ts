@@ -1,0 +1,145 @@
+/**
+ * Turns a run's results into Markdown and writes it into docs/benchmarks.md between two
+ * markers, leaving the hand-written prose around them alone. The raw results go to
+ * bench/results/last-run.json.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FootprintResult } from './footprint.js';
+import type { MachineInfo } from './machine.js';
+import type { ScenarioResult } from './run-scenario.js';
+import { formatCount, formatMiB, formatMs, type SeriesSummary } from './stats.js';
+
+export const START_MARKER = '<!-- bench:results:start (written by npm run bench; edits here are overwritten) -->';
+export const END_MARKER = '<!-- bench:results:end -->';
+
+/** Everything one `npm run bench` measured. */
+export interface BenchReport {
+  readonly startedAt: string;
+  readonly wallSeconds: number;
+  readonly command: string;
+  readonly quick: boolean;
+  readonly plan: { readonly runs: number; readonly durationSeconds: number; readonly warmupSeconds: number };
+  readonly machine: MachineInfo;
+  readonly seeding: Readonly<Record<string, number>>;
+  readonly scenarios: readonly ScenarioResult[];
+  readonly footprint?: FootprintResult;
+  readonly footprintSkipped?: string;
+}
+
+function range(summary: SeriesSummary): string {
+  return `${formatCount(summary.rps.median)} (${formatCount(summary.rps.min)}–${formatCount(summary.rps.max)})`;
+}
+
+function scenarioRows(report: BenchReport): string[] {
+  const rows = [
+    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | errors / non-2xx | peak RSS |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of report.scenarios) {
+    if (scenario.skipped) {
+      rows.push(`| ${scenario.title} | — | ${scenario.connections} | skipped: ${scenario.skipped} | | | | | |`);
+      continue;
+    }
+    for (const series of scenario.series) {
+      const s = series.summary;
+      rows.push(
+        `| ${scenario.title} | ${series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
+      );
+      if (series.background) {
+        const b = series.background;
+        rows.push(`| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | ${b.errors} / ${b.non2xx} | |`);
+      }
+    }
+  }
+  return rows;
+}
+
+function ratioRows(report: BenchReport): string[] {
+  const rows = ['| Scenario | Rowbase req/s | Baseline req/s | Rowbase / baseline, median of pairs (range) |', '|---|---:|---:|---:|'];
+  for (const scenario of report.scenarios) {
+    if (!scenario.ratio) continue;
+    const [rowbase, baseline] = scenario.series;
+    rows.push(
+      `| ${scenario.title} | ${formatCount(rowbase!.summary.rps.median)} | ${formatCount(baseline!.summary.rps.median)} | **${scenario.ratio.median.toFixed(2)}** (${scenario.ratio.min.toFixed(2)}–${scenario.ratio.max.toFixed(2)}) |`,
+    );
+  }
+  return rows;
+}
+
+function met(value: boolean | null): string {
+  return value === null ? '—' : value ? 'yes' : '**no**';
+}
+
+function goalRows(report: BenchReport): string[] {
+  const rows = ['| Scenario | Target | Measured (median of runs) | Met |', '|---|---|---|---|'];
+  for (const scenario of report.scenarios) {
+    for (const goal of scenario.goals) rows.push(`| ${scenario.title} | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
+  }
+  for (const goal of report.footprint?.goals ?? []) rows.push(`| footprint | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
+  return rows;
+}
+
+function footprintLines(report: BenchReport): string[] {
+  const f = report.footprint;
+  if (!f) return [`Footprint: skipped (${report.footprintSkipped ?? 'not run'}).`];
+  const latency = (l: FootprintResult['coldFirstRequest']) => `p50 ${formatMs(l.p50)} ms, p99 ${formatMs(l.p99)} ms, max ${formatMs(l.max)} ms`;
+  return [
+    `${f.projects} projects × ${f.tablesPerProject} tables (created in ${f.seedSeconds.toFixed(0)} s through the API, then a fresh server process):`,
+    '',
+    `- RSS idle, before touching any project: ${formatMiB(f.rssIdle)}`,
+    `- RSS after touching every project once: **${formatMiB(f.rssAfterTouch)}** (peak ${formatMiB(f.peakRss)})`,
+    `- first request to a cold project: **${latency(f.coldFirstRequest)}**`,
+    `- the same request to an open project: ${latency(f.warmRequest)}`,
+  ];
+}
+
+/** The generated section: machine, plan, figures, ratios, targets, seeding times. */
+export function renderResults(report: BenchReport): string {
+  const m = report.machine;
+  const failures = report.scenarios.flatMap((s) => s.failures);
+  const seeding = Object.entries(report.seeding).map(([step, seconds]) => `${step} ${seconds.toFixed(1)} s`).join('; ');
+  return [
+    START_MARKER,
+    '',
+    `Run of ${report.startedAt}${report.quick ? ' — **smoke run (`--quick`): too short to be representative**' : ''}.`,
+    '',
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; ${m.os}; load average ${m.loadAtStart.toFixed(2)} at the start`,
+    `- Software: Node ${m.node}, SQLite ${m.sqlite}; commit ${m.commit}`,
+    `- Command: \`${report.command}\` (${report.wallSeconds.toFixed(0)} s wall time in all)`,
+    `- Plan: per scenario and server a ${report.plan.warmupSeconds} s warm-up, then ${report.plan.runs} runs of ${report.plan.durationSeconds} s, Rowbase and baseline alternating; figures are medians over runs with the range in brackets`,
+    `- Seeding through the API: ${seeding}`,
+    failures.length > 0 ? `- **FAILURES** (errors or non-2xx answers):\n${failures.map((f) => `  - ${f}`).join('\n')}` : '- Errors and non-2xx answers: none',
+    '',
+    '### Targets',
+    '',
+    ...goalRows(report),
+    '',
+    '### Rowbase / baseline',
+    '',
+    ...ratioRows(report),
+    '',
+    '### All figures',
+    '',
+    ...scenarioRows(report),
+    '',
+    '### Footprint',
+    '',
+    ...footprintLines(report),
+    '',
+    END_MARKER,
+  ].join('\n');
+}
+
+/** Writes the JSON results, and (when `docsFile` is given) the section of the docs page. */
+export function writeReport(report: BenchReport, resultsFile: string, docsFile: string | undefined): void {
+  mkdirSync(path.dirname(resultsFile), { recursive: true });
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  if (!docsFile) return;
+  const section = renderResults(report);
+  const current = existsSync(docsFile) ? readFileSync(docsFile, 'utf8') : '# Benchmarks\n\n## Latest results\n\n';
+  const start = current.indexOf(START_MARKER.slice(0, 25));
+  const end = current.indexOf(END_MARKER);
+  const next = start !== -1 && end > start ? `${current.slice(0, start)}${section}${current.slice(end + END_MARKER.length)}` : `${current.trimEnd()}\n\n${section}\n`;
+  writeFileSync(docsFile, next);
+}

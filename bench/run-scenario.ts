@@ -1,0 +1,143 @@
+/**
+ * Runs one scenario: a warm-up per server, then several measured runs alternating between
+ * Rowbase and the baseline (back to back, so both see the same machine noise), sampling
+ * the server's memory during each run. Judges the result against the scenario's goals.
+ */
+import { runLoad } from './load.js';
+import type { LoadResult, LoadSpec } from './load-spec.js';
+import type { Goal, Scenario, ScenarioContext, Target } from './scenarios.js';
+import type { ServerProcess } from './server-process.js';
+import { formatCount, formatMs, pairedRatio, summariseRuns, type SeriesSummary, type Spread } from './stats.js';
+
+export interface RunPlan {
+  readonly runs: number;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly scratchDir: string;
+  readonly log: (line: string) => void;
+}
+
+/** One scenario's runs against one server. */
+export interface SeriesResult {
+  readonly target: Target;
+  readonly runs: readonly LoadResult[];
+  readonly summary: SeriesSummary;
+  /** Highest VmRSS sampled during the measured runs. */
+  readonly peakRss: number;
+  /** The background load's runs (mixed scenario), summarised. */
+  readonly background?: SeriesSummary;
+}
+
+export interface GoalResult {
+  readonly text: string;
+  readonly measured: string;
+  /** null: not measured (the scenario was skipped). */
+  readonly met: boolean | null;
+}
+
+export interface ScenarioResult {
+  readonly id: string;
+  readonly title: string;
+  readonly connections: number;
+  /** Why the scenario did not run, if it did not. */
+  readonly skipped?: string;
+  readonly series: readonly SeriesResult[];
+  readonly ratio?: Spread;
+  readonly goals: readonly GoalResult[];
+  /** Runs with errors or non-2xx answers: the scenario failed. */
+  readonly failures: readonly string[];
+}
+
+const BACKGROUND_LEAD_SECONDS = 1;
+
+function describe(result: LoadResult): string {
+  return `${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms, max ${formatMs(result.latency.max)} ms`;
+}
+
+function failureOf(label: string, result: LoadResult): string | undefined {
+  if (result.errors === 0 && result.non2xx === 0) return undefined;
+  const first = result.firstFailure ? ` first: ${result.firstFailure.status} ${result.firstFailure.body}` : '';
+  return `${label}: ${result.errors} errors, ${result.non2xx} non-2xx of ${result.requests} requests.${first}`;
+}
+
+function goalText(goal: Goal): string {
+  return goal.kind === 'ratio' ? `req/s ≥ ${goal.min} × baseline` : `${goal.stat} < ${goal.maxMs} ms`;
+}
+
+function judge(goal: Goal, rowbase: SeriesSummary, ratio: Spread | undefined): GoalResult {
+  if (goal.kind === 'ratio') {
+    if (!ratio) return { text: goalText(goal), measured: 'no baseline run', met: false };
+    return { text: goalText(goal), measured: `${ratio.median.toFixed(2)} × (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)})`, met: ratio.median >= goal.min };
+  }
+  const value = rowbase[goal.stat].median;
+  return { text: goalText(goal), measured: `${formatMs(value)} ms`, met: value < goal.maxMs };
+}
+
+/** Runs `scenario` against the servers it applies to. Never throws for a failing load: it reports it. */
+export async function runScenario(scenario: Scenario, context: ScenarioContext, servers: Readonly<Record<Target, ServerProcess | undefined>>, plan: RunPlan): Promise<ScenarioResult> {
+  const base = { id: scenario.id, title: scenario.title, connections: scenario.connections };
+  if (scenario.needsAuth && !context.sessions) {
+    const skipped = 'this build has no POST /p/{id}/auth/login yet';
+    return { ...base, skipped, series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal), measured: 'skipped', met: null })), failures: [] };
+  }
+  const targets: Target[] = scenario.baseline && servers.baseline ? ['rowbase', 'baseline'] : ['rowbase'];
+  const specs = new Map<Target, LoadSpec>();
+  for (const target of targets) {
+    specs.set(target, { url: servers[target]!.url, connections: scenario.connections, durationSeconds: plan.durationSeconds, requests: scenario.requests(context, target) });
+  }
+  const background: LoadSpec | undefined = scenario.background && {
+    url: servers.rowbase!.url,
+    connections: scenario.background.connections,
+    durationSeconds: plan.durationSeconds + 2 * BACKGROUND_LEAD_SECONDS,
+    requests: scenario.background.requests(context),
+    timeoutSeconds: 30,
+  };
+
+  const failures: string[] = [];
+  const runs = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
+  const backgroundRuns: LoadResult[] = [];
+  const peaks = new Map<Target, number>(targets.map((t) => [t, 0]));
+
+  if (plan.warmupSeconds > 0) {
+    for (const target of targets) {
+      const warm = await runLoad({ ...specs.get(target)!, durationSeconds: plan.warmupSeconds }, plan.scratchDir);
+      const failure = failureOf(`${scenario.id} ${target} warm-up`, warm);
+      if (failure) failures.push(failure);
+    }
+  }
+  for (let run = 1; run <= plan.runs; run++) {
+    for (const target of targets) {
+      const stopSampling = servers[target]!.sampleRss();
+      let backgroundDone: Promise<LoadResult> | undefined;
+      if (background) {
+        backgroundDone = runLoad(background, plan.scratchDir);
+        // Let the burst reach full speed before measuring.
+        await new Promise((resolve) => setTimeout(resolve, BACKGROUND_LEAD_SECONDS * 1000 + 400));
+      }
+      const result = await runLoad(specs.get(target)!, plan.scratchDir);
+      if (backgroundDone) {
+        const burst = await backgroundDone;
+        backgroundRuns.push(burst);
+        const failure = failureOf(`${scenario.id} background ${scenario.background!.title} run ${run}`, burst);
+        if (failure) failures.push(failure);
+      }
+      peaks.set(target, Math.max(peaks.get(target)!, stopSampling()));
+      runs.get(target)!.push(result);
+      const failure = failureOf(`${scenario.id} ${target} run ${run}`, result);
+      if (failure) failures.push(failure);
+      plan.log(`  ${scenario.id.padEnd(16)} ${target.padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}${failure ? '  ** FAILED **' : ''}`);
+    }
+  }
+
+  const series: SeriesResult[] = targets.map((target) => ({
+    target,
+    runs: runs.get(target)!,
+    summary: summariseRuns(runs.get(target)!),
+    peakRss: peaks.get(target)!,
+    ...(target === 'rowbase' && backgroundRuns.length > 0 && { background: summariseRuns(backgroundRuns) }),
+  }));
+  const ratio = targets.includes('baseline') ? pairedRatio(runs.get('rowbase')!, runs.get('baseline')!) : undefined;
+  const goals = scenario.goals.map((goal) => judge(goal, series[0]!.summary, ratio));
+  for (const failure of failures) plan.log(`  ** ${failure}`);
+  return { ...base, series, ...(ratio && { ratio }), goals, failures };
+}

@@ -1,0 +1,189 @@
+/**
+ * The benchmark scenarios of issue 5, as a table: what each one sends, to which servers,
+ * with how many connections, and which targets it is judged against.
+ */
+import type { LoadRequest } from './load-spec.js';
+import { EVENT_KINDS, EVENTS, INBOX, ITEM_CATEGORIES, itemRow, ITEMS, NOTES, USER_PASSWORD } from './schema.js';
+import type { SeededProject, Session } from './seed.js';
+
+export type Target = 'rowbase' | 'baseline';
+
+/** What a scenario's requests are built from. */
+export interface ScenarioContext {
+  readonly seeded: SeededProject;
+  /** Signed-in users; undefined when the build has no auth endpoints yet. */
+  readonly sessions: readonly Session[] | undefined;
+}
+
+/** A goal a scenario is judged against. */
+export type Goal =
+  | { readonly kind: 'ratio'; readonly min: number }
+  | { readonly kind: 'latency'; readonly stat: 'p50' | 'p99'; readonly maxMs: number };
+
+/** A load that runs alongside the measured one (the login burst of the mixed scenario). */
+export interface BackgroundLoad {
+  readonly title: string;
+  readonly connections: number;
+  requests(context: ScenarioContext): LoadRequest[];
+}
+
+export interface Scenario {
+  readonly id: string;
+  readonly title: string;
+  readonly connections: number;
+  /** Also run against the baseline, back to back, for the Rowbase/baseline ratio. */
+  readonly baseline: boolean;
+  /** Needs login (skipped until the build has POST /p/{id}/auth/login). */
+  readonly needsAuth: boolean;
+  requests(context: ScenarioContext, target: Target): LoadRequest[];
+  readonly background?: BackgroundLoad;
+  readonly goals: readonly Goal[];
+}
+
+/** A fixed pseudo-random order (so runs are comparable) that is not insertion order. */
+function shuffled<T>(values: readonly T[], seed = 42): T[] {
+  const out = [...values];
+  let state = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    const j = state % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+const pk = (context: ScenarioContext) => ({ 'x-api-key': context.seeded.publishableKey });
+const api = (context: ScenarioContext, table: string) => `/p/${context.seeded.projectId}/api/${table}`;
+const auth = (context: ScenarioContext) => `/p/${context.seeded.projectId}/auth`;
+
+function getById(context: ScenarioContext): LoadRequest[] {
+  return shuffled(context.seeded.itemIds).map((id) => ({ method: 'GET', path: `${api(context, ITEMS.name)}/${id}`, headers: pk(context) }));
+}
+
+function listPage(context: ScenarioContext, table: string, column: string, values: string[], count: boolean): LoadRequest[] {
+  return values.map((value) => ({
+    method: 'GET',
+    path: `${api(context, table)}?filter=${encodeURIComponent(`${column} = '${value}'`)}&sort=-created_at&limit=20${count ? '' : '&count=none'}`,
+    headers: pk(context),
+  }));
+}
+
+const categories = Array.from({ length: ITEM_CATEGORIES }, (_, n) => `c${n}`);
+const kinds = Array.from({ length: EVENT_KINDS }, (_, n) => `k${n}`);
+
+function logins(context: ScenarioContext): LoadRequest[] {
+  return (context.sessions ?? []).map((s) => ({ method: 'POST', path: `${auth(context)}/login`, body: JSON.stringify({ email: s.email, password: USER_PASSWORD }) }));
+}
+
+/** Every scenario, in the order they run: reads, then auth, then writes (which grow `inbox` only). */
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    id: 'get-by-id',
+    title: 'GET one row by id (pk_ key, view rule "")',
+    connections: 10,
+    baseline: true,
+    needsAuth: false,
+    requests: getById,
+    goals: [{ kind: 'ratio', min: 0.6 }, { kind: 'latency', stat: 'p99', maxMs: 2 }],
+  },
+  {
+    id: 'get-by-id-owner',
+    title: 'GET one row by id (user token, view rule owner = @request.auth.id)',
+    connections: 10,
+    baseline: false,
+    needsAuth: true,
+    requests: (context) =>
+      shuffled(
+        (context.sessions ?? []).flatMap((session) =>
+          (context.seeded.notesByUser.get(session.userId) ?? []).map((id) => ({
+            method: 'GET' as const,
+            path: `${api(context, NOTES.name)}/${id}`,
+            headers: { authorization: `Bearer ${session.token}` },
+          })),
+        ),
+      ),
+    goals: [],
+  },
+  {
+    id: 'list-total',
+    title: 'list 20 rows, filter + sort=-created_at, with total',
+    connections: 10,
+    baseline: true,
+    needsAuth: false,
+    requests: (context) => listPage(context, ITEMS.name, 'category', categories, true),
+    goals: [{ kind: 'ratio', min: 0.6 }],
+  },
+  {
+    id: 'list-no-count',
+    title: 'list 20 rows, filter + sort=-created_at, count=none',
+    connections: 10,
+    baseline: true,
+    needsAuth: false,
+    requests: (context) => listPage(context, ITEMS.name, 'category', categories, false),
+    goals: [{ kind: 'ratio', min: 0.6 }],
+  },
+  {
+    id: 'big-list-page',
+    title: '1M-row table: indexed filtered list page (count=none)',
+    connections: 10,
+    baseline: true,
+    needsAuth: false,
+    requests: (context) => listPage(context, EVENTS.name, 'kind', shuffled(kinds), false),
+    goals: [{ kind: 'latency', stat: 'p50', maxMs: 5 }],
+  },
+  {
+    id: 'big-list-total',
+    title: '1M-row table: indexed filtered list page with its total',
+    connections: 10,
+    baseline: true,
+    needsAuth: false,
+    requests: (context) => listPage(context, EVENTS.name, 'kind', shuffled(kinds), true),
+    goals: [],
+  },
+  {
+    id: 'login',
+    title: 'login (argon2id)',
+    connections: 20,
+    baseline: false,
+    needsAuth: true,
+    requests: logins,
+    goals: [],
+  },
+  {
+    id: 'refresh',
+    title: 'refresh',
+    connections: 10,
+    baseline: false,
+    needsAuth: true,
+    requests: (context) => (context.sessions ?? []).map((s) => ({ method: 'POST', path: `${auth(context)}/refresh`, body: JSON.stringify({ refresh_token: s.refreshToken }) })),
+    goals: [],
+  },
+  {
+    id: 'mixed',
+    title: 'GET by id while 20 clients log in',
+    connections: 10,
+    baseline: false,
+    needsAuth: true,
+    requests: getById,
+    background: { title: 'login', connections: 20, requests: logins },
+    goals: [{ kind: 'latency', stat: 'p99', maxMs: 5 }],
+  },
+  {
+    id: 'create',
+    title: 'create one row',
+    connections: 10,
+    baseline: true,
+    needsAuth: false,
+    requests: (context) => [{ method: 'POST', path: api(context, INBOX.name), headers: pk(context), body: JSON.stringify(itemRow(7)) }],
+    goals: [{ kind: 'ratio', min: 0.5 }],
+  },
+  {
+    id: 'bulk-1000',
+    title: 'bulk create, 1,000 rows per request (1 connection)',
+    connections: 1,
+    baseline: true,
+    needsAuth: false,
+    requests: (context) => [{ method: 'POST', path: `${api(context, INBOX.name)}/bulk`, headers: pk(context), body: JSON.stringify(Array.from({ length: 1000 }, (_, n) => itemRow(n))) }],
+    goals: [{ kind: 'latency', stat: 'p50', maxMs: 50 }],
+  },
+];

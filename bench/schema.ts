@@ -1,0 +1,104 @@
+/**
+ * The benchmark project's tables, shared by the seeder (which declares them through
+ * Rowbase's schema API) and the baseline server (which serves the same SQLite file by hand).
+ */
+
+/** A column as the baseline needs to know it: name and whether SQLite stores it as 0/1. */
+export interface BenchColumn {
+  readonly name: string;
+  readonly type: 'text' | 'integer' | 'boolean' | 'timestamp';
+}
+
+/** One benchmark table: its Rowbase definition and the columns rows carry, in order. */
+export interface BenchTable {
+  readonly name: string;
+  readonly definition: Record<string, unknown>;
+  /** Readable columns in Rowbase's order: system columns first, then declared ones. */
+  readonly columns: readonly BenchColumn[];
+}
+
+const SYSTEM: readonly BenchColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'created_at', type: 'timestamp' },
+  { name: 'updated_at', type: 'timestamp' },
+];
+
+const OPEN_RULES = { list: '', view: '', create: '', update: '', delete: '' };
+
+/** Categories of `items` (10 values, so a category filter matches a tenth of the rows). */
+export const ITEM_CATEGORIES = 10;
+/** Kinds of `events` (100 values, so a kind filter matches 1 % of the rows). */
+export const EVENT_KINDS = 100;
+
+const itemColumns = [
+  { name: 'title', type: 'text', required: true, max_length: 200 },
+  { name: 'category', type: 'text', required: true },
+  { name: 'score', type: 'integer', min: 0 },
+  { name: 'done', type: 'boolean', default: false },
+];
+
+/** Read-mostly table of the GET and list scenarios (10,000 rows, view rule ""). */
+export const ITEMS: BenchTable = {
+  name: 'items',
+  definition: { columns: itemColumns, rules: OPEN_RULES, indexes: [['category', 'created_at', 'id']] },
+  columns: [...SYSTEM, { name: 'title', type: 'text' }, { name: 'category', type: 'text' }, { name: 'score', type: 'integer' }, { name: 'done', type: 'boolean' }],
+};
+
+/** Same shape as items; the write scenarios (create, bulk) grow this one so reads stay at 10,000 rows. */
+export const INBOX: BenchTable = { ...ITEMS, name: 'inbox', definition: { ...ITEMS.definition, indexes: [] } };
+
+/** The auth table (login and refresh scenarios). */
+export const USERS: BenchTable = {
+  name: 'users',
+  definition: { auth_table: true, columns: [{ name: 'display_name', type: 'text' }] },
+  columns: [...SYSTEM, { name: 'email', type: 'text' }, { name: 'email_verified', type: 'boolean' }, { name: 'display_name', type: 'text' }],
+};
+
+/** Rows visible only to their owner (the bearer-token GET scenario). */
+export const NOTES: BenchTable = {
+  name: 'notes',
+  definition: {
+    columns: [
+      { name: 'owner', type: 'text', required: true, references: { table: 'users', on_delete: 'cascade' } },
+      { name: 'body', type: 'text' },
+    ],
+    rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id', create: null, update: null, delete: null },
+  },
+  columns: [...SYSTEM, { name: 'owner', type: 'text' }, { name: 'body', type: 'text' }],
+};
+
+/** The scale table (1,000,000 rows), with the index its filtered list uses. */
+export const EVENTS: BenchTable = {
+  name: 'events',
+  definition: {
+    columns: [
+      { name: 'kind', type: 'text', required: true },
+      { name: 'score', type: 'integer' },
+      { name: 'payload', type: 'text' },
+    ],
+    rules: OPEN_RULES,
+    indexes: [['kind', 'created_at', 'id']],
+  },
+  columns: [...SYSTEM, { name: 'kind', type: 'text' }, { name: 'score', type: 'integer' }, { name: 'payload', type: 'text' }],
+};
+
+/** Every table in declaration order (users before notes: notes references it). */
+export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, EVENTS];
+
+/** The n-th item row as a client would send it. */
+export function itemRow(n: number): Record<string, unknown> {
+  return { title: `Item number ${n} with a title of ordinary length`, category: `c${n % ITEM_CATEGORIES}`, score: n % 1000, done: n % 3 === 0 };
+}
+
+/** The n-th event row as a client would send it. */
+export function eventRow(n: number): Record<string, unknown> {
+  return { kind: `k${n % EVENT_KINDS}`, score: n % 10_000, payload: `event ${n}` };
+}
+
+/** The password every benchmark user gets (long enough for any minimum). */
+export const USER_PASSWORD = 'correct horse battery staple';
+
+/** The email of the n-th benchmark user. */
+export function userEmail(n: number): string {
+  return `user${n}@bench.example`;
+}

@@ -1,0 +1,117 @@
+/**
+ * Seeds the benchmark project through Rowbase's own HTTP API: the platform API creates the
+ * project, the schema API declares the tables, and the bulk endpoint writes every row in
+ * batches of 10,000 (the largest bulk request the contract allows).
+ */
+import { call, expectStatus } from './http-client.js';
+import { BENCH_TABLES, eventRow, EVENTS, INBOX, itemRow, ITEMS, NOTES, USER_PASSWORD, userEmail, USERS } from './schema.js';
+
+export const BENCH_PROJECT = 'bench';
+const BATCH = 10_000;
+
+/** What the scenarios need to know about the seeded data. */
+export interface SeededProject {
+  readonly projectId: string;
+  readonly adminKey: string;
+  readonly publishableKey: string;
+  readonly itemIds: readonly string[];
+  readonly users: readonly { readonly id: string; readonly email: string }[];
+  /** Note ids by owner id. */
+  readonly notesByUser: ReadonlyMap<string, readonly string[]>;
+  readonly eventRows: number;
+  /** Seconds spent seeding, by step. */
+  readonly timings: Readonly<Record<string, number>>;
+}
+
+export interface SeedOptions {
+  readonly items: number;
+  readonly users: number;
+  readonly notesPerUser: number;
+  readonly events: number;
+  /** Called after every events batch with the rows written so far. */
+  readonly onProgress?: (rows: number) => void;
+}
+
+async function timed<T>(timings: Record<string, number>, step: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  timings[step] = (performance.now() - started) / 1000;
+  return result;
+}
+
+/** Writes `count` rows made by `row(n)` in bulk batches, two requests in flight; returns their ids. */
+async function bulkInsert(base: string, headers: Record<string, string>, table: string, count: number, row: (n: number) => Record<string, unknown>, onProgress?: (rows: number) => void): Promise<string[]> {
+  const ids: string[] = new Array(count);
+  let next = 0;
+  let done = 0;
+  // Two in flight: the harness builds the next batch while the server writes this one.
+  const lane = async () => {
+    while (next < count) {
+      const start = next;
+      const size = Math.min(BATCH, count - start);
+      next += size;
+      const rows = Array.from({ length: size }, (_, i) => row(start + i));
+      const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${table}/bulk`, headers, rows);
+      (response.body.data as { id: string }[]).forEach((created, i) => (ids[start + i] = created.id));
+      done += size;
+      onProgress?.(done);
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  return ids;
+}
+
+/** Creates the project, its tables and rows. Throws with the server's answer when a step fails. */
+export async function seedBenchProject(base: string, platformKey: string, options: SeedOptions): Promise<SeededProject> {
+  const timings: Record<string, number> = {};
+  const created = await timed(timings, 'project and tables', async () => {
+    const project = await expectStatus(201, base, 'POST', '/v1/projects', { 'x-platform-key': platformKey }, { name: 'Benchmarks', id: BENCH_PROJECT });
+    const admin = { 'x-admin-key': project.body.data.admin_key as string };
+    for (const table of BENCH_TABLES) await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/${table.name}`, admin, table.definition);
+    return project.body.data as { admin_key: string; publishable_key: string };
+  });
+  const admin = { 'x-admin-key': created.admin_key };
+
+  const itemIds = await timed(timings, `${ITEMS.name} (${options.items} rows)`, () => bulkInsert(base, admin, ITEMS.name, options.items, itemRow));
+  await timed(timings, `${INBOX.name} (1 row)`, () => bulkInsert(base, admin, INBOX.name, 1, itemRow));
+  const users = await timed(timings, `${USERS.name} (${options.users} rows, argon2id)`, async () => {
+    const rows = Array.from({ length: options.users }, (_, n) => ({ email: userEmail(n), password: USER_PASSWORD, display_name: `User ${n}` }));
+    const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${USERS.name}/bulk`, admin, rows);
+    return (response.body.data as { id: string; email: string }[]).map(({ id, email }) => ({ id, email }));
+  });
+  const notesByUser = await timed(timings, `${NOTES.name} (${options.users * options.notesPerUser} rows)`, async () => {
+    const ids = await bulkInsert(base, admin, NOTES.name, users.length * options.notesPerUser, (n) => ({ owner: users[n % users.length]!.id, body: `note ${n}` }));
+    const byUser = new Map<string, string[]>(users.map((u) => [u.id, []]));
+    ids.forEach((id, n) => byUser.get(users[n % users.length]!.id)!.push(id));
+    return byUser;
+  });
+  await timed(timings, `${EVENTS.name} (${options.events} rows)`, () => bulkInsert(base, admin, EVENTS.name, options.events, eventRow, options.onProgress));
+
+  return { projectId: BENCH_PROJECT, adminKey: created.admin_key, publishableKey: created.publishable_key, itemIds, users, notesByUser, eventRows: options.events, timings };
+}
+
+/** A signed-in benchmark user. */
+export interface Session {
+  readonly userId: string;
+  readonly email: string;
+  readonly token: string;
+  readonly refreshToken: string;
+}
+
+/**
+ * Logs every user in once. Returns undefined when this build has no login endpoint yet
+ * (404 NOT_FOUND: no such route), so the auth scenarios are skipped rather than failed.
+ * Throws on any other failure.
+ */
+export async function signIn(base: string, seeded: SeededProject): Promise<Session[] | undefined> {
+  const sessions: Session[] = [];
+  for (const user of seeded.users) {
+    const response = await call(base, 'POST', `/p/${seeded.projectId}/auth/login`, {}, { email: user.email, password: USER_PASSWORD });
+    if (response.status === 404 && response.body?.error?.code === 'NOT_FOUND') return undefined;
+    if (response.status !== 200 || typeof response.body?.token !== 'string') {
+      throw new Error(`login of ${user.email} failed: ${response.status} ${JSON.stringify(response.body).slice(0, 400)}`);
+    }
+    sessions.push({ userId: user.id, email: user.email, token: response.body.token, refreshToken: response.body.refresh_token });
+  }
+  return sessions;
+}

@@ -1,0 +1,42 @@
+/**
+ * How the harness starts the two servers it compares: Rowbase built in dist/ (production
+ * mode, logging at warn, loopback only) and the hand-written baseline.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, type ServerProcess } from './server-process.js';
+
+/** The repository root (bench/..). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Starts `node dist/main.js serve` over `dataDir` on a free loopback port.
+ * RATE_LIMITS=off: the login scenarios send thousands of logins a minute from one address,
+ * which the default limits would answer with 429; the benchmark measures the work, not the limiter.
+ */
+export function startRowbase(dataDir: string, platformKey: string, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+  return startServer({
+    name: 'rowbase',
+    cwd: ROOT,
+    args: [...nodeArgs, path.join(ROOT, 'dist', 'main.js'), 'serve'],
+    env: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      PLATFORM_KEY: platformKey,
+      RATE_LIMITS: 'off',
+    },
+  });
+}
+
+/** Starts the baseline over a SQLite file holding the benchmark tables. */
+export function startBaseline(dbFile: string): Promise<ServerProcess> {
+  return startServer({
+    name: 'baseline',
+    cwd: ROOT,
+    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline', 'server.ts'), '--db', dbFile],
+    env: { NODE_ENV: 'production' },
+  });
+}
