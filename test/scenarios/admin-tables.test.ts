@@ -125,8 +125,8 @@ describe('schema API /p/{id}/v1/tables', () => {
       assert.equal(response.status, 200);
       const names = response.body.data.map((t: { name: string }) => t.name);
       for (const name of ['existing', 'everything', 'plain']) assert.ok(names.includes(name), `${name} listed`);
-      assert.ok(!names.includes('only_other'));
-      for (const table of response.body.data) assert.ok(Array.isArray(table.columns) && typeof table.rules === 'object');
+      assert.ok(!names.includes('only_other'), 'tables of other projects are not listed');
+      for (const table of response.body.data) assert.ok(Array.isArray(table.columns) && typeof table.rules === 'object', JSON.stringify(table));
     });
 
     it('DELETE → 204, then GET, DELETE and the data API → 404 TABLE_NOT_FOUND', async () => {

@@ -195,7 +195,7 @@ describe('platform API /v1/projects', () => {
       assertError(await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin }), 404, 'PROJECT_NOT_FOUND');
       assertError(await server.request('GET', `/p/${project.id}/api/notes/${row.body.data.id}`, { headers: project.anon }), 404, 'PROJECT_NOT_FOUND');
       const list = await server.request('GET', '/v1/projects?limit=1000', { headers: platform });
-      assert.ok(!list.body.data.some((p: { id: string }) => p.id === project.id));
+      assert.ok(!list.body.data.some((p: { id: string }) => p.id === project.id), 'the deleted project is not listed');
     });
 
     it('the id can be reused after a delete, with an empty schema and new keys', async () => {
