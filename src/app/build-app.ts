@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
-import { registerErrorHandling } from '../http/error-handler.js';
+import { handleClientError } from '../http/client-errors.js';
+import { registerErrorHandling, sendError, toAppError } from '../http/error-handler.js';
 import { buildLoggerOptions } from '../http/logging.js';
 import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
 import { registerAdminKeyRoutes } from '../http/routes/admin-keys.js';
@@ -38,6 +39,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     requestIdHeader: false,
     trustProxy: config.trustProxy ? config.trustProxy.split(',').map((s) => s.trim()) : false,
     return503OnClosing: false,
+    // Router and HTTP-parser failures get the error envelope too.
+    frameworkErrors: (error, request, reply) => {
+      sendError(reply, toAppError(error));
+    },
+    clientErrorHandler: handleClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   });
   // Services are built after the app so that they log through the app's (redacting) logger.

@@ -30,6 +30,11 @@ export function toAppError(error: unknown): AppError {
       return new AppError('PAYLOAD_TOO_LARGE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('INVALID_JSON', { message: 'The body is empty but Content-Type says JSON.', suggestion: 'Send a JSON body, or leave out the Content-Type header.' });
+    case 'FST_ERR_BAD_URL':
+      return new AppError('BAD_REQUEST', { message: 'The URL is not valid percent-encoding.', suggestion: 'Percent-encode path segments and query values (encodeURIComponent).' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Every id and name is far shorter than the router's limit: nothing can exist there.
+      return new AppError('NOT_FOUND', { message: 'A path segment is longer than any project id, table name or row id can be.' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('INVALID_JSON', { message: 'Content-Length does not match the body.' });
     default:
