@@ -183,7 +183,9 @@ export class RowService {
       if (!signup) checkProtectedFields(table, context.caller, body, true);
       const validated = table.validators().create(body, bulk ? index : undefined);
       const values = await this.prepareAuthFields(context, table, validated, true, bulk ? index : undefined);
-      prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, values) });
+      // @request.body is what the client sent (normalised): defaults and password hashes are not in it.
+      const sent = Object.fromEntries(Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]));
+      prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, sent) });
     }
     const columns = [...table.physical.values()].filter((c) => c.name !== 'password_version');
     try {
