@@ -30,7 +30,7 @@ export interface BuiltApp {
 /** What tests may replace when building the app: the clock, mail worker and SMTP tunables. */
 export type AppOptions = Omit<ServiceOptions, 'log'>;
 
-/** Builds the app and its services; closing the app stops the mail worker, then closes storage. */
+/** Builds the app and its services; closing the app drains auth work, stops the mail worker, then closes storage. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: buildLoggerOptions(config.logLevel),
@@ -58,8 +58,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services.mailWorker?.start();
   });
   app.addHook('onClose', async () => {
-    await services.mailWorker?.stop();
+    // Background auth work may still queue mail: let it finish before the worker stops.
     await services.auth.drain();
+    await services.mailWorker?.stop();
     await services.storage.close();
   });
 

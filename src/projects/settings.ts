@@ -51,8 +51,10 @@ const patchSchema = {
     refresh_token_rotation: { type: 'boolean' },
     revoke_sessions_on_password_change: { type: 'boolean' },
     require_verified_email: { type: 'boolean' },
-    app_name: { type: ['string', 'null'], maxLength: 100 },
-    email_from: { type: ['string', 'null'], maxLength: 254 },
+    // Used in mail subjects: one line only.
+    app_name: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 100, pattern: '^[^\\r\\n]*$' }] },
+    // One line: `addr@host` or `Name <addr@host>`; a line break would let a value inject mail headers.
+    email_from: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 254, pattern: '^(?:[^\\r\\n<>@]*<[^\\s<>@]+@[^\\s<>@]+>|[^\\s<>@]+@[^\\s<>@]+)$' }] },
     min_password_length: { type: 'integer', minimum: 8, maximum: 256 },
     rate_limits: {
       type: 'object',
@@ -67,6 +69,12 @@ const patchSchema = {
 } as const;
 
 const validatePatch = new Ajv({ allErrors: false }).compile(patchSchema);
+
+// Plain words for the fields whose JSON Schema errors would read badly.
+const FIELD_HINTS: Readonly<Record<string, string>> = {
+  email_from: 'must be null or one line: "no-reply@example.com" or "My App <no-reply@example.com>"',
+  app_name: 'must be null or one line of at most 100 characters',
+};
 
 /**
  * Normalises an origin (`scheme://host[:port]`, http or https): lower-case, default port
@@ -101,8 +109,9 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
     const field = error.params && 'additionalProperty' in error.params
       ? String(error.params.additionalProperty)
       : error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
+    const reason = error.keyword === 'additionalProperties' ? 'is not a setting' : FIELD_HINTS[field] ?? error.message ?? 'is invalid';
     throw new AppError('VALIDATION_FAILED', {
-      message: `settings: ${field} ${error.keyword === 'additionalProperties' ? 'is not a setting' : error.message ?? 'is invalid'}.`,
+      message: `settings: ${field} ${reason}.`,
       suggestion: `Settings are: ${Object.keys(DEFAULT_SETTINGS).join(', ')}. See docs/auth.md.`,
     });
   }
