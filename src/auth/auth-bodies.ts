@@ -17,11 +17,17 @@ function objectSchema(properties: Record<string, object>) {
   return { type: 'object', additionalProperties: false, required: Object.keys(properties), properties };
 }
 
+/** The body of POST login. */
 export interface LoginBody { readonly email: string; readonly password: string }
+/** The body of POST refresh. */
 export interface RefreshBody { readonly refresh_token: string }
+/** The body of POST change-password. */
 export interface ChangePasswordBody { readonly current_password: string; readonly new_password: string }
+/** The body of POST forgot-password. */
 export interface ForgotPasswordBody { readonly email: string; readonly redirect_url: string }
+/** The body of POST reset-password. */
 export interface ResetPasswordBody { readonly token: string; readonly new_password: string }
+/** The query of GET verify. */
 export interface VerifyQuery { readonly token: string }
 
 interface BodySpec<T> {
@@ -34,6 +40,7 @@ function spec<T>(properties: Record<string, object>, example: string): BodySpec<
   return { validate: ajv.compile<T>(objectSchema(properties)), example };
 }
 
+/** The compiled body checks of the auth endpoints, for `parseBody`. */
 export const BODIES = {
   login: spec<LoginBody>({ email: string(320), password: PASSWORD }, '{"email": "ada@example.com", "password": "..."}'),
   refresh: spec<RefreshBody>({ refresh_token: TOKEN }, '{"refresh_token": "..."}'),

@@ -4,6 +4,7 @@
  * is consumed by one conditional UPDATE, so of two concurrent uses at most one succeeds. A
  * reset token carries the password version it was issued for and dies when it changes.
  */
+import { AppError } from '../errors/app-error.js';
 import { randomToken } from '../lib/random.js';
 import { hashSecret } from '../lib/secrets.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
@@ -62,6 +63,11 @@ export async function consumeOneTimeToken(executor: Executor, kind: OneTimeToken
     returning: TOKENS.columns,
   });
   return row ? { userId: String(row.user_id), passwordVersion: Number(row.password_version) } : undefined;
+}
+
+/** AUTH_INVALID_ONE_TIME_TOKEN: one answer for unknown, used, expired and dead tokens alike. */
+export function invalidOneTimeToken(): AppError {
+  return new AppError('AUTH_INVALID_ONE_TIME_TOKEN');
 }
 
 function usable(kind: OneTimeTokenKind, token: string, nowMs: number): Expr {

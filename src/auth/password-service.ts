@@ -11,11 +11,10 @@ import { checkPasswordLength } from '../tables/row-service.js';
 import { accessTokenFor, appNameOf, mailFromOf, type AuthDeps } from './auth-deps.js';
 import { BODIES, parseBody } from './auth-bodies.js';
 import { resetMail } from './auth-emails.js';
-import { consumeOneTimeToken, issueOneTimeToken, peekOneTimeToken } from './one-time-tokens.js';
+import { consumeOneTimeToken, invalidOneTimeToken, issueOneTimeToken, peekOneTimeToken } from './one-time-tokens.js';
 import { appendToken, checkRedirectUrl } from './redirect-url.js';
 import { revokeUserSessions } from './sessions.js';
 import { findUserByEmail, openAuthTable, replacePassword, type AuthTable } from './users.js';
-import { invalidOneTimeToken } from './verification-service.js';
 
 const FORGOT_MESSAGE = 'If an account with this email exists, a password reset link is on its way.';
 

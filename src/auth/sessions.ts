@@ -12,6 +12,7 @@ import { newRowId } from '../lib/ids.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, Row } from '../store/types.js';
 
+/** How long a replaced refresh token still answers (with the same new pair). */
 export const ROTATION_GRACE_MS = 10_000;
 
 const text = (name: string): ColumnRef => ({ name, type: 'text' });

@@ -9,7 +9,7 @@ import { appNameOf, mailFromOf, type AuthDeps } from './auth-deps.js';
 import { BODIES, parseBody } from './auth-bodies.js';
 import { verificationMail } from './auth-emails.js';
 import { rateLimited } from './auth-rate-limits.js';
-import { consumeOneTimeToken, issueOneTimeToken } from './one-time-tokens.js';
+import { consumeOneTimeToken, invalidOneTimeToken, issueOneTimeToken } from './one-time-tokens.js';
 import { markEmailVerified, openAuthTable, type AuthTable, type StoredUser } from './users.js';
 
 /** Sends verification mails and checks their tokens. */
@@ -61,11 +61,6 @@ export class VerificationService {
     if (retryAfter > 0) throw rateLimited(retryAfter, 'Too many mails to this email address in the last hour.');
     return { message: 'Verification email sent.' };
   }
-}
-
-/** AUTH_INVALID_ONE_TIME_TOKEN. */
-export function invalidOneTimeToken(): AppError {
-  return new AppError('AUTH_INVALID_ONE_TIME_TOKEN');
 }
 
 async function openVerifyingTable(deps: AuthDeps, state: ProjectState): Promise<AuthTable> {

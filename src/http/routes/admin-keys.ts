@@ -11,6 +11,7 @@ import { requireAdminKey } from '../credentials.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/** The longest grace period an old key may keep working after rotate-keys. */
 export const MAX_GRACE_SECONDS = 86_400;
 
 const ajv = new Ajv({ allErrors: false, strict: true });
@@ -30,6 +31,10 @@ function optionalBody(body: unknown): unknown {
   return body === undefined || body === null ? {} : body;
 }
 
+/**
+ * Registers POST rotate-keys, POST rotate-jwt-secret and GET keys (admin key).
+ * Errors: PROJECT_NOT_FOUND, AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED.
+ */
 export function registerAdminKeyRoutes(app: FastifyInstance, services: Services): void {
   const { registry, auth, clock } = services;
   const admin = async (request: FastifyRequest) => {

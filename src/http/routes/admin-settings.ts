@@ -7,6 +7,10 @@ import { requireAdminKey } from '../credentials.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/**
+ * Registers PUT redirect-origins, GET settings and PATCH settings (admin key).
+ * Errors: PROJECT_NOT_FOUND, AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED.
+ */
 export function registerAdminSettingsRoutes(app: FastifyInstance, services: Services): void {
   const { registry } = services;
   const admin = async (request: FastifyRequest) => {

@@ -5,6 +5,10 @@ import { authProject, bearerTokenOf } from '../auth-request.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/**
+ * Registers POST change-password (bearer), forgot-password and reset-password.
+ * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_*, AUTH_*.
+ */
 export function registerAuthPasswordRoutes(app: FastifyInstance, services: Services): void {
   const { registry, auth } = services;
 

@@ -5,6 +5,10 @@ import { authProject, bearerTokenOf } from '../auth-request.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/**
+ * Registers POST signup (201), POST login, POST refresh, GET me and POST logout (204).
+ * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_*, AUTH_*.
+ */
 export function registerAuthSessionRoutes(app: FastifyInstance, services: Services): void {
   const { registry, auth } = services;
 

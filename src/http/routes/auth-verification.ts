@@ -5,6 +5,10 @@ import { authProject, bearerTokenOf } from '../auth-request.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/**
+ * Registers GET verify?token= and POST resend-verification (bearer).
+ * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_FAILED, AUTH_*.
+ */
 export function registerAuthVerificationRoutes(app: FastifyInstance, services: Services): void {
   const { registry, auth } = services;
 
