@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Runs every test file under test/ with Node's test runner (TypeScript through tsx).
-// Node 20's runner takes no globs, so the files are listed here.
+// Node 20's runner takes no globs, so the files are listed here. The scenario and e2e files then
+// run again on PostgreSQL (TEST_DATABASE_URL) when it is reachable; see docs/engines.md.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -13,11 +16,54 @@ function find(dir) {
   });
 }
 
+function runNodeTests(files, env) {
+  if (files.length === 0) return 0;
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  return result.status ?? 1;
+}
+
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : find('test').sort();
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+// ROWBASE_TEST_ENGINE=sqlite|postgres runs one pass only; unset runs SQLite, then PostgreSQL.
+const engine = process.env.ROWBASE_TEST_ENGINE;
+let status = engine === 'postgres' ? 0 : runNodeTests(files, { ROWBASE_TEST_ENGINE: 'sqlite' });
+
+// The HTTP suite (scenario and e2e files) runs a second time on PostgreSQL; files marked
+// `@engine sqlite` in their header test SQLite-only behaviour and stay out of that pass.
+const httpFiles = files.filter((file) => /(^|[\\/])test[\\/](scenarios|e2e)[\\/]/.test(file) && !/@engine sqlite\b/.test(readFileSync(file, 'utf8').slice(0, 1000)));
+if (engine !== 'sqlite' && httpFiles.length > 0) {
+  const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  const maintenanceUrl = Object.assign(new URL(url), { pathname: '/postgres' }).toString();
+  const onServer = async (use) => {
+    const client = new pg.Client({ connectionString: maintenanceUrl, connectionTimeoutMillis: 3000 });
+    await client.connect();
+    try {
+      return await use(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const reachable = await onServer((client) => client.query('SELECT 1')).then(() => true, () => false);
+  if (!reachable) {
+    const where = new URL(url).host;
+    console.log(`\n${'='.repeat(72)}\nSKIPPED: PostgreSQL suite (no server at ${where}; set TEST_DATABASE_URL)\n${'='.repeat(72)}`);
+    if (process.env.ROWBASE_REQUIRE_POSTGRES === '1') {
+      console.log('ROWBASE_REQUIRE_POSTGRES=1: the PostgreSQL suite is mandatory here; failing.');
+      status ||= 1;
+    }
+  } else {
+    const prefix = `rowbase_t_${randomBytes(4).toString('hex')}_`;
+    console.log(`\n== PostgreSQL pass: ${httpFiles.length} files on ${new URL(url).host} (databases ${prefix}*) ==`);
+    status = runNodeTests(httpFiles, { ROWBASE_TEST_ENGINE: 'postgres', TEST_DATABASE_URL: url, ROWBASE_TEST_DB_PREFIX: prefix }) || status;
+    // Servers that reuse a data folder keep their database; drop whatever this run left behind.
+    await onServer(async (client) => {
+      const { rows } = await client.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+      for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    });
+  }
+}
+process.exit(status);

@@ -22,6 +22,14 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof StoreError && (error.kind === 'busy' || error.kind === 'unavailable')) {
     return new AppError('SERVICE_UNAVAILABLE', { cause: error });
   }
+  if (error instanceof StoreError && error.kind === 'check') {
+    // A value the storage refused that no validator caught (e.g. U+0000 in a name): the caller's input, not a fault.
+    return new AppError('VALIDATION_FAILED', {
+      message: 'A value in the request cannot be stored.',
+      suggestion: 'Check the values you sent; text cannot contain the NUL character (U+0000).',
+      cause: error,
+    });
+  }
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -4,6 +4,7 @@
  * removed from its cache at once, so replaced tables leave nothing behind.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { containsNul } from '../lib/nul-character.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import type { ColumnDefinition } from './definition.js';
 
@@ -18,6 +19,9 @@ export function isEmail(value: string): boolean {
 const ajv = new Ajv({ allErrors: false, strict: false, addUsedSchema: false });
 ajv.addFormat('timestamp', { type: 'string', validate: (v: string) => normaliseTimestamp(v) !== undefined });
 ajv.addFormat('email', { type: 'string', validate: isEmail });
+// U+0000 in a string or a json value (keys included): PostgreSQL text and jsonb cannot store it,
+// and both engines must accept the same values, so it is refused everywhere (docs/engines.md).
+ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNul(data), errors: false });
 
 /** Compiles a schema and drops it from ajv's cache (the returned function keeps working). */
 export function compileSchema(schema: object): ValidateFunction {
@@ -33,7 +37,8 @@ export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_le
   const base = ((): Record<string, unknown> => {
     switch (column.type) {
       case 'text':
-        return { type: 'string', ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) };
+        // No U+0000: PostgreSQL cannot store it, and both engines must accept the same values.
+        return { type: 'string', noNul: true, ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) };
       case 'integer':
         return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
       case 'number':
@@ -43,7 +48,7 @@ export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_le
       case 'timestamp':
         return { type: 'string', format: 'timestamp' };
       case 'json':
-        return {};
+        return { noNul: true };
     }
   })();
   if (!nullable || column.type === 'json') return base;
@@ -71,6 +76,8 @@ export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max
       return column.type === 'integer' && column.min === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at least ${error.params.limit}`;
     case 'maximum':
       return column.type === 'integer' && column.max === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at most ${error.params.limit}`;
+    case 'noNul':
+      return 'must not contain the NUL character (U+0000)';
     case 'format':
       return error.params.format === 'email' ? 'must be a valid email address of at most 254 characters' : `must be ${TYPE_WORDS[column.type]}`;
     default:

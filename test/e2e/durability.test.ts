@@ -2,6 +2,7 @@
  * Durability and shutdown of the real server process (contract §0, issue 2): every write
  * acknowledged with 201 survives SIGKILL, the database files stay intact, and SIGTERM lets
  * in-flight requests finish before the process exits 0.
+ * @engine sqlite — it checks the SQLite files themselves, so the PostgreSQL pass leaves it out.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

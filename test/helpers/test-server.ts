@@ -8,6 +8,7 @@ import path from 'node:path';
 import { buildApp, type AppOptions, type BuiltApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { createTestDatabase, testEngine } from './test-database.js';
 
 export const PLATFORM_KEY = 'rb_test_platform_key_0123456789';
 
@@ -49,7 +50,9 @@ export class TestClock implements Clock {
 /** Starts a server on a random port over a fresh data folder. `env` adds settings. */
 export async function startTestServer(env: Record<string, string> = {}, options: AppOptions & { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'rowbase-test-'));
-  const config = loadConfig({ LOG_LEVEL: 'silent', PLATFORM_KEY, RATE_LIMITS: 'off', ...env, DATA_DIR: dataDir, PORT: '0' });
+  // ROWBASE_TEST_ENGINE=postgres: a fresh database per server (the same one again for a reused dataDir).
+  const database = testEngine() === 'postgres' && env.DATABASE_URL === undefined ? await createTestDatabase(options.dataDir) : undefined;
+  const config = loadConfig({ LOG_LEVEL: 'silent', PLATFORM_KEY, RATE_LIMITS: 'off', ...(database && { DATABASE_URL: database.url }), ...env, DATA_DIR: dataDir, PORT: '0' });
   const built = await buildApp(config, options);
   const address = await built.app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -60,6 +63,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     async close() {
       await built.app.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (database && !options.dataDir) await database.drop();
     },
   };
 }

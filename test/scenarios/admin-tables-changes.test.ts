@@ -4,10 +4,9 @@
  * indexes, and tables in use.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { assertError, assertMessageIncludes } from '../helpers/assert-error.js';
+import { indexColumns as indexColumnsOf } from '../helpers/storage-inspect.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 describe('schema changes on tables with rows', () => {
@@ -249,22 +248,14 @@ describe('schema changes on tables with rows', () => {
   });
 
   describe('indexes', () => {
-    const indexColumns = (table: string): string[][] => {
-      const db = new Database(path.join(server.dataDir, 'projects', `${project.id}.db`), { readonly: true, fileMustExist: true });
-      try {
-        const list = db.prepare(`SELECT name FROM pragma_index_list(?) WHERE origin = 'c'`).pluck().all(table) as string[];
-        return list.map((name) => db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(name) as string[]);
-      } finally {
-        db.close();
-      }
-    };
+    const indexColumns = (table: string) => indexColumnsOf(server.built.services.config, project.id, table);
     const has = (all: string[][], columns: string[]) => all.some((c) => JSON.stringify(c) === JSON.stringify(columns));
 
     it('declared indexes exist in the database, in column order', async () => {
       const response = await put('indexed', { columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'integer', unique: true }], indexes: [['a', 'created_at'], ['b', 'a']] });
       assert.equal(response.status, 201, response.text);
       assert.deepEqual(response.body.data.indexes, [['a', 'created_at'], ['b', 'a']]);
-      const all = indexColumns('indexed');
+      const all = await indexColumns('indexed');
       assert.ok(has(all, ['a', 'created_at']), JSON.stringify(all));
       assert.ok(has(all, ['b', 'a']), JSON.stringify(all));
       assert.ok(has(all, ['b']), 'the unique column has its index');
@@ -273,7 +264,7 @@ describe('schema changes on tables with rows', () => {
     it('an index removed from the definition is dropped; a new one is added', async () => {
       const response = await put('indexed', { columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'integer', unique: true }], indexes: [['b']] });
       assert.equal(response.status, 200, response.text);
-      const all = indexColumns('indexed');
+      const all = await indexColumns('indexed');
       assert.ok(!has(all, ['a', 'created_at']), JSON.stringify(all));
       assert.ok(!has(all, ['b', 'a']), JSON.stringify(all));
       assert.deepEqual((await server.request('GET', tableUrl('indexed'), { headers: project.admin })).body.data.indexes, [['b']]);

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertEnvelope, assertError } from '../helpers/assert-error.js';
+import { destroyProjectStorage } from '../helpers/storage-inspect.js';
 import { createProject, PLATFORM_KEY, putTable, startTestServer, type TestProject, type TestResponse, type TestServer } from '../helpers/test-server.js';
 
 const STACK_TRACE = /\n\s+at |\bat [^\s]+ \(|\.ts:\d+|\.js:\d+|node_modules|node:internal/;
@@ -196,7 +196,7 @@ describe('error envelope', () => {
       try {
         const broken = await createProject(faulty, 'broken-one');
         await faulty.built.app.close();
-        rmSync(path.join(`${dataDir}-fault`, 'projects', 'broken-one.db'));
+        await destroyProjectStorage(faulty.built.services.config, 'broken-one');
         const restarted = await startTestServer({}, { dataDir: `${dataDir}-fault` });
         try {
           const response = await restarted.request('GET', '/p/broken-one/api/anything', { headers: broken.admin });

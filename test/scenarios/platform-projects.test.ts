@@ -3,10 +3,9 @@
  * authorised by X-Platform-Key.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../helpers/assert-error.js';
+import { projectStorageExists } from '../helpers/storage-inspect.js';
 import { createProject, PLATFORM_KEY, putTable, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const platform = { 'x-platform-key': PLATFORM_KEY };
@@ -181,14 +180,13 @@ describe('platform API /v1/projects', () => {
       await putTable(server, project, 'notes', { columns: [{ name: 'text', type: 'text' }] });
       const row = await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { text: 'bye' } });
       assert.equal(row.status, 201);
-      const file = path.join(server.dataDir, 'projects', `${project.id}.db`);
-      assert.ok(existsSync(file), 'the project file exists before the delete');
+      const storage = server.built.services.config;
+      assert.ok(await projectStorageExists(storage, project.id), 'the project storage (file or schema) exists before the delete');
 
       const deleted = await server.request('DELETE', `/v1/projects/${project.id}`, { headers: platform });
       assert.equal(deleted.status, 204);
       assert.equal(deleted.text, '');
-      assert.equal(existsSync(file), false, 'the project file is gone');
-      assert.equal(existsSync(`${file}-wal`), false, 'the project WAL is gone');
+      assert.equal(await projectStorageExists(storage, project.id), false, 'the project storage (file and WAL, or schema) is gone');
 
       assertError(await server.request('GET', `/v1/projects/${project.id}`, { headers: platform }), 404, 'PROJECT_NOT_FOUND');
       assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: project.admin }), 404, 'PROJECT_NOT_FOUND');

@@ -5,9 +5,11 @@
  * `FOR UPDATE [SKIP LOCKED]`, and table names qualified with the database's schema.
  * Also the value codecs: what node-postgres binds for a column type, and what it returns.
  */
+import { containsNul } from '../../lib/nul-character.js';
 import type { Statement, ValueType } from '../../query/sql-tree.js';
 import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
 import { StoreError } from '../types.js';
+import { withoutNulComparisons } from './pg-nul-values.js';
 
 /** The native column type of each value type. */
 export const PG_TYPES: Readonly<Record<ValueType, string>> = Object.freeze({
@@ -42,10 +44,9 @@ export function encodePgValue(value: unknown, type: ValueType): unknown {
   if (value === null || value === undefined) return null;
   switch (type) {
     case 'json': {
-      const text = JSON.stringify(value);
-      // jsonb refuses the escaped NUL as well; say so before the driver does, with a clear kind.
-      if (text.includes('\\u0000')) throw nulError();
-      return text;
+      // jsonb refuses an escaped NUL as well; say so before the driver does, with a clear kind.
+      if (containsNul(value)) throw nulError();
+      return JSON.stringify(value);
     }
     case 'boolean':
       return Boolean(value);
@@ -126,7 +127,7 @@ export class PgCompiler {
 
   /** Compiles one statement; throws StoreError('check') for values PostgreSQL cannot hold. */
   compile(statement: Statement): CompiledSql {
-    return this.compiler.compile(statement);
+    return this.compiler.compile(withoutNulComparisons(statement));
   }
 
   /** The schema-qualified, quoted name of a table. */
