@@ -147,7 +147,9 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   private async exclusive<T>(schema: boolean, work: () => Promise<T>): Promise<T> {
-    await this.whenIdle();
+    // Check and take the lock with no await in between: two transactions started in the same
+    // tick would otherwise both see it free and the second BEGIN would fail.
+    while (this.lock) await this.lock;
     let release!: () => void;
     this.lock = new Promise((resolve) => (release = resolve));
     const db = this.connection;
