@@ -31,7 +31,7 @@ Keys are printed once, at creation; only their hashes are stored.`,
   schema: `Usage: rowbase schema apply --project ID FILE.json [--dry-run] [--allow-destructive] [--json]
 
 FILE.json holds {"tables": {"name": <table definition>, ...}} (see docs/schema.md).
-Prints the plan for every table, then applies it table by table in file order.
+Prints the plan for every table, then applies the tables in file order, all or none.
 --dry-run prints the plan only. Changes that lose data need --allow-destructive.
 Tables in the project but not in the file are left alone.`,
 } as const;

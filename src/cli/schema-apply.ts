@@ -26,12 +26,11 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
   try {
     await services.registry.get(projectId);
     const allowDestructive = args.switches.has('allow-destructive');
-    // Plan every table first; nothing changes if any plan fails.
-    const plans = [];
-    for (const [name, definition] of Object.entries(tables)) {
-      const { plan } = await services.schemas.putTable(projectId, name, definition, { allowDestructive: true, dryRun: true });
-      plans.push({ table: name, steps: plan.steps, destructive: plan.destructive });
-    }
+    // Plan the whole file first (applied in one transaction, then rolled back), so later
+    // tables may reference earlier ones and nothing changes if any table fails.
+    const entries = Object.entries(tables);
+    const planned = await services.schemas.putTables(projectId, entries, { allowDestructive: true, dryRun: true });
+    const plans = planned.map(({ table, plan }) => ({ table: table.name, steps: plan.steps, destructive: plan.destructive }));
     if (!args.switches.has('json')) {
       out.text(`Plan for project ${projectId}:`);
       for (const plan of plans) {
@@ -49,9 +48,7 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
       out.result({ plan: plans, applied: false }, () => 'Dry run: nothing was changed.');
       return 0;
     }
-    for (const [name, definition] of Object.entries(tables)) {
-      await services.schemas.putTable(projectId, name, definition, { allowDestructive });
-    }
+    await services.schemas.putTables(projectId, entries, { allowDestructive });
     out.result({ plan: plans, applied: true }, () => 'Applied.');
     return 0;
   } finally {

@@ -6,7 +6,7 @@
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { sql, type ColumnRef } from '../query/sql-tree.js';
-import { StoreError, type Executor, type ProjectDatabase, type StorageEngine } from '../store/types.js';
+import { StoreError, type Executor, type ProjectDatabase, type SchemaExecutor, type StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from './definition.js';
 import { parseDefinition } from './parse-definition.js';
@@ -76,27 +76,36 @@ export class SchemaService {
     const after = parseDefinition(name, body);
     const db = await this.storage.project(projectId);
     try {
-      return await db.changeSchema(async (tx) => {
-        const current = await readDefinitions(tx);
-        const before = current.get(name) ?? null;
-        const others = [...current.values()].filter((t) => t.name !== name);
-        checkAgainstOtherTables(after, others);
-        const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
-        // Compiling checks the rules (unknown columns, @request.body outside create/update).
-        compileTable(after, authColumnsOf(authTable));
-        const plan = planTableChange(before, after);
-        if (plan.destructive.length > 0 && !options.allowDestructive) {
-          throw new AppError('SCHEMA_CHANGE_DESTRUCTIVE', {
-            message: `Changing table "${name}" would lose data: ${plan.destructive.join('; ')}.`,
-          });
-        }
-        if (options.dryRun) return { table: after, created: before === null, plan };
-        await tx.changeTable(plan.change);
-        await writeDefinition(tx, after, before === null, isoNow(this.clock));
-        return { table: after, created: before === null, plan };
-      });
+      return await db.changeSchema((tx) => declareTable(tx, after, options, isoNow(this.clock)));
     } catch (error) {
       throw translateChangeError(error, name);
+    } finally {
+      this.cache.delete(projectId);
+    }
+  }
+
+  /**
+   * Declares several tables in order, in one transaction: a table may reference one declared
+   * before it, and either every table changes or none does. With `dryRun`, every change is
+   * made and checked against the rows, then rolled back. Throws like putTable.
+   */
+  async putTables(projectId: string, tables: readonly (readonly [string, unknown])[], options: { allowDestructive: boolean; dryRun?: boolean }): Promise<PutTableResult[]> {
+    const definitions = tables.map(([name, body]) => parseDefinition(name, body));
+    const db = await this.storage.project(projectId);
+    let current = '';
+    try {
+      return await db.changeSchema(async (tx) => {
+        const results: PutTableResult[] = [];
+        for (const after of definitions) {
+          current = after.name;
+          results.push(await declareTable(tx, after, { allowDestructive: options.allowDestructive }, isoNow(this.clock)));
+        }
+        if (options.dryRun) throw new RolledBack(results);
+        return results;
+      });
+    } catch (error) {
+      if (error instanceof RolledBack) return error.results;
+      throw translateChangeError(error, current);
     } finally {
       this.cache.delete(projectId);
     }
@@ -129,6 +138,34 @@ export class SchemaService {
   invalidate(projectId: string): void {
     this.cache.delete(projectId);
   }
+}
+
+/** Thrown to roll back a dry run's transaction; carries the plans. */
+class RolledBack extends Error {
+  constructor(readonly results: PutTableResult[]) {
+    super('dry run rolled back');
+  }
+}
+
+/** Plans and (unless `dryRun`) applies one table change inside a schema transaction. */
+async function declareTable(tx: SchemaExecutor, after: TableDefinition, options: { allowDestructive: boolean; dryRun?: boolean }, now: string): Promise<PutTableResult> {
+  const current = await readDefinitions(tx);
+  const before = current.get(after.name) ?? null;
+  const others = [...current.values()].filter((t) => t.name !== after.name);
+  checkAgainstOtherTables(after, others);
+  const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
+  // Compiling checks the rules (unknown columns, @request.body outside create/update).
+  compileTable(after, authColumnsOf(authTable));
+  const plan = planTableChange(before, after);
+  if (plan.destructive.length > 0 && !options.allowDestructive) {
+    throw new AppError('SCHEMA_CHANGE_DESTRUCTIVE', {
+      message: `Changing table "${after.name}" would lose data: ${plan.destructive.join('; ')}.`,
+    });
+  }
+  if (options.dryRun) return { table: after, created: before === null, plan };
+  await tx.changeTable(plan.change);
+  await writeDefinition(tx, after, before === null, now);
+  return { table: after, created: before === null, plan };
 }
 
 async function readDefinitions(executor: Executor): Promise<Map<string, TableDefinition>> {
