@@ -101,6 +101,28 @@ describe('schema changes on tables with rows', () => {
     });
   });
 
+  describe('values survive rebuilds', () => {
+    it('an explicit null in a nullable column with a default stays null when the table is rebuilt', async () => {
+      await putTable(server, project, 'nulls', { columns: [{ name: 'note', type: 'text', default: 'x' }, { name: 'gone', type: 'integer' }] });
+      const row = await insert('nulls', { note: null, gone: 1 });
+      assert.equal(row.note, null);
+      const response = await put('nulls', { columns: [{ name: 'note', type: 'text', default: 'x' }] }, '?allow_destructive=true');
+      assert.equal(response.status, 200, response.text);
+      assert.equal((await getRow('nulls', row.id)).body.data.note, null);
+    });
+
+    it('adding a default later does not fill old nulls; making the column required with a default does', async () => {
+      await putTable(server, project, 'later', { columns: [{ name: 'note', type: 'text' }] });
+      const row = await insert('later', {});
+      assert.equal((await put('later', { columns: [{ name: 'note', type: 'text', default: 'filled' }] })).status, 200);
+      assert.equal((await getRow('later', row.id)).body.data.note, null);
+      assert.equal((await put('later', { columns: [{ name: 'note', type: 'text', default: 'filled' }, { name: 'added', type: 'text', required: true, default: 'd' }] })).status, 200);
+      assert.deepEqual([(await getRow('later', row.id)).body.data.note, (await getRow('later', row.id)).body.data.added], [null, 'd']);
+      assert.equal((await put('later', { columns: [{ name: 'note', type: 'text', required: true, default: 'filled' }, { name: 'added', type: 'text', required: true, default: 'd' }] })).status, 200);
+      assert.equal((await getRow('later', row.id)).body.data.note, 'filled');
+    });
+  });
+
   describe('type changes', () => {
     before(async () => {
       await putTable(server, project, 'measures', { columns: [{ name: 'label', type: 'text' }, { name: 'amount', type: 'integer' }] });

@@ -127,13 +127,11 @@ function rebuildTable(db: BetterSqlite3.Database, change: TableChange, before: T
     const fallback = column.definition?.default;
     const carried = kept.has(column.name) && !reset.has(column.name);
     if (carried) {
+      // Only a required column needs its default for old NULLs; elsewhere NULL is a value to keep.
+      const fill = column.definition?.required === true && fallback !== undefined && fallback !== null;
       targets.push(quoteIdent(column.name));
-      sources.push(
-        fallback === undefined || fallback === null
-          ? quoteIdent(column.name)
-          : `COALESCE(${quoteIdent(column.name)}, ?)`,
-      );
-      if (fallback !== undefined && fallback !== null) params.push(encodeSqliteValue(fallback, column.type));
+      sources.push(fill ? `COALESCE(${quoteIdent(column.name)}, ?)` : quoteIdent(column.name));
+      if (fill) params.push(encodeSqliteValue(fallback, column.type));
     } else if (column.origin === 'auth') {
       continue; // auth columns of a table turned into an auth table: NOT NULL fails below unless empty
     } else {
