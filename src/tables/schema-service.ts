@@ -126,6 +126,13 @@ export class SchemaService {
             suggestion: `Remove the reference from "${referrer.name}" (PUT /p/{id}/v1/tables/${referrer.name}) first.`,
           });
         }
+        const broken = before.auth_table ? ruleBrokenBy([...current.values()].filter((t) => t.name !== name), undefined) : undefined;
+        if (broken) {
+          throw new AppError('TABLE_IN_USE', {
+            message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
+            suggestion: `Change the rules of "${broken.table}" (PUT /p/{id}/v1/tables/${broken.table}) first.`,
+          });
+        }
         await tx.changeTable(planTableChange(before, null).change);
         await tx.run({ kind: 'delete', table: DEFINITIONS.table, where: sql.eq('name', name) });
       });
@@ -156,6 +163,15 @@ async function declareTable(tx: SchemaExecutor, after: TableDefinition, options:
   const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
   // Compiling checks the rules (unknown columns, @request.body outside create/update).
   compileTable(after, authColumnsOf(authTable));
+  if (after.auth_table || before?.auth_table) {
+    const broken = ruleBrokenBy(others, authTable);
+    if (broken) {
+      throw new AppError('VALIDATION_FAILED', {
+        message: `Table "${broken.table}" has a rule this change would break: ${broken.reason}`,
+        suggestion: `Change the rules of "${broken.table}" first (PUT /p/{id}/v1/tables/${broken.table}), or keep the auth-table columns they use.`,
+      });
+    }
+  }
   const plan = planTableChange(before, after);
   if (plan.destructive.length > 0 && !options.allowDestructive) {
     throw new AppError('SCHEMA_CHANGE_DESTRUCTIVE', {
@@ -166,6 +182,25 @@ async function declareTable(tx: SchemaExecutor, after: TableDefinition, options:
   await tx.changeTable(plan.change);
   await writeDefinition(tx, after, before === null, now);
   return { table: after, created: before === null, plan };
+}
+
+/**
+ * The first of `tables` whose rules no longer compile against the auth table `authTable`
+ * (its @request.auth fields), or undefined. Keeps a schema change from leaving a project
+ * whose schema cannot be loaded.
+ */
+function ruleBrokenBy(tables: readonly TableDefinition[], authTable: TableDefinition | undefined): { table: string; reason: string } | undefined {
+  const authColumns = authColumnsOf(authTable);
+  for (const table of tables) {
+    if (table.auth_table) continue;
+    try {
+      compileTable(table, authColumns);
+    } catch (error) {
+      if (error instanceof AppError) return { table: table.name, reason: error.message };
+      throw error;
+    }
+  }
+  return undefined;
 }
 
 async function readDefinitions(executor: Executor): Promise<Map<string, TableDefinition>> {
