@@ -61,6 +61,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Background auth work may still queue mail: let it finish before the worker stops.
     await services.auth.drain();
     await services.mailWorker?.stop();
+    await services.rateLimiter.close?.();
     await services.storage.close();
   });
 

@@ -15,7 +15,8 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
 import { loadPlatformKey, type PlatformKey } from '../projects/platform-key.js';
 import { ProjectRegistry } from '../projects/project-registry.js';
-import { buildPostgresEngine } from '../store/postgres/pg-engine.js';
+import { buildPostgresEngine, isPostgresEngine } from '../store/postgres/pg-engine.js';
+import { buildRedisRateLimiter } from '../store/redis/redis-rate-limiter.js';
 import { buildSqliteEngine } from '../store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../store/types.js';
 import { RowService } from '../tables/row-service.js';
@@ -55,6 +56,18 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog)
   return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
 }
 
+/**
+ * The counters behind the auth rate limits: Redis when REDIS_URL is set, else the database
+ * when several processes may share it (PostgreSQL), else memory (one SQLite process).
+ */
+export async function buildRateLimiter(config: Config, storage: StorageEngine, clock: Clock, log: MailLog = silentMailLog): Promise<RateLimiter> {
+  if (config.redisUrl) {
+    return buildRedisRateLimiter({ url: config.redisUrl, clock, onError: (error) => log.warn({ err: error }, 'Redis connection error') });
+  }
+  if (isPostgresEngine(storage)) return storage.buildRateLimiter(clock);
+  return buildMemoryRateLimiter({ clock });
+}
+
 /** What callers of buildServices may replace: the clock (tests) and the logger (the app's). */
 export interface ServiceOptions {
   readonly clock?: Clock;
@@ -74,7 +87,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const schemas = new SchemaService(storage, clock);
   const rows = new RowService(schemas, hasher, clock);
   const mail = buildMail(config, storage, clock, log, options);
-  const rateLimiter = buildMemoryRateLimiter({ clock });
+  const rateLimiter = await buildRateLimiter(config, storage, clock, log);
   const auth = buildAuthService({
     schemas, rows, hasher, dummyHash: hasher.dummyHash, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
   });

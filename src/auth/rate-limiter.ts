@@ -20,4 +20,6 @@ export interface RateLimiter {
   consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
   /** Takes back one counted hit of `key` (for example a login attempt that succeeded). */
   refund(key: string): Promise<void>;
+  /** Releases connections, for implementations that hold their own (Redis). */
+  close?(): Promise<void>;
 }

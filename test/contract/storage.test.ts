@@ -33,7 +33,7 @@ for (const factory of await contractEngines()) {
     let db: ProjectDatabase;
     let counter = 0;
     const insert = (values: Partial<Record<string, unknown>>): Promise<Row | undefined> => {
-      const row = { id: `r${++counter}`, created_at: STAMP, updated_at: STAMP, ...values };
+      const row: Record<string, unknown> = { id: `r${++counter}`, created_at: STAMP, updated_at: STAMP, ...values };
       const columns = COLUMNS.filter((column) => column.name in row);
       return db.first({ kind: 'insert', table: 'things', columns, rows: [columns.map((column) => row[column.name])], returning: COLUMNS });
     };

@@ -8,12 +8,14 @@
  * and no statement costs an extra round trip.
  */
 import pg from 'pg';
+import type { Clock } from '../../lib/clock.js';
 import { quoteIdent } from '../sql-compiler.js';
 import { StoreError, type StorageEngine } from '../types.js';
 import { ChangeListener } from './pg-change-listener.js';
 import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
 import { translatePgError } from './pg-errors.js';
 import { lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
 import { PG_TYPE_PARSERS } from './pg-types.js';
 
 export interface PostgresEngineOptions {
@@ -27,6 +29,17 @@ export interface PostgresEngineOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** The PostgreSQL engine, plus what only a shared database offers. */
+export interface PostgresEngine extends StorageEngine {
+  /** Rate-limit counters in the database, shared by every process (the auth RateLimiter shape). */
+  buildRateLimiter(clock: Clock): SharedRateLimiter;
+}
+
+/** True for an engine built by buildPostgresEngine. */
+export function isPostgresEngine(engine: StorageEngine): engine is PostgresEngine {
+  return typeof (engine as Partial<PostgresEngine>).buildRateLimiter === 'function';
+}
+
 // The system tables whose changes other processes' caches (project registry) depend on.
 const WATCHED_SYSTEM_TABLES = new Set(['projects', 'project_keys', 'project_settings', 'platform_settings']);
 // The project table whose changes other processes' schema caches depend on.
@@ -37,7 +50,7 @@ const WATCHED_PROJECT_TABLES = new Set(['_rb_tables']);
  * together do not race) and starts listening for changes. Throws StoreError('unavailable')
  * when the database cannot be reached.
  */
-export async function buildPostgresEngine(options: PostgresEngineOptions): Promise<StorageEngine> {
+export async function buildPostgresEngine(options: PostgresEngineOptions): Promise<PostgresEngine> {
   const onError = options.onError ?? (() => undefined);
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -111,6 +124,9 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
           throw error;
         }
       });
+    },
+    buildRateLimiter(clock) {
+      return buildPostgresRateLimiter(pool, clock);
     },
     async ping() {
       if (closed) return false;

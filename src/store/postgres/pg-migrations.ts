@@ -98,6 +98,16 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      EXECUTE FUNCTION ${T(s, 'notify_change')}();`,
   // 2: the From address chosen at enqueue time (the project's email_from, else EMAIL_FROM).
   (s) => `ALTER TABLE ${T(s, 'mail_queue')} ADD COLUMN sender ${TEXT};`,
+  // 3: rate-limit windows shared by every process (pg-rate-limiter.ts). UNLOGGED: counters need
+  // no crash safety (a crash resets them), and skipping the WAL keeps each hit cheap.
+  (s) => `
+   CREATE UNLOGGED TABLE ${T(s, 'rate_limits')} (
+     key ${TEXT} PRIMARY KEY NOT NULL,
+     count bigint NOT NULL,
+     reset_at bigint NOT NULL,
+     allowed boolean NOT NULL
+   );
+   CREATE INDEX rate_limits_reset ON ${T(s, 'rate_limits')} (reset_at);`,
 ];
 
 /** Project schema steps (table definitions, sessions, one-time tokens). */

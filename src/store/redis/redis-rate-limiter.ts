@@ -1,0 +1,94 @@
+/**
+ * Rate-limit windows in Redis (REDIS_URL), shared by every server process: one Lua script per
+ * hit, so the check and the count are atomic. Windows are timed by the server's Clock (so
+ * tests can move time); Redis's own expiry only removes keys long after their window ended.
+ * It has the shape of the auth RateLimiter port; the composition root plugs it in.
+ *
+ * Client: `redis` (node-redis), the client maintained by Redis itself, promise-based with
+ * its own types.
+ */
+import { createClient } from 'redis';
+import type { Clock } from '../../lib/clock.js';
+import { StoreError } from '../types.js';
+
+// KEYS[1] = window key; ARGV = now (ms), window (ms), limit. Returns {allowed, reset_at}.
+const CONSUME = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local state = redis.call('HMGET', KEYS[1], 'count', 'reset')
+local count = tonumber(state[1])
+local reset = tonumber(state[2])
+if count == nil or reset <= now then
+  redis.call('HSET', KEYS[1], 'count', 1, 'reset', now + window)
+  redis.call('PEXPIRE', KEYS[1], window * 2)
+  return {1, now + window}
+end
+if count >= limit then return {0, reset} end
+redis.call('HINCRBY', KEYS[1], 'count', 1)
+return {1, reset}`;
+
+const REFUND = `
+local count = tonumber(redis.call('HGET', KEYS[1], 'count'))
+if count ~= nil and count > 0 then redis.call('HINCRBY', KEYS[1], 'count', -1) end
+return 0`;
+
+export interface RedisRateLimiterOptions {
+  readonly url: string;
+  readonly clock: Clock;
+  /** Prefix of every key (default `rowbase:rl:`), so one Redis can serve several deployments. */
+  readonly keyPrefix?: string;
+  /** Receives connection errors (for logs). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A limiter on Redis; `close()` ends the connection. */
+export interface RedisRateLimiter {
+  consume(key: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  refund(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function unavailable(error: unknown): StoreError {
+  return new StoreError('unavailable', `Redis: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+}
+
+/** Connects and returns the limiter. Throws StoreError('unavailable') when Redis does not answer. */
+export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): Promise<RedisRateLimiter> {
+  const prefix = options.keyPrefix ?? 'rowbase:rl:';
+  const client = createClient({
+    url: options.url,
+    // Fail a hit at once while disconnected rather than queue it behind a dead socket.
+    disableOfflineQueue: true,
+    socket: { connectTimeout: 5_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
+  });
+  client.on('error', (error: unknown) => options.onError?.(error));
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.destroy();
+    throw unavailable(error);
+  }
+  return {
+    async consume(key, limit, windowSeconds) {
+      const now = options.clock.now();
+      try {
+        const [allowed, reset] = (await client.eval(CONSUME, { keys: [prefix + key], arguments: [String(now), String(windowSeconds * 1000), String(limit)] })) as [number, number];
+        if (allowed === 1) return { allowed: true, retryAfterSeconds: 0 };
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)) };
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    async refund(key) {
+      try {
+        await client.eval(REFUND, { keys: [prefix + key] });
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    async close() {
+      if (client.isOpen) await client.close();
+    },
+  };
+}
