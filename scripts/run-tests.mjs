@@ -30,11 +30,12 @@ const only = process.argv.slice(2);
 const files = only.length > 0 ? only : find('test').sort();
 // ROWBASE_TEST_ENGINE=sqlite|postgres runs one pass only; unset runs SQLite, then PostgreSQL.
 const engine = process.env.ROWBASE_TEST_ENGINE;
-let status = engine === 'postgres' ? 0 : runNodeTests(files, { ROWBASE_TEST_ENGINE: 'sqlite' });
+// A file marked `@engine sqlite` or `@engine postgres` in its header runs in that pass only.
+const marked = (file, name) => new RegExp(`@engine ${name}\\b`).test(readFileSync(file, 'utf8').slice(0, 1000));
+let status = engine === 'postgres' ? 0 : runNodeTests(files.filter((file) => !marked(file, 'postgres')), { ROWBASE_TEST_ENGINE: 'sqlite' });
 
-// The HTTP suite (scenario and e2e files) runs a second time on PostgreSQL; files marked
-// `@engine sqlite` in their header test SQLite-only behaviour and stay out of that pass.
-const httpFiles = files.filter((file) => /(^|[\\/])test[\\/](scenarios|e2e)[\\/]/.test(file) && !/@engine sqlite\b/.test(readFileSync(file, 'utf8').slice(0, 1000)));
+// The HTTP suite (scenario and e2e files) runs a second time on PostgreSQL.
+const httpFiles = files.filter((file) => /(^|[\\/])test[\\/](scenarios|e2e)[\\/]/.test(file) && !marked(file, 'sqlite'));
 if (engine !== 'sqlite' && httpFiles.length > 0) {
   const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
   const maintenanceUrl = Object.assign(new URL(url), { pathname: '/postgres' }).toString();
