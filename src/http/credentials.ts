@@ -4,7 +4,6 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
-import { matchKey } from '../projects/keys.js';
 import type { PlatformKey } from '../projects/platform-key.js';
 import type { ProjectRegistry, ProjectState } from '../projects/project-registry.js';
 import type { Caller } from '../tables/caller.js';
@@ -36,7 +35,7 @@ export function requireAdminKey(request: FastifyRequest, state: ProjectState, re
   if (!presented) {
     throw new AppError('AUTH_REQUIRED', { message: 'This endpoint needs the project admin key.', suggestion: "Send X-Admin-Key: sk_... (shown when the project was created or its keys rotated)." });
   }
-  const key = matchKey(state.keys, presented, new Date().toISOString());
+  const key = registry.matchKey(state, presented);
   if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
   registry.noteKeyUsed(key);
 }
@@ -59,7 +58,7 @@ export async function resolveCaller(request: FastifyRequest, state: ProjectState
   }
   const apiKey = header(request, 'x-api-key');
   if (apiKey !== undefined) {
-    const key = matchKey(state.keys, apiKey, new Date().toISOString());
+    const key = registry.matchKey(state, apiKey);
     if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
     registry.noteKeyUsed(key);
     return { kind: 'public' };

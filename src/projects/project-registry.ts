@@ -8,7 +8,7 @@ import { newProjectId, newRowId } from '../lib/ids.js';
 import { randomBase62 } from '../lib/random.js';
 import { sql } from '../query/sql-tree.js';
 import { StoreError, type Executor, type StorageEngine } from '../store/types.js';
-import { generateKey, type KeyRecord, type KeyType } from './keys.js';
+import { generateKey, matchKey, type KeyRecord, type KeyType } from './keys.js';
 import { DEFAULT_SETTINGS, readSettings, type ProjectSettings } from './settings.js';
 import { col, MAIL_QUEUE, PROJECT_KEYS, PROJECTS, PROJECT_SETTINGS } from './system-tables.js';
 
@@ -195,6 +195,11 @@ export class ProjectRegistry {
     });
     this.cache.delete(id);
     return now;
+  }
+
+  /** The project's key the presented value is (grace periods judged by this registry's clock), or undefined. */
+  matchKey(state: ProjectState, presented: string): KeyRecord | undefined {
+    return matchKey(state.keys, presented, isoNow(this.clock));
   }
 
   /** Records that a key was used, at most once a minute per key (a write per request would cost too much). */

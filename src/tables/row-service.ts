@@ -136,10 +136,19 @@ export class RowService {
       set.push({ column: table.physical.get('password_version')!, value: { kind: 'add', left: sql.column('password_version'), right: sql.value(1, 'integer') } });
     }
     set.push({ column: table.physical.get('updated_at')!, value: sql.value(now, 'timestamp') });
+    const where = sql.and(sql.eq('id', rowId), condition);
     try {
-      const row = await db.first({ kind: 'update', table: table.name, set, where: sql.and(sql.eq('id', rowId), condition), returning: table.readable });
-      if (!row) throw rowNotFound(table.name, rowId);
-      return row;
+      return await db.transaction(async (tx) => {
+        const emailChanged = typeof values.email === 'string' && (await isNewEmail(tx, table, where, values.email));
+        if (emailChanged && !('email_verified' in values)) {
+          // A new address is unproven: it needs its own verification, and old links must not verify it.
+          set.push({ column: table.physical.get('email_verified')!, value: sql.value(false, 'boolean') });
+        }
+        const row = await tx.first({ kind: 'update', table: table.name, set, where, returning: table.readable });
+        if (!row) throw rowNotFound(table.name, rowId);
+        if (emailChanged) await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', rowId) });
+        return row;
+      });
     } catch (error) {
       throw translateWriteError(error, table.name);
     }
@@ -246,6 +255,11 @@ async function checkCreateRule(tx: Executor, table: CompiledTable, id: string, c
       suggestion: `Change the values to satisfy the rule: ${table.definition.rules.create}`,
     });
   }
+}
+
+async function isNewEmail(tx: Executor, table: CompiledTable, where: Expr, email: string): Promise<boolean> {
+  const current = await tx.first({ kind: 'select', table: table.name, columns: [table.physical.get('email')!], where });
+  return current !== undefined && current.email !== email;
 }
 
 async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
