@@ -1,55 +1,27 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-
-const PLATFORM_KEY = 'rb_log_test_platform_key_ABCDEFGHIJ';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { PROCESS_PLATFORM_KEY as PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 
 // Runs the real server at the most verbose log level and checks that nothing secret it was
 // sent (keys, passwords, tokens in bodies, headers or query strings) appears in its output.
 describe('logs never contain secrets', () => {
-  let child: ChildProcess;
-  let output = '';
+  let server: ServerProcess;
   let base = '';
   let dataDir = '';
   const secrets: string[] = [PLATFORM_KEY];
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-logs-'));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'trace', PLATFORM_KEY, RATE_LIMITS: 'off' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(`${base}/health`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`server did not start:\n${output}`);
+    server = await startServerProcess(dataDir, { LOG_LEVEL: 'trace' });
+    base = server.url;
   });
 
   after(async () => {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    server.child.kill('SIGTERM');
+    await server.exited;
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -76,6 +48,7 @@ describe('logs never contain secrets', () => {
     await fetch(`${base}/p/logs/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'a@example.com', password }) });
     await new Promise((r) => setTimeout(r, 200));
 
+    const output = server.output();
     assert.ok(output.includes('"reqId"'), 'the server logs requests with their ids');
     for (const secret of secrets) assert.ok(!output.includes(secret), `a secret leaked into the logs: ${secret.slice(0, 6)}…`);
   });
