@@ -14,6 +14,8 @@ Commands:
   projects list                  list projects
   projects delete ID             delete a project and all its data
   schema apply --project ID FILE apply a schema file, printing the plan first
+  export --project ID FILE       write a project (schema, rows, users, settings) to FILE
+  import FILE [--project NEW_ID] read a project from FILE (any engine to any engine)
 
 Run "rowbase <command> --help" for a command's options.`,
   serve: `Usage: rowbase serve [options]
@@ -34,4 +36,16 @@ FILE.json holds {"tables": {"name": <table definition>, ...}} (see docs/schema.m
 Prints the plan for every table, then applies the tables in file order, all or none.
 --dry-run prints the plan only. Changes that lose data need --allow-destructive.
 Tables in the project but not in the file are left alone.`,
+  transfer: `Usage:
+  rowbase export --project ID FILE [--json]
+  rowbase import FILE [--project NEW_ID] [--json]
+
+Moves a project between storages (SQLite under --data-dir / DATA_DIR, or PostgreSQL at
+--database-url / DATABASE_URL): export from one, import into the other.
+FILE holds one JSON record per line: the table definitions, every row (users with their
+password hashes), settings, key hashes, the JWT secret, sessions and the outbox. It is
+written with owner-only permissions; keep it safe.
+Imported under its own id, the project keeps its keys, JWT secret and sessions, so clients
+and signed-in users carry on. With --project NEW_ID it is a copy: new keys (printed once),
+a new JWT secret, no sessions. An import is all or nothing.`,
 } as const;

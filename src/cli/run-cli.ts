@@ -1,6 +1,7 @@
 /** The rowbase CLI: dispatches a command and resolves with its exit code. */
 import { ConfigError, loadConfig } from '../config/config.js';
 import { parseArgs } from './args.js';
+import { exportCommand, importCommand } from './export-import.js';
 import { HELP } from './help.js';
 import { buildOutput, reportError } from './output.js';
 import { projectsCommand } from './projects.js';
@@ -27,6 +28,10 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
         return await projectsCommand(config, args, out);
       case 'schema':
         return await schemaCommand(config, args, out);
+      case 'export':
+        return await exportCommand(config, args, out);
+      case 'import':
+        return await importCommand(config, args, out);
       case undefined:
         return print(out, HELP.main, args.switches.has('help') ? 0 : 2);
       default:
