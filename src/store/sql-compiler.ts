@@ -36,7 +36,24 @@ export interface Dialect {
 
 /** Quotes an identifier. Names are validated against the schema before they get here; quoting is the second fence. */
 export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
+  // Valid names never hold a quote: skip the replace on the hot path, keep it as the fence.
+  return name.includes('"') ? `"${name.replaceAll('"', '""')}"` : `"${name}"`;
+}
+
+/**
+ * Quoted column lists of frozen column arrays (a compiled table's `readable`, reused by every
+ * request). Bounded by the arrays alive (a WeakMap), and never stale: a frozen array cannot change.
+ */
+const columnListCache = new WeakMap<readonly ColumnRef[], string>();
+
+/** `"a", "b", "c"` for the columns; cached when the array is frozen. */
+function columnList(columns: readonly ColumnRef[]): string {
+  let text = columnListCache.get(columns);
+  if (text === undefined) {
+    text = columns.map((c) => quoteIdent(c.name)).join(', ');
+    if (Object.isFrozen(columns)) columnListCache.set(columns, text);
+  }
+  return text;
 }
 
 /** Compiles statements for one dialect. Stateless; one instance per engine. */
@@ -53,12 +70,11 @@ export class SqlCompiler {
     const table = (name: string): string => (this.dialect.table ? this.dialect.table(name) : quoteIdent(name));
     const expr = (node: Expr): string => this.expression(node, bind);
     const returning = (columns: readonly ColumnRef[] | undefined): string =>
-      columns && columns.length > 0 ? ` RETURNING ${columns.map((c) => quoteIdent(c.name)).join(', ')}` : '';
+      columns && columns.length > 0 ? ` RETURNING ${columnList(columns)}` : '';
 
     switch (statement.kind) {
       case 'select': {
-        const columns = statement.columns.map((c) => quoteIdent(c.name)).join(', ');
-        let text = `SELECT ${columns} FROM ${table(statement.table)}`;
+        let text = `SELECT ${columnList(statement.columns)} FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
         if (statement.orderBy && statement.orderBy.length > 0) {
           const types = new Map(statement.columns.map((c) => [c.name, c.type] as const));
@@ -78,7 +94,7 @@ export class SqlCompiler {
         return { sql: text, params };
       }
       case 'insert': {
-        const names = statement.columns.map((c) => quoteIdent(c.name)).join(', ');
+        const names = columnList(statement.columns);
         const rows = statement.rows
           .map((row) => `(${statement.columns.map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type))).join(', ')})`)
           .join(', ');

@@ -4,9 +4,9 @@
  * callers wait for: otherwise their statements would land inside it across an `await`.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import type { ColumnRef, Statement } from '../../query/sql-tree.js';
+import type { ColumnRef, InsertStatement, Statement } from '../../query/sql-tree.js';
 import type { Executor, ProjectDatabase, Row, SchemaExecutor, TableChange } from '../types.js';
-import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
+import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
 
@@ -32,6 +32,23 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
   return row;
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** True when SQLite keeps `value` unchanged in a STRICT column of this type (no conversion). */
+function isStoredAsIs(value: unknown, type: ColumnRef['type']): boolean {
+  if (value === null) return true;
+  switch (type) {
+    case 'integer':
+    case 'boolean':
+      return Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    default:
+      // A lone surrogate is stored as U+FFFD, so such a string would not read back the same.
+      return typeof value === 'string' && !LONE_SURROGATE.test(value);
+  }
+}
+
 function resultColumns(statement: Statement): readonly ColumnRef[] {
   if (statement.kind === 'select') return statement.columns;
   if (statement.kind === 'count') return [];
@@ -41,6 +58,8 @@ function resultColumns(statement: Statement): readonly ColumnRef[] {
 /** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
 export class SqliteDatabase implements ProjectDatabase {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  /** Whether each table is STRICT (see insertedRow); forgotten with the statements on DDL. */
+  private readonly strictTables = new Map<string, boolean>();
   private handle: BetterSqlite3.Database | null = null;
   private dataVersion: BetterSqlite3.Statement | null = null;
   private dataVersionOffset = 0;
@@ -58,7 +77,7 @@ export class SqliteDatabase implements ProjectDatabase {
   ) {
     this.direct = {
       all: async (s) => this.allNow(s),
-      first: async (s) => this.allNow(s)[0],
+      first: async (s) => this.firstNow(s),
       count: async (s) => this.countNow(s),
       run: async (s) => this.runNow(s),
       changeTable: async (change) => this.changeTableNow(change),
@@ -96,7 +115,7 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
     if (this.lock) await this.whenIdle();
-    return this.allNow(statement)[0];
+    return this.firstNow(statement);
   }
 
   async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
@@ -128,6 +147,7 @@ export class SqliteDatabase implements ProjectDatabase {
   release(): boolean {
     if (this.lock || !this.handle) return !this.lock;
     this.statements.clear();
+    this.strictTables.clear();
     this.dataVersionOffset += 1_000_000;
     this.handle.close();
     this.handle = null;
@@ -138,6 +158,7 @@ export class SqliteDatabase implements ProjectDatabase {
   /** Closes the connection for good (the caller makes sure no transaction is open). */
   close(): void {
     this.statements.clear();
+    this.strictTables.clear();
     this.handle?.close();
     this.handle = null;
   }
@@ -200,6 +221,13 @@ export class SqliteDatabase implements ProjectDatabase {
         for (const row of statement.rows) out.push(...this.allNow({ ...statement, rows: [row] }));
         return out;
       }
+      if (statement.kind === 'insert') {
+        const echoed = this.insertedRow(statement);
+        if (echoed) {
+          this.runNow(statement);
+          return [echoed];
+        }
+      }
       const { sql, params } = compileStatement(statement);
       const prepared = this.prepare(sql);
       if (!prepared.reader) {
@@ -207,6 +235,49 @@ export class SqliteDatabase implements ProjectDatabase {
         return [];
       }
       return (prepared.all(...(params as never[])) as Record<string, unknown>[]).map((raw) => decodeRow(raw, columns));
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  /**
+   * What a single-row INSERT ... RETURNING would read back, built from the bound values:
+   * a STRICT table stores exactly what is bound (no triggers or generated columns here), so
+   * reading the row back only costs time (about a fifth of a bulk insert). Undefined, and
+   * RETURNING is used, when a returned column is not inserted (a DDL default fills it), a
+   * conflict may skip the row, or the table is not STRICT.
+   */
+  private insertedRow(statement: InsertStatement): Row | undefined {
+    if (!statement.returning || statement.onConflictDoNothing || statement.rows.length !== 1) return undefined;
+    const values = statement.rows[0]!;
+    const row: Row = {};
+    for (const column of statement.returning) {
+      const index = statement.columns.findIndex((c) => c.name === column.name);
+      if (index === -1) return undefined;
+      const stored = encodeSqliteValue(values[index], column.type);
+      // A value SQLite would convert (text into an INTEGER column, say) must be read back.
+      if (!isStoredAsIs(stored, column.type)) return undefined;
+      row[column.name] = decodeSqliteValue(stored, column.type);
+    }
+    return this.isStrict(statement.table) ? row : undefined;
+  }
+
+  private isStrict(table: string): boolean {
+    let strict = this.strictTables.get(table);
+    if (strict === undefined) {
+      strict = this.connection.prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?').pluck().get(table) === 1;
+      this.strictTables.set(table, strict);
+    }
+    return strict;
+  }
+
+  private firstNow(statement: Parameters<Executor['first']>[0]): Row | undefined {
+    // A select needs one row: step once instead of collecting them all (writes take the general path).
+    if (statement.kind !== 'select') return this.allNow(statement)[0];
+    try {
+      const { sql, params } = compileStatement(statement);
+      const raw = this.prepare(sql).get(...(params as never[])) as Record<string, unknown> | undefined;
+      return raw === undefined ? undefined : decodeRow(raw, statement.columns);
     } catch (error) {
       throw translateSqliteError(error);
     }
@@ -240,6 +311,7 @@ export class SqliteDatabase implements ProjectDatabase {
       applyTableChange(this.connection, change);
       // DDL invalidates prepared statements that name the table.
       this.statements.clear();
+      this.strictTables.clear();
     } catch (error) {
       throw translateSqliteError(error);
     }
