@@ -47,20 +47,26 @@ async function timedGet(url: string, route: string, headers: Record<string, stri
 
 /** Creates the projects, restarts, touches each once. Throws when a request fails. */
 export async function runFootprint(options: FootprintOptions): Promise<FootprintResult> {
-  const keys: { id: string; pk: string }[] = [];
+  const keys: { id: string; pk: string }[] = new Array(options.projects);
   const seedStarted = performance.now();
   const seeder = await options.start();
   try {
-    for (let n = 0; n < options.projects; n++) {
-      const id = `fp-${String(n).padStart(4, '0')}`;
-      const project = await expectStatus(201, seeder.url, 'POST', '/v1/projects', { 'x-platform-key': options.platformKey }, { name: `Footprint ${n}`, id });
-      const admin = { 'x-admin-key': project.body.data.admin_key as string };
-      for (let t = 0; t < options.tablesPerProject; t++) {
-        await expectStatus(201, seeder.url, 'PUT', `/p/${id}/v1/tables/t${t}`, admin, ITEMS.definition);
+    let next = 0;
+    // Two projects in flight: the harness prepares one request while the server works on the other.
+    const lane = async () => {
+      while (next < options.projects) {
+        const n = next++;
+        const id = `fp-${String(n).padStart(4, '0')}`;
+        const project = await expectStatus(201, seeder.url, 'POST', '/v1/projects', { 'x-platform-key': options.platformKey }, { name: `Footprint ${n}`, id });
+        const admin = { 'x-admin-key': project.body.data.admin_key as string };
+        for (let t = 0; t < options.tablesPerProject; t++) {
+          await expectStatus(201, seeder.url, 'PUT', `/p/${id}/v1/tables/t${t}`, admin, ITEMS.definition);
+        }
+        keys[n] = { id, pk: project.body.data.publishable_key as string };
+        if ((n + 1) % 250 === 0) options.log(`  footprint: ${n + 1}/${options.projects} projects created`);
       }
-      keys.push({ id, pk: project.body.data.publishable_key as string });
-      if ((n + 1) % 250 === 0) options.log(`  footprint: ${n + 1}/${options.projects} projects created`);
-    }
+    };
+    await Promise.all([lane(), lane()]);
   } finally {
     await seeder.stop();
   }

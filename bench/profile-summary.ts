@@ -66,8 +66,12 @@ function top(map: Map<string, number>, total: number, count: number): HotSpot[] 
     .map(([name, us]) => ({ name, ms: us / 1000, percent: (us / total) * 100 }));
 }
 
-/** Summarises a profile file; `count` hot spots per list. Throws when the file is not a CPU profile. */
-export function summariseProfile(file: string, count = 25): ProfileSummary {
+/**
+ * Summarises a profile file; `count` hot spots per list. `skipMs` leaves out the first
+ * milliseconds (start-up and module loading, which would otherwise crowd out the request
+ * path). Throws when the file is not a CPU profile.
+ */
+export function summariseProfile(file: string, count = 25, skipMs = 0): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -77,8 +81,11 @@ export function summariseProfile(file: string, count = 25): ProfileSummary {
   const inclusive = new Map<string, number>();
   const areas = new Map<string, number>();
   let total = 0;
+  let elapsed = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const us = profile.timeDeltas[i] ?? 0;
+    elapsed += us;
+    if (elapsed < skipMs * 1000) continue;
     const leaf = byId.get(profile.samples[i]!)!;
     total += us;
     self.set(keyOf(leaf.callFrame), (self.get(keyOf(leaf.callFrame)) ?? 0) + us);

@@ -33,22 +33,22 @@ function range(summary: SeriesSummary): string {
 
 function scenarioRows(report: BenchReport): string[] {
   const rows = [
-    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | errors / non-2xx | peak RSS |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | CPU µs/req | errors / non-2xx | peak RSS |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of report.scenarios) {
     if (scenario.skipped) {
-      rows.push(`| ${scenario.title} | — | ${scenario.connections} | skipped: ${scenario.skipped} | | | | | |`);
+      rows.push(`| ${scenario.title} | — | ${scenario.connections} | skipped: ${scenario.skipped} | | | | | | |`);
       continue;
     }
     for (const series of scenario.series) {
       const s = series.summary;
       rows.push(
-        `| ${scenario.title} | ${series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
+        `| ${scenario.title} | ${series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
       );
       if (series.background) {
         const b = series.background;
-        rows.push(`| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | ${b.errors} / ${b.non2xx} | |`);
+        rows.push(`| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | | ${b.errors} / ${b.non2xx} | |`);
       }
     }
   }
@@ -56,12 +56,15 @@ function scenarioRows(report: BenchReport): string[] {
 }
 
 function ratioRows(report: BenchReport): string[] {
-  const rows = ['| Scenario | Rowbase req/s | Baseline req/s | Rowbase / baseline, median of pairs (range) |', '|---|---:|---:|---:|'];
+  const rows = [
+    '| Scenario | Rowbase req/s | Baseline req/s | Rowbase / baseline req/s, median of pairs (range) | Rowbase / baseline CPU efficiency (range) |',
+    '|---|---:|---:|---:|---:|',
+  ];
   for (const scenario of report.scenarios) {
     if (!scenario.ratio) continue;
     const [rowbase, baseline] = scenario.series;
     rows.push(
-      `| ${scenario.title} | ${formatCount(rowbase!.summary.rps.median)} | ${formatCount(baseline!.summary.rps.median)} | **${scenario.ratio.median.toFixed(2)}** (${scenario.ratio.min.toFixed(2)}–${scenario.ratio.max.toFixed(2)}) |`,
+      `| ${scenario.title} | ${formatCount(rowbase!.summary.rps.median)} | ${formatCount(baseline!.summary.rps.median)} | **${scenario.ratio.median.toFixed(2)}** (${scenario.ratio.min.toFixed(2)}–${scenario.ratio.max.toFixed(2)}) | ${scenario.cpuRatio ? `${scenario.cpuRatio.median.toFixed(2)} (${scenario.cpuRatio.min.toFixed(2)}–${scenario.cpuRatio.max.toFixed(2)})` : ''} |`,
     );
   }
   return rows;

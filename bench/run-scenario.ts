@@ -7,7 +7,7 @@ import { runLoad } from './load.js';
 import type { LoadResult, LoadSpec } from './load-spec.js';
 import type { Goal, Scenario, ScenarioContext, Target } from './scenarios.js';
 import type { ServerProcess } from './server-process.js';
-import { formatCount, formatMs, pairedRatio, summariseRuns, type SeriesSummary, type Spread } from './stats.js';
+import { formatCount, formatMs, pairedRatio, spread, summariseRuns, type SeriesSummary, type Spread } from './stats.js';
 
 export interface RunPlan {
   readonly runs: number;
@@ -24,6 +24,11 @@ export interface SeriesResult {
   readonly summary: SeriesSummary;
   /** Highest VmRSS sampled during the measured runs. */
   readonly peakRss: number;
+  /**
+   * Server CPU time (user + system, all threads) per answered request, in microseconds.
+   * Unlike req/s it hardly moves when other work shares the machine.
+   */
+  readonly cpuPerRequest: Spread;
   /** The background load's runs (mixed scenario), summarised. */
   readonly background?: SeriesSummary;
 }
@@ -43,6 +48,8 @@ export interface ScenarioResult {
   readonly skipped?: string;
   readonly series: readonly SeriesResult[];
   readonly ratio?: Spread;
+  /** Baseline CPU per request / Rowbase CPU per request, per pair of runs: efficiency, less sensitive to noise than req/s. */
+  readonly cpuRatio?: Spread;
   readonly goals: readonly GoalResult[];
   /** Runs with errors or non-2xx answers: the scenario failed. */
   readonly failures: readonly string[];
@@ -97,6 +104,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
   const runs = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
   const backgroundRuns: LoadResult[] = [];
   const peaks = new Map<Target, number>(targets.map((t) => [t, 0]));
+  const cpu = new Map<Target, number[]>(targets.map((t) => [t, []]));
 
   if (plan.warmupSeconds > 0) {
     for (const target of targets) {
@@ -114,7 +122,9 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
         // Let the burst reach full speed before measuring.
         await new Promise((resolve) => setTimeout(resolve, BACKGROUND_LEAD_SECONDS * 1000 + 400));
       }
+      const cpuBefore = servers[target]!.cpuSeconds();
       const result = await runLoad(specs.get(target)!, plan.scratchDir);
+      const cpuAfter = servers[target]!.cpuSeconds();
       if (backgroundDone) {
         const burst = await backgroundDone;
         backgroundRuns.push(burst);
@@ -123,9 +133,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
       }
       peaks.set(target, Math.max(peaks.get(target)!, stopSampling()));
       runs.get(target)!.push(result);
+      cpu.get(target)!.push(result.requests > 0 ? ((cpuAfter - cpuBefore) / result.requests) * 1e6 : 0);
       const failure = failureOf(`${scenario.id} ${target} run ${run}`, result);
       if (failure) failures.push(failure);
-      plan.log(`  ${scenario.id.padEnd(16)} ${target.padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}${failure ? '  ** FAILED **' : ''}`);
+      plan.log(`  ${scenario.id.padEnd(16)} ${target.padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req${failure ? '  ** FAILED **' : ''}`);
     }
   }
 
@@ -134,10 +145,13 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
     runs: runs.get(target)!,
     summary: summariseRuns(runs.get(target)!),
     peakRss: peaks.get(target)!,
+    cpuPerRequest: spread(cpu.get(target)!),
     ...(target === 'rowbase' && backgroundRuns.length > 0 && { background: summariseRuns(backgroundRuns) }),
   }));
-  const ratio = targets.includes('baseline') ? pairedRatio(runs.get('rowbase')!, runs.get('baseline')!) : undefined;
+  const paired = targets.includes('baseline');
+  const ratio = paired ? pairedRatio(runs.get('rowbase')!.map((r) => r.rps), runs.get('baseline')!.map((r) => r.rps)) : undefined;
+  const cpuRatio = paired ? pairedRatio(cpu.get('baseline')!, cpu.get('rowbase')!) : undefined;
   const goals = scenario.goals.map((goal) => judge(goal, series[0]!.summary, ratio));
   for (const failure of failures) plan.log(`  ** ${failure}`);
-  return { ...base, series, ...(ratio && { ratio }), goals, failures };
+  return { ...base, series, ...(ratio && { ratio }), ...(cpuRatio && { cpuRatio }), goals, failures };
 }

@@ -1,13 +1,20 @@
 /**
  * Seeds the benchmark project through Rowbase's own HTTP API: the platform API creates the
- * project, the schema API declares the tables, and the bulk endpoint writes every row in
- * batches of 10,000 (the largest bulk request the contract allows).
+ * project, the schema API declares the tables, and the bulk endpoint writes every row.
+ * All rows of one bulk request share a created_at, so the tables that lists sort by
+ * created_at are written in small batches: ties would make every page sort a whole batch,
+ * which is not what rows written over time look like.
  */
 import { call, expectStatus } from './http-client.js';
 import { BENCH_TABLES, eventRow, EVENTS, INBOX, itemRow, ITEMS, NOTES, USER_PASSWORD, userEmail, USERS } from './schema.js';
 
 export const BENCH_PROJECT = 'bench';
-const BATCH = 10_000;
+/** Rows per request: items have 10 categories, so a category's page has ties of 10 rows at most. */
+const ITEM_BATCH = 100;
+/** Events have 100 kinds: 1,000-row batches give ties of 10 rows per kind. */
+const EVENT_BATCH = 1_000;
+/** Notes are read by id only; the largest batch the contract allows. */
+const NOTE_BATCH = 10_000;
 
 /** What the scenarios need to know about the seeded data. */
 export interface SeededProject {
@@ -39,8 +46,8 @@ async function timed<T>(timings: Record<string, number>, step: string, work: () 
   return result;
 }
 
-/** Writes `count` rows made by `row(n)` in bulk batches, two requests in flight; returns their ids. */
-async function bulkInsert(base: string, headers: Record<string, string>, table: string, count: number, row: (n: number) => Record<string, unknown>, onProgress?: (rows: number) => void): Promise<string[]> {
+/** Writes `count` rows made by `row(n)` in bulk requests of `batch` rows, two in flight; returns their ids. */
+async function bulkInsert(base: string, headers: Record<string, string>, table: string, batch: number, count: number, row: (n: number) => Record<string, unknown>, onProgress?: (rows: number) => void): Promise<string[]> {
   const ids: string[] = new Array(count);
   let next = 0;
   let done = 0;
@@ -48,7 +55,7 @@ async function bulkInsert(base: string, headers: Record<string, string>, table: 
   const lane = async () => {
     while (next < count) {
       const start = next;
-      const size = Math.min(BATCH, count - start);
+      const size = Math.min(batch, count - start);
       next += size;
       const rows = Array.from({ length: size }, (_, i) => row(start + i));
       const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${table}/bulk`, headers, rows);
@@ -72,20 +79,20 @@ export async function seedBenchProject(base: string, platformKey: string, option
   });
   const admin = { 'x-admin-key': created.admin_key };
 
-  const itemIds = await timed(timings, `${ITEMS.name} (${options.items} rows)`, () => bulkInsert(base, admin, ITEMS.name, options.items, itemRow));
-  await timed(timings, `${INBOX.name} (1 row)`, () => bulkInsert(base, admin, INBOX.name, 1, itemRow));
+  const itemIds = await timed(timings, `${ITEMS.name} (${options.items} rows)`, () => bulkInsert(base, admin, ITEMS.name, ITEM_BATCH, options.items, itemRow));
+  await timed(timings, `${INBOX.name} (1 row)`, () => bulkInsert(base, admin, INBOX.name, 1, 1, itemRow));
   const users = await timed(timings, `${USERS.name} (${options.users} rows, argon2id)`, async () => {
     const rows = Array.from({ length: options.users }, (_, n) => ({ email: userEmail(n), password: USER_PASSWORD, display_name: `User ${n}` }));
     const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${USERS.name}/bulk`, admin, rows);
     return (response.body.data as { id: string; email: string }[]).map(({ id, email }) => ({ id, email }));
   });
   const notesByUser = await timed(timings, `${NOTES.name} (${options.users * options.notesPerUser} rows)`, async () => {
-    const ids = await bulkInsert(base, admin, NOTES.name, users.length * options.notesPerUser, (n) => ({ owner: users[n % users.length]!.id, body: `note ${n}` }));
+    const ids = await bulkInsert(base, admin, NOTES.name, NOTE_BATCH, users.length * options.notesPerUser, (n) => ({ owner: users[n % users.length]!.id, body: `note ${n}` }));
     const byUser = new Map<string, string[]>(users.map((u) => [u.id, []]));
     ids.forEach((id, n) => byUser.get(users[n % users.length]!.id)!.push(id));
     return byUser;
   });
-  await timed(timings, `${EVENTS.name} (${options.events} rows)`, () => bulkInsert(base, admin, EVENTS.name, options.events, eventRow, options.onProgress));
+  await timed(timings, `${EVENTS.name} (${options.events} rows)`, () => bulkInsert(base, admin, EVENTS.name, EVENT_BATCH, options.events, eventRow, options.onProgress));
 
   return { projectId: BENCH_PROJECT, adminKey: created.admin_key, publishableKey: created.publishable_key, itemIds, users, notesByUser, eventRows: options.events, timings };
 }

@@ -14,6 +14,8 @@ export interface ServerProcess {
   rss(): number;
   /** Peak resident set size over the process's life so far in bytes (VmHWM). */
   peakRss(): number;
+  /** CPU seconds (user + system) the process has used so far. */
+  cpuSeconds(): number;
   /** Samples VmRSS every `intervalMs` until the returned function is called; it returns the peak seen. */
   sampleRss(intervalMs?: number): () => number;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
@@ -47,6 +49,19 @@ function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')'; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return 0;
   }
@@ -100,6 +115,7 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
     url,
     rss: () => statusField(pid, 'VmRSS'),
     peakRss: () => statusField(pid, 'VmHWM'),
+    cpuSeconds: () => cpuSecondsOf(pid),
     sampleRss(intervalMs = 100) {
       let peak = statusField(pid, 'VmRSS');
       const timer = setInterval(() => {

@@ -46,12 +46,12 @@ export function summariseRuns(runs: readonly LoadResult[]): SeriesSummary {
   };
 }
 
-/** Rowbase/baseline req/s per pair of back-to-back runs, summarised. */
-export function pairedRatio(rowbase: readonly LoadResult[], baseline: readonly LoadResult[]): Spread {
-  const pairs = Math.min(rowbase.length, baseline.length);
+/** numerator[i] / denominator[i] for each pair of back-to-back runs, summarised. */
+export function pairedRatio(numerators: readonly number[], denominators: readonly number[]): Spread {
+  const pairs = Math.min(numerators.length, denominators.length);
   const ratios: number[] = [];
   for (let i = 0; i < pairs; i++) {
-    if (baseline[i]!.rps > 0) ratios.push(rowbase[i]!.rps / baseline[i]!.rps);
+    if (denominators[i]! > 0) ratios.push(numerators[i]! / denominators[i]!);
   }
   return spread(ratios);
 }
