@@ -49,6 +49,7 @@ export async function projectsCommand(config: Config, args: ParsedArgs, out: Out
         return 2;
     }
   } finally {
+    await services.rateLimiter.close?.(); // a Redis connection (REDIS_URL) would keep the process alive
     await services.storage.close();
   }
 }

@@ -52,6 +52,7 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
     out.result({ plan: plans, applied: true }, () => 'Applied.');
     return 0;
   } finally {
+    await services.rateLimiter.close?.(); // a Redis connection (REDIS_URL) would keep the process alive
     await services.storage.close();
   }
 }
