@@ -15,8 +15,8 @@ export interface FootprintOptions {
   readonly projects: number;
   readonly tablesPerProject: number;
   readonly platformKey: string;
-  /** Starts a Rowbase process over the footprint data folder. */
-  readonly start: () => Promise<ServerProcess>;
+  /** Starts a Rowbase process over the footprint data folder (`seeding`: for creating projects, not measuring). */
+  readonly start: (seeding: boolean) => Promise<ServerProcess>;
   readonly log: (line: string) => void;
 }
 
@@ -49,7 +49,7 @@ async function timedGet(url: string, route: string, headers: Record<string, stri
 export async function runFootprint(options: FootprintOptions): Promise<FootprintResult> {
   const keys: { id: string; pk: string }[] = new Array(options.projects);
   const seedStarted = performance.now();
-  const seeder = await options.start();
+  const seeder = await options.start(true);
   try {
     let next = 0;
     // Two projects in flight: the harness prepares one request while the server works on the other.
@@ -72,7 +72,7 @@ export async function runFootprint(options: FootprintOptions): Promise<Footprint
   }
   const seedSeconds = (performance.now() - seedStarted) / 1000;
 
-  const server = await options.start();
+  const server = await options.start(false);
   try {
     await expectStatus(200, server.url, 'GET', '/health');
     const rssIdle = server.rss();

@@ -31,7 +31,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
   if (scenarios.length > 0) {
     const dataDir = path.join(runDir, 'rowbase');
     log(`Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ${options.events.toLocaleString('en-US')} events through the bulk API...`);
-    const seeder = await startRowbase(dataDir, platformKey);
+    const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
     let seeded;
     try {
       let shown = 0;
@@ -81,7 +81,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       projects: options.footprintProjects,
       tablesPerProject: options.footprintTables,
       platformKey,
-      start: () => startRowbase(dataDir, platformKey),
+      start: (seeding) => startRowbase(dataDir, platformKey, { seeding }),
       log,
     });
     log(`  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`);

@@ -21,7 +21,7 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
     return scenario;
   });
   const dataDir = path.join(runDir, 'profile-data');
-  const seeder = await startRowbase(dataDir, platformKey);
+  const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
   const events = scenarios.some((s) => s.id.startsWith('big-')) ? Math.min(options.events, 200_000) : 0;
   const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events }).finally(() => seeder.stop());
 
@@ -31,7 +31,7 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
     const spawnedAt = performance.now();
     let loadAt = spawnedAt;
     // 200 µs sampling: the default 1 ms is too coarse for requests that take well under a millisecond.
-    const server = await startRowbase(dataDir, platformKey, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200']);
+    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200'] });
     try {
       const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;
       if (scenario.needsAuth && !sessions) throw new Error(`${scenario.id} needs the login endpoint, which this build lacks`);

@@ -11,14 +11,15 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 /**
  * Starts `node dist/main.js serve` over `dataDir` on a free loopback port.
+ * `seeding` starts it with SQLITE_SYNCHRONOUS=normal, for filling a data folder quickly.
  * RATE_LIMITS=off: the login scenarios send thousands of logins a minute from one address,
  * which the default limits would answer with 429; the benchmark measures the work, not the limiter.
  */
-export function startRowbase(dataDir: string, platformKey: string, nodeArgs: readonly string[] = []): Promise<ServerProcess> {
+export function startRowbase(dataDir: string, platformKey: string, options: { nodeArgs?: readonly string[]; seeding?: boolean } = {}): Promise<ServerProcess> {
   return startServer({
     name: 'rowbase',
     cwd: ROOT,
-    args: [...nodeArgs, path.join(ROOT, 'dist', 'main.js'), 'serve'],
+    args: [...(options.nodeArgs ?? []), path.join(ROOT, 'dist', 'main.js'), 'serve'],
     env: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
@@ -27,6 +28,8 @@ export function startRowbase(dataDir: string, platformKey: string, nodeArgs: rea
       DATA_DIR: dataDir,
       PLATFORM_KEY: platformKey,
       RATE_LIMITS: 'off',
+      // Seeding is set-up, not measurement: it may skip the fsync per commit. Measured servers keep the default (full).
+      ...(options.seeding && { SQLITE_SYNCHRONOUS: 'normal' }),
     },
   });
 }
