@@ -3,6 +3,7 @@
  * bits; only its SHA-256 is stored. With rotation on, each refresh replaces the token; the
  * one just replaced stays usable for ROTATION_GRACE_MS and answers with the same new token
  * (two tabs refreshing at once both stay signed in); replayed later, it revokes the session.
+ * Older replaced tokens are remembered in `spent-refresh-tokens.ts`: replaying one revokes too.
  */
 import { createHmac } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
@@ -11,6 +12,7 @@ import { constantTimeEqual, hashSecret } from '../lib/secrets.js';
 import { newRowId } from '../lib/ids.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, Row } from '../store/types.js';
+import { findSpentRefreshToken, forgetSpentRefreshTokens, recordSpentRefreshToken } from './spent-refresh-tokens.js';
 
 /** How long a replaced refresh token still answers (with the same new pair). */
 export const ROTATION_GRACE_MS = 10_000;
@@ -66,7 +68,8 @@ export async function findLiveSession(executor: Executor, sessionId: string, use
  * Exchanges a refresh token. With `rotate`, the answer carries a new refresh token derived
  * from the old one with `derivationKey` (so a replay within the grace period gets the same
  * one). Throws AUTH_INVALID_REFRESH_TOKEN, or AUTH_REFRESH_TOKEN_REUSED after revoking the
- * session when a replaced token comes back after the grace period.
+ * session when a replaced token comes back after the grace period, or when any token replaced
+ * before the previous one comes back at all.
  */
 export async function refreshSession(db: Database, presented: string, options: { rotate: boolean; ttlSeconds: number; nowMs: number; derivationKey: string }): Promise<RefreshedSession> {
   const { nowMs } = options;
@@ -91,10 +94,12 @@ export async function refreshSession(db: Database, presented: string, options: {
         where: sql.and(sql.eq('id', current.id), sql.eq('refresh_hash', presentedHash)),
       });
       if (changed !== 1) throw invalidRefreshToken();
+      await recordSpentRefreshToken(tx, { hash: presentedHash, sessionId: String(current.id), userId: String(current.user_id), spentAt: nowIso, expiresAt });
       return { session: { ...toSession(current), expiresAt }, refreshToken: next, issuedAtMs: nowMs };
     }
     const replaced = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('previous_refresh_hash', presentedHash), forUpdate: true });
-    if (!replaced || !isLive(replaced, nowIso)) throw invalidRefreshToken();
+    if (!replaced) return revokeForSpentToken(tx, presentedHash, nowIso);
+    if (!isLive(replaced, nowIso)) throw invalidRefreshToken();
     const graceEnds = Date.parse(String(replaced.previous_valid_until));
     if (nowMs <= graceEnds) {
       const next = deriveRefreshToken(options.derivationKey, String(replaced.id), presented);
@@ -103,27 +108,48 @@ export async function refreshSession(db: Database, presented: string, options: {
       return { session: toSession(replaced), refreshToken: next, issuedAtMs: graceEnds - ROTATION_GRACE_MS };
     }
     // A replaced token used after its grace period: someone holds a stolen copy. End the session.
-    await tx.run({ kind: 'update', table: SESSIONS.table, set: [{ column: column('revoked_at'), value: sql.value(nowIso, 'text') }], where: sql.eq('id', replaced.id) });
+    await endSessionForReuse(tx, String(replaced.id), nowIso);
     return 'reused';
   });
   if (outcome === 'reused') throw new AppError('AUTH_REFRESH_TOKEN_REUSED');
   return outcome;
 }
 
-/** Revokes one session (logout). */
+/**
+ * A token matching neither the current nor the previous token of any session: if an earlier
+ * rotation spent it and its session is still live, a copy is being replayed (the owner has
+ * moved on), so the session ends ('reused'). Throws AUTH_INVALID_REFRESH_TOKEN otherwise.
+ */
+async function revokeForSpentToken(tx: Executor, presentedHash: string, nowIso: string): Promise<'reused'> {
+  const sessionId = await findSpentRefreshToken(tx, presentedHash);
+  const session = sessionId === undefined ? undefined : await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('id', sessionId), forUpdate: true });
+  if (!session || !isLive(session, nowIso)) throw invalidRefreshToken();
+  await endSessionForReuse(tx, sessionId!, nowIso);
+  return 'reused';
+}
+
+async function endSessionForReuse(tx: Executor, sessionId: string, nowIso: string): Promise<void> {
+  await tx.run({ kind: 'update', table: SESSIONS.table, set: [{ column: column('revoked_at'), value: sql.value(nowIso, 'text') }], where: sql.eq('id', sessionId) });
+  await forgetSpentRefreshTokens(tx, { sessionId });
+}
+
+/** Revokes one session (logout) and forgets its spent refresh tokens. */
 export async function revokeSession(executor: Executor, sessionId: string, nowMs: number): Promise<void> {
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('id', sessionId), notRevoked()) });
+  await forgetSpentRefreshTokens(executor, { sessionId });
 }
 
 /** Revokes every session of a user, except `keepSessionId` when given. */
 export async function revokeUserSessions(executor: Executor, userId: string, nowMs: number, keepSessionId?: string): Promise<void> {
   const keep: Expr | undefined = keepSessionId === undefined ? undefined : sql.not(sql.eq('id', keepSessionId));
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('user_id', userId), notRevoked(), keep) });
+  await forgetSpentRefreshTokens(executor, { userId, ...(keepSessionId !== undefined && { keepSessionId }) });
 }
 
 /** Revokes every session of the project (rotate-jwt-secret with revoke_sessions). */
 export async function revokeAllSessions(executor: Executor, nowMs: number): Promise<void> {
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: notRevoked() });
+  await forgetSpentRefreshTokens(executor, { all: true });
 }
 
 function revokedNow(nowMs: number) {

@@ -141,6 +141,76 @@ describe('refresh-token reuse detection', () => {
     assert.equal((await me(again.token, rotating)).status, 200);
   });
 
+  it('a token replaced two or more rotations ago → 401 AUTH_REFRESH_TOKEN_REUSED and the session ends', async () => {
+    const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
+    const user = await signUp(server, rotating, 'eve@example.com');
+    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    const chain = [user.refresh_token];
+    let newest = user;
+    for (let i = 0; i < 3; i++) {
+      clock.advance(20);
+      const next = await refresh(chain[chain.length - 1]!);
+      assert.equal(next.status, 200, next.text);
+      chain.push(next.body.refresh_token);
+      newest = next.body;
+    }
+    // Within the grace period of a later rotation, too: only the immediately previous token gets the grace.
+    assertError(await refresh(chain[1]!), 401, 'AUTH_REFRESH_TOKEN_REUSED');
+    assertError(await refresh(chain[3]!), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    assertError(await me(newest.token, rotating), 401, 'AUTH_INVALID_TOKEN');
+    // The session is gone, so its spent tokens now answer like any unknown token.
+    assertError(await refresh(chain[0]!), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+  });
+
+  it('the original token of a long chain, replayed much later → 401 AUTH_REFRESH_TOKEN_REUSED', async () => {
+    const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
+    const user = await signUp(server, rotating, 'fay@example.com');
+    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    let current = user.refresh_token;
+    for (let i = 0; i < 5; i++) {
+      clock.advance(3600);
+      const next = await refresh(current);
+      assert.equal(next.status, 200, next.text);
+      current = next.body.refresh_token;
+    }
+    assertError(await refresh(user.refresh_token), 401, 'AUTH_REFRESH_TOKEN_REUSED');
+    assertError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+  });
+
+  it('after logout, a spent token of that session → 401 AUTH_INVALID_REFRESH_TOKEN (nothing left to revoke)', async () => {
+    const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
+    const user = await signUp(server, rotating, 'gus@example.com');
+    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    const first = await refresh(user.refresh_token);
+    clock.advance(20);
+    const second = await refresh(first.body.refresh_token);
+    assert.equal(second.status, 200, second.text);
+    assert.equal((await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(second.body.token) })).status, 204);
+    assertError(await refresh(user.refresh_token), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    assertError(await refresh(first.body.refresh_token), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+  });
+
+  it('spent tokens are forgotten when their session ends or expires (the table stays bounded)', async () => {
+    const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true, refresh_token_ttl: 300 } });
+    const db = await server.built.services.storage.project(rotating.id);
+    const spent = () => db.count({ kind: 'count', table: '_rb_spent_refresh_tokens' });
+    const refresh = async (token: string): Promise<SignedUp> => {
+      clock.advance(20);
+      const response = await server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+      assert.equal(response.status, 200, response.text);
+      return response.body;
+    };
+    const hal = await signUp(server, rotating, 'hal@example.com');
+    await refresh((await refresh(hal.refresh_token)).refresh_token);
+    assert.equal(await spent(), 2);
+    clock.advance(301);
+    const ida = await signUp(server, rotating, 'ida@example.com');
+    const idaNow = await refresh(ida.refresh_token);
+    assert.equal(await spent(), 1, "hal's expired session keeps no spent tokens");
+    assert.equal((await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(idaNow.token) })).status, 204);
+    assert.equal(await spent(), 0, 'logout forgets the spent tokens of the session');
+  });
+
   it('with rotation off, a refresh token is reusable until it expires', async () => {
     await patchSettings(server, project, { refresh_token_rotation: false });
     const session = await logIn(server, project, 'ada@example.com');

@@ -143,6 +143,19 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
    CREATE INDEX _rb_one_time_tokens_user ON ${T(s, '_rb_one_time_tokens')} (user_id, kind);
    CREATE TRIGGER _rb_tables_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, '_rb_tables')}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(SYSTEM_SCHEMA, 'notify_change')}();`,
+  // 2: refresh tokens replaced by rotation, so a replay of any of them (not just the previous) is
+  // caught; rows go with their session and once `expires_at` (the session's expiry when spent) passes.
+  (s) => `
+   CREATE TABLE ${T(s, '_rb_spent_refresh_tokens')} (
+     hash ${TEXT} PRIMARY KEY NOT NULL,
+     session_id ${TEXT} NOT NULL,
+     user_id ${TEXT} NOT NULL,
+     spent_at ${TEXT} NOT NULL,
+     expires_at ${TEXT} NOT NULL
+   );
+   CREATE INDEX _rb_spent_refresh_tokens_session ON ${T(s, '_rb_spent_refresh_tokens')} (session_id);
+   CREATE INDEX _rb_spent_refresh_tokens_user ON ${T(s, '_rb_spent_refresh_tokens')} (user_id);
+   CREATE INDEX _rb_spent_refresh_tokens_expires ON ${T(s, '_rb_spent_refresh_tokens')} (expires_at);`,
 ];
 
 /** Takes the advisory lock of a schema until the transaction ends (migrations, schema changes). */

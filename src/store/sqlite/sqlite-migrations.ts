@@ -83,6 +83,18 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
      used_at TEXT
    ) STRICT;
    CREATE INDEX _rb_one_time_tokens_user ON _rb_one_time_tokens (user_id, kind);`,
+  // 2: refresh tokens replaced by rotation, so a replay of any of them (not just the previous) is
+  // caught; rows go with their session and once `expires_at` (the session's expiry when spent) passes.
+  `CREATE TABLE _rb_spent_refresh_tokens (
+     hash TEXT PRIMARY KEY NOT NULL,
+     session_id TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     spent_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX _rb_spent_refresh_tokens_session ON _rb_spent_refresh_tokens (session_id);
+   CREATE INDEX _rb_spent_refresh_tokens_user ON _rb_spent_refresh_tokens (user_id);
+   CREATE INDEX _rb_spent_refresh_tokens_expires ON _rb_spent_refresh_tokens (expires_at);`,
 ];
 
 /** Brings a database up to the latest migration, each step in its own transaction. */
