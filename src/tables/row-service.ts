@@ -71,6 +71,16 @@ export class RowService {
     return row;
   }
 
+  /**
+   * Throws TABLE_NOT_FOUND, or FORBIDDEN when the caller may never create rows in the table
+   * (locked rule, or an auth table for non-admins): checked before a request body is read.
+   */
+  async checkCreateAllowed(context: RowContext, tableName: string): Promise<void> {
+    const { table } = await this.open(context, tableName);
+    checkProtectedFields(table, context.caller, {}, true);
+    checkCreateNotLocked(table, context, isoNow(this.clock));
+  }
+
   /** Creates a row. Throws VALIDATION_*, FORBIDDEN, CONFLICT_UNIQUE, CONFLICT_REFERENCE. */
   async create(context: RowContext, tableName: string, body: unknown): Promise<Row> {
     const [row] = await this.insert(context, tableName, [body], false);
@@ -185,8 +195,7 @@ export class RowService {
     const { db, table } = await this.open(context, tableName);
     const now = isoNow(this.clock);
     // Parse and plan every row before writing any: a bad row means nothing is written.
-    // Throws FORBIDDEN when locked, before validation; the empty body lets @request.body rules compile.
-    ruleCondition(table, 'create', context.caller, now, {});
+    checkCreateNotLocked(table, context, now);
     const prepared: { values: RowValues; condition: Expr | undefined }[] = [];
     for (const [index, body] of bodies.entries()) {
       if (!signup) checkProtectedFields(table, context.caller, body, true);
@@ -241,6 +250,11 @@ export function checkPasswordLength(password: string, min: number, index?: numbe
       suggestion: `Choose a password of at least ${min} characters; a passphrase of several words works well.`,
     });
   }
+}
+
+/** Throws FORBIDDEN when the create rule is locked for the caller (the empty body lets @request.body rules compile). */
+function checkCreateNotLocked(table: CompiledTable, context: RowContext, now: string): void {
+  ruleCondition(table, 'create', context.caller, now, {});
 }
 
 function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] {

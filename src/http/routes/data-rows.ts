@@ -11,42 +11,53 @@ export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
 
 export function registerDataRowRoutes(app: FastifyInstance, services: Services): void {
   const { registry, rows } = services;
+  // Filled by the onRequest hook: credentials are checked before Fastify reads a body, so an
+  // anonymous client cannot make the server buffer and parse 16 MiB it will refuse anyway.
+  const contexts = new WeakMap<FastifyRequest, RowContext>();
 
   /** Project → credentials → the context every row operation takes. */
-  const contextOf = async (request: FastifyRequest): Promise<RowContext> => {
+  const resolveContext = async (request: FastifyRequest): Promise<void> => {
     const { id } = request.params as { id: string };
     const state = await registry.get(id);
     const caller = await resolveCaller(request, state, registry, services.tokens);
-    return { projectId: id, caller, minPasswordLength: state.settings.min_password_length };
+    contexts.set(request, { projectId: id, caller, minPasswordLength: state.settings.min_password_length });
   };
+  /** For writes that create rows: also refuse a locked create rule (or unknown table) before the body. */
+  const resolveCreateContext = async (request: FastifyRequest): Promise<void> => {
+    await resolveContext(request);
+    await rows.checkCreateAllowed(contextOf(request), (request.params as { table: string }).table);
+  };
+  const contextOf = (request: FastifyRequest): RowContext => contexts.get(request)!;
+  const read = { onRequest: resolveContext };
+  const create = { onRequest: resolveCreateContext };
 
-  app.get<TableParams>('/p/:id/api/:table', async (request) => {
-    const page = await rows.list(await contextOf(request), request.params.table, request.query as Record<string, string>);
+  app.get<TableParams>('/p/:id/api/:table', read, async (request) => {
+    const page = await rows.list(contextOf(request), request.params.table, request.query as Record<string, string>);
     return { data: page.rows, meta: { total: page.total, limit: page.limit, offset: page.offset } };
   });
 
-  app.get<RowParams>('/p/:id/api/:table/:rowId', async (request) => {
-    return { data: await rows.get(await contextOf(request), request.params.table, request.params.rowId) };
+  app.get<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {
+    return { data: await rows.get(contextOf(request), request.params.table, request.params.rowId) };
   });
 
-  app.post<TableParams>('/p/:id/api/:table', async (request, reply) => {
-    const row = await rows.create(await contextOf(request), request.params.table, request.body);
+  app.post<TableParams>('/p/:id/api/:table', create, async (request, reply) => {
+    const row = await rows.create(contextOf(request), request.params.table, request.body);
     reply.code(201);
     return { data: row };
   });
 
-  app.post<TableParams>('/p/:id/api/:table/bulk', { bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
-    const created = await rows.bulkCreate(await contextOf(request), request.params.table, request.body);
+  app.post<TableParams>('/p/:id/api/:table/bulk', { ...create, bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
+    const created = await rows.bulkCreate(contextOf(request), request.params.table, request.body);
     reply.code(201);
     return { data: created };
   });
 
-  app.patch<RowParams>('/p/:id/api/:table/:rowId', async (request) => {
-    return { data: await rows.update(await contextOf(request), request.params.table, request.params.rowId, request.body) };
+  app.patch<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {
+    return { data: await rows.update(contextOf(request), request.params.table, request.params.rowId, request.body) };
   });
 
-  app.delete<RowParams>('/p/:id/api/:table/:rowId', async (request, reply) => {
-    await rows.delete(await contextOf(request), request.params.table, request.params.rowId);
+  app.delete<RowParams>('/p/:id/api/:table/:rowId', read, async (request, reply) => {
+    await rows.delete(contextOf(request), request.params.table, request.params.rowId);
     reply.code(204).send();
   });
 }
