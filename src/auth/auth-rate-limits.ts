@@ -3,6 +3,7 @@
  * endpoint, per email for failed logins and for sent mails. Limits come from the project's
  * `rate_limits` setting; `RATE_LIMITS=off` turns every check into a no-op.
  */
+import { addressBucket } from '../lib/address-bucket.js';
 import { AppError } from '../errors/app-error.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -24,7 +25,7 @@ export class AuthRateLimits {
   /** Counts a request from `address` to `endpoint`. Throws RATE_LIMITED with Retry-After. */
   async checkAddress(state: ProjectState, endpoint: LimitedEndpoint, address: string): Promise<void> {
     if (!this.enabled) return;
-    const key = `addr|${state.project.id}|${endpoint}|${address}`;
+    const key = `addr|${state.project.id}|${endpoint}|${addressBucket(address)}`;
     const decision = await this.limiter.consume(key, state.settings.rate_limits.per_address_per_minute, MINUTE);
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, `Too many ${endpoint} requests from this address.`);
   }

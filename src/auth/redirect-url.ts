@@ -31,10 +31,25 @@ export function checkRedirectUrl(input: string, allowedOrigins: readonly string[
   return url!;
 }
 
-/** The link to mail: `url` with `token=<token>` appended to its query, which stays as it was. */
+/**
+ * The link to mail: `url` with `token=<token>` appended to its query, which otherwise stays as
+ * it was. A `token` parameter already in the URL is dropped: a reset page reading the first
+ * `token` would otherwise use a value the requester chose instead of the mailed one.
+ */
 export function appendToken(url: URL, token: string): string {
   const link = new URL(url.href);
-  const query = link.search.length > 1 ? `${link.search.slice(1)}&` : '';
-  link.search = `?${query}token=${encodeURIComponent(token)}`;
+  const kept = link.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair !== '' && decodeName(pair.split('=')[0]!) !== 'token');
+  link.search = `?${[...kept, `token=${encodeURIComponent(token)}`].join('&')}`;
   return link.href;
+}
+
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
 }

@@ -4,11 +4,32 @@
  */
 import type { FastifyRequest } from 'fastify';
 
-const SECRET_PARAMS = /([?&][^=&]*(?:token|key|password|secret)[^=&]*=)[^&]*/gi;
+const SECRET_NAME = /token|key|password|secret/i;
 
-/** Masks secret query parameters of a URL for logging. */
+/**
+ * Masks the values of query parameters named like secrets. Names are percent-decoded first,
+ * because the server decodes them too (`?%74oken=` is `token`).
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[redacted]');
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const query = url
+    .slice(start + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      return equals >= 0 && SECRET_NAME.test(safeDecode(name)) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, start)}?${query.join('&')}`;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
 }
 
 /** pino options for Fastify's logger. */

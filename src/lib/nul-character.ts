@@ -1,14 +1,40 @@
 /**
- * U+0000 (NUL) in stored text: PostgreSQL text and jsonb cannot hold it, so Rowbase refuses it
- * in stored values on every engine (docs/engines.md).
+ * Checks on JSON values before they are stored. U+0000 (NUL): PostgreSQL text and jsonb cannot
+ * hold it, so Rowbase refuses it in stored values on every engine (docs/engines.md). Nesting
+ * depth: deeper values would overflow the stack in JSON.stringify and JSON.parse later.
+ * Both walks are iterative, so a hostile value cannot overflow the stack here either.
  */
+
+/** How deep a json column value may nest (arrays and objects). */
+export const MAX_JSON_DEPTH = 64;
 
 /** True when `value` (a string, or a JSON value with nested strings and keys) contains U+0000. */
 export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return true;
+    } else if (Array.isArray(item)) {
+      pending.push(...item);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(child);
+      }
+    }
+  }
+  return false;
+}
+
+/** True when `value` nests arrays/objects more than `max` levels deep. */
+export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) pending.push([child, depth + 1]);
   }
   return false;
 }

@@ -4,7 +4,7 @@
  * removed from its cache at once, so replaced tables leave nothing behind.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { containsNul } from '../lib/nul-character.js';
+import { containsNul, exceedsJsonDepth, MAX_JSON_DEPTH } from '../lib/nul-character.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import type { ColumnDefinition } from './definition.js';
 
@@ -22,6 +22,8 @@ ajv.addFormat('email', { type: 'string', validate: isEmail });
 // U+0000 in a string or a json value (keys included): PostgreSQL text and jsonb cannot store it,
 // and both engines must accept the same values, so it is refused everywhere (docs/engines.md).
 ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNul(data), errors: false });
+// Deeper json values would overflow the stack when serialised or parsed again later.
+ajv.addKeyword({ keyword: 'maxJsonDepth', schemaType: 'number', validate: (max: number, data: unknown) => !exceedsJsonDepth(data, max), errors: false });
 
 /** Compiles a schema and drops it from ajv's cache (the returned function keeps working). */
 export function compileSchema(schema: object): ValidateFunction {
@@ -48,7 +50,8 @@ export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_le
       case 'timestamp':
         return { type: 'string', format: 'timestamp' };
       case 'json':
-        return { noNul: true };
+        // Depth first: the NUL walk is iterative too, but there is no point walking a hostile value twice.
+        return { allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }] };
     }
   })();
   if (!nullable || column.type === 'json') return base;
@@ -78,6 +81,8 @@ export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max
       return column.type === 'integer' && column.max === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at most ${error.params.limit}`;
     case 'noNul':
       return 'must not contain the NUL character (U+0000)';
+    case 'maxJsonDepth':
+      return `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`;
     case 'format':
       return error.params.format === 'email' ? 'must be a valid email address of at most 254 characters' : `must be ${TYPE_WORDS[column.type]}`;
     default:

@@ -53,7 +53,7 @@ describe('appendToken', () => {
     ['https://allowed.com/reset', 'https://allowed.com/reset?token=T0k-_'],
     ['https://allowed.com/reset?', 'https://allowed.com/reset?token=T0k-_'],
     ['https://allowed.com/reset?a=1&b=%2F', 'https://allowed.com/reset?a=1&b=%2F&token=T0k-_'],
-    ['https://allowed.com/reset?token=old', 'https://allowed.com/reset?token=old&token=T0k-_'],
+    ['https://allowed.com/reset?token=old', 'https://allowed.com/reset?token=T0k-_'],
     ['https://allowed.com/reset#section', 'https://allowed.com/reset?token=T0k-_#section'],
     ['https://allowed.com', 'https://allowed.com/?token=T0k-_'],
   ];
