@@ -2,7 +2,7 @@
  * Passwords after signup: change (signed in), forgot (mails a reset link) and reset (with
  * the mailed token). Every change bumps the password version, which ends the user's older
  * access tokens and unused reset tokens; refresh tokens survive unless the project's
- * `revoke_sessions_on_password_change` is on.
+ * `revoke_sessions_on_password_change` is on, or a reset claims a never-verified account.
  */
 import { AppError } from '../errors/app-error.js';
 import type { ProjectState } from '../projects/project-registry.js';
@@ -14,7 +14,7 @@ import { resetMail } from './auth-emails.js';
 import { consumeOneTimeToken, invalidOneTimeToken, issueOneTimeToken, peekOneTimeToken } from './one-time-tokens.js';
 import { appendToken, checkRedirectUrl } from './redirect-url.js';
 import { revokeUserSessions } from './sessions.js';
-import { findUserByEmail, openAuthTable, replacePassword, type AuthTable } from './users.js';
+import { findUserByEmail, findUserById, openAuthTable, replacePassword, type AuthTable } from './users.js';
 
 const FORGOT_MESSAGE = 'If an account with this email exists, a password reset link is on its way.';
 
@@ -76,7 +76,8 @@ export class PasswordService {
 
   /**
    * Sets a new password with a reset token (single use, 1 hour, dead once the password
-   * changed otherwise); also marks the email verified, since the mail reached its owner.
+   * changed otherwise); also marks the email verified, since the mail reached its owner. When
+   * the email was not verified before, every session of the user ends (see below).
    * Throws AUTH_NOT_CONFIGURED, VALIDATION_FAILED, VALIDATION_PASSWORD, AUTH_INVALID_ONE_TIME_TOKEN.
    */
   async resetPassword(state: ProjectState, body: unknown): Promise<{ message: string }> {
@@ -89,9 +90,12 @@ export class PasswordService {
     const nowMs = this.deps.clock.now();
     await auth.db.transaction(async (tx) => {
       const grant = await consumeOneTimeToken(tx, 'reset', input.token, nowMs);
-      const changed = grant && (await replacePassword(tx, auth.table, grant.userId, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), true));
+      const before = grant && (await findUserById(tx, auth.table, grant.userId));
+      const changed = before && (await replacePassword(tx, auth.table, before.id, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), true));
       if (!changed) throw invalidOneTimeToken();
-      if (state.settings.revoke_sessions_on_password_change) await revokeUserSessions(tx, changed.id, nowMs);
+      // Whoever signed up with an unproven email (a squatter) must not stay signed in once its owner claims the account.
+      const claimsAccount = !before.emailVerified;
+      if (state.settings.revoke_sessions_on_password_change || claimsAccount) await revokeUserSessions(tx, changed.id, nowMs);
     });
     return { message: 'Password updated. Sign in with the new password.' };
   }

@@ -4,7 +4,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { ProjectState } from '../projects/project-registry.js';
-import type { Row } from '../store/types.js';
+import type { Executor, Row } from '../store/types.js';
 import { accessTokenFor, type AuthDeps } from './auth-deps.js';
 import { BODIES, parseBody } from './auth-bodies.js';
 import { createSession, refreshSession, revokeSession } from './sessions.js';
@@ -64,8 +64,9 @@ export class SessionService {
 
   /**
    * Exchanges a refresh token for a new access token (and, with rotation, a new refresh
-   * token). Throws AUTH_NOT_CONFIGURED, VALIDATION_FAILED, AUTH_INVALID_REFRESH_TOKEN,
-   * AUTH_REFRESH_TOKEN_REUSED.
+   * token). With `require_verified_email`, an unverified user is refused like at login.
+   * Throws AUTH_NOT_CONFIGURED, VALIDATION_FAILED, AUTH_INVALID_REFRESH_TOKEN,
+   * AUTH_REFRESH_TOKEN_REUSED, AUTH_EMAIL_NOT_VERIFIED.
    */
   async refresh(state: ProjectState, body: unknown): Promise<{ token: string; refresh_token: string }> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
@@ -75,6 +76,8 @@ export class SessionService {
       ttlSeconds: state.settings.refresh_token_ttl,
       nowMs: this.deps.clock.now(),
       derivationKey: state.jwtSecret,
+      // Checked inside the exchange, before rotation, so the refused token still works once the email is verified.
+      ...(state.settings.require_verified_email && { admit: (tx: Executor, userId: string) => this.admitVerified(tx, auth, userId) }),
     });
     const user = await findUserById(auth.db, auth.table, refreshed.session.userId);
     if (!user) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
@@ -95,6 +98,12 @@ export class SessionService {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
     const { session } = await this.deps.tokens.verifyBearer(state, bearerToken, auth);
     await revokeSession(auth.db, session.id, this.deps.clock.now());
+  }
+
+  /** Refuses an unverified user (require_verified_email gates refresh like login, or a session from signup would outlive it). */
+  private async admitVerified(tx: Executor, auth: AuthTable, userId: string): Promise<void> {
+    const user = await findUserById(tx, auth.table, userId);
+    if (user && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');
   }
 
   private async startSession(state: ProjectState, auth: AuthTable, user: StoredUser): Promise<SignedIn> {

@@ -69,9 +69,14 @@ export async function findLiveSession(executor: Executor, sessionId: string, use
  * from the old one with `derivationKey` (so a replay within the grace period gets the same
  * one). Throws AUTH_INVALID_REFRESH_TOKEN, or AUTH_REFRESH_TOKEN_REUSED after revoking the
  * session when a replaced token comes back after the grace period, or when any token replaced
- * before the previous one comes back at all.
+ * before the previous one comes back at all. `admit`, when given, may refuse the session's
+ * user by throwing before anything is rotated (the presented token stays usable).
  */
-export async function refreshSession(db: Database, presented: string, options: { rotate: boolean; ttlSeconds: number; nowMs: number; derivationKey: string }): Promise<RefreshedSession> {
+export async function refreshSession(
+  db: Database,
+  presented: string,
+  options: { rotate: boolean; ttlSeconds: number; nowMs: number; derivationKey: string; admit?: (tx: Executor, userId: string) => Promise<void> },
+): Promise<RefreshedSession> {
   const { nowMs } = options;
   const nowIso = new Date(nowMs).toISOString();
   const presentedHash = hashSecret(presented);
@@ -79,6 +84,7 @@ export async function refreshSession(db: Database, presented: string, options: {
     const current = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('refresh_hash', presentedHash), forUpdate: true });
     if (current) {
       if (!isLive(current, nowIso)) throw invalidRefreshToken();
+      await options.admit?.(tx, String(current.user_id));
       if (!options.rotate) return { session: toSession(current), refreshToken: presented, issuedAtMs: nowMs };
       const next = deriveRefreshToken(options.derivationKey, String(current.id), presented);
       const expiresAt = new Date(nowMs + options.ttlSeconds * 1000).toISOString();
@@ -105,6 +111,7 @@ export async function refreshSession(db: Database, presented: string, options: {
       const next = deriveRefreshToken(options.derivationKey, String(replaced.id), presented);
       // The chain moved on again (or the key changed): this token no longer leads anywhere.
       if (!constantTimeEqual(hashSecret(next), String(replaced.refresh_hash))) throw invalidRefreshToken();
+      await options.admit?.(tx, String(replaced.user_id));
       return { session: toSession(replaced), refreshToken: next, issuedAtMs: graceEnds - ROTATION_GRACE_MS };
     }
     // A replaced token used after its grace period: someone holds a stolen copy. End the session.

@@ -165,6 +165,19 @@ describe('POST /p/{id}/auth/login', () => {
     await server.request('PATCH', `/p/${strict.id}/api/users/${users.body.data[0].id}`, { headers: strict.admin, body: { email_verified: true } });
     await logIn(server, strict, 'unverified@example.com');
   });
+
+  it('require_verified_email: refresh of an unverified user → 403 AUTH_EMAIL_NOT_VERIFIED; the same refresh token works once verified (rotation on)', async () => {
+    const strict = await createAuthProject(server, { settings: { require_verified_email: true, refresh_token_rotation: true } });
+    const user = await signUp(server, strict, 'pending@example.com');
+    const refresh = () => server.request('POST', `/p/${strict.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
+    assertError(await refresh(), 403, 'AUTH_EMAIL_NOT_VERIFIED');
+    assertError(await refresh(), 403, 'AUTH_EMAIL_NOT_VERIFIED');
+    const verified = await server.request('PATCH', `/p/${strict.id}/api/users/${user.user.id}`, { headers: strict.admin, body: { email_verified: true } });
+    assert.equal(verified.status, 200, verified.text);
+    const refreshed = await refresh();
+    assert.equal(refreshed.status, 200, refreshed.text);
+    assert.notEqual(refreshed.body.refresh_token, user.refresh_token);
+  });
 });
 
 describe('POST /p/{id}/auth/refresh, GET me, POST logout', () => {
