@@ -278,6 +278,7 @@ async function isNewEmail(tx: Executor, table: CompiledTable, where: Expr, email
 
 async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
   await tx.run({ kind: 'delete', table: '_rb_sessions', where: sql.eq('user_id', userId) });
+  await tx.run({ kind: 'delete', table: '_rb_spent_refresh_tokens', where: sql.eq('user_id', userId) });
   await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', userId) });
 }
 

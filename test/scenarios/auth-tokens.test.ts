@@ -209,6 +209,11 @@ describe('refresh-token reuse detection', () => {
     assert.equal(await spent(), 1, "hal's expired session keeps no spent tokens");
     assert.equal((await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(idaNow.token) })).status, 204);
     assert.equal(await spent(), 0, 'logout forgets the spent tokens of the session');
+    const joe = await signUp(server, rotating, 'joe@example.com');
+    await refresh(joe.refresh_token);
+    assert.equal(await spent(), 1);
+    assert.equal((await server.request('DELETE', `/p/${rotating.id}/api/users/${joe.user.id}`, { headers: rotating.admin })).status, 204);
+    assert.equal(await spent(), 0, 'deleting the user forgets the spent tokens of their sessions');
   });
 
   it('with rotation off, a refresh token is reusable until it expires', async () => {
