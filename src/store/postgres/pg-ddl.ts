@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import type { ValueType } from '../../query/sql-tree.js';
 import { physicalColumns, type ColumnDefinition, type PhysicalColumn, type TableDefinition } from '../../tables/definition.js';
-import { foreignKeyName, indexName, uniqueIndexName } from '../index-names.js';
+import { foreignKeyName, indexesOf } from '../index-names.js';
 import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodePgValue, PG_TYPES } from './pg-compiler.js';
@@ -118,24 +118,12 @@ class TableAlteration {
 /** The indexes a table should have, by name → CREATE statement (the same set as on SQLite). */
 function wantedIndexes(schema: string, table: TableDefinition): Map<string, string> {
   const t = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
-  const wanted = new Map<string, string>();
-  const uniques = table.columns.filter((c) => c.unique).map((c) => c.name);
-  if (table.auth_table) uniques.unshift('email');
-  for (const column of uniques) {
-    const name = uniqueIndexName(table.name, column);
-    wanted.set(name, `CREATE UNIQUE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column)})`);
-  }
-  // Default list order is creation order; this keeps it an index scan on large tables.
-  for (const columns of [['created_at', 'id'], ...table.indexes]) {
-    const name = indexName(table.name, columns);
-    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${columns.map(quoteIdent).join(', ')})`);
-  }
-  for (const column of table.columns.filter((c) => c.references)) {
-    // Foreign keys need an index on the child side, or cascades scan the whole table.
-    const name = indexName(table.name, [column.name]);
-    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column.name)})`);
-  }
-  return wanted;
+  return new Map(
+    indexesOf(table).map((index) => [
+      index.name,
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ON ${t} (${index.columns.map(quoteIdent).join(', ')})`,
+    ]),
+  );
 }
 
 const AUTH_PHYSICAL = (table: TableDefinition): PhysicalColumn[] => physicalColumns({ ...table, columns: [] }).filter((c) => c.origin === 'auth');

@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { physicalColumns, type PhysicalColumn, type TableDefinition } from '../../tables/definition.js';
-import { indexName, uniqueIndexName } from '../index-names.js';
+import { indexesOf } from '../index-names.js';
 import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodeSqliteValue } from './sqlite-compiler.js';
@@ -33,24 +33,12 @@ function createTableSql(table: TableDefinition, name = table.name): string {
 /** The indexes a table should have, by name → CREATE statement. */
 function wantedIndexes(table: TableDefinition): Map<string, string> {
   const t = quoteIdent(table.name);
-  const wanted = new Map<string, string>();
-  const uniques = table.columns.filter((c) => c.unique).map((c) => c.name);
-  if (table.auth_table) uniques.unshift('email');
-  for (const column of uniques) {
-    const name = uniqueIndexName(table.name, column);
-    wanted.set(name, `CREATE UNIQUE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column)})`);
-  }
-  // Default list order is creation order; this keeps it an index scan on large tables.
-  for (const columns of [['created_at', 'id'], ...table.indexes]) {
-    const name = indexName(table.name, columns);
-    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${columns.map(quoteIdent).join(', ')})`);
-  }
-  for (const column of table.columns.filter((c) => c.references)) {
-    // Foreign keys need an index on the child side, or cascades scan the whole table.
-    const name = indexName(table.name, [column.name]);
-    wanted.set(name, `CREATE INDEX ${quoteIdent(name)} ON ${t} (${quoteIdent(column.name)})`);
-  }
-  return wanted;
+  return new Map(
+    indexesOf(table).map((index) => [
+      index.name,
+      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ON ${t} (${index.columns.map(quoteIdent).join(', ')})`,
+    ]),
+  );
 }
 
 function existingIndexes(db: BetterSqlite3.Database, table: string): Set<string> {
