@@ -9,7 +9,7 @@ import type { ProjectState } from '../projects/project-registry.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** The endpoints limited per client address. */
-export type LimitedEndpoint = 'signup' | 'login' | 'forgot-password' | 'reset-password' | 'verify' | 'resend-verification';
+export type LimitedEndpoint = 'signup' | 'login' | 'change-password' | 'forgot-password' | 'reset-password' | 'verify' | 'resend-verification';
 
 const MINUTE = 60;
 const FAILED_LOGIN_WINDOW = 15 * 60;

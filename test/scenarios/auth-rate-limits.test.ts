@@ -49,6 +49,16 @@ describe('per client address, each endpoint', () => {
     });
   }
 
+  it('change-password: a signed-in user looping it (each call an argon2 verify) → the 4th in a minute with a limit of 3 → 429 RATE_LIMITED', async () => {
+    const project = await createAuthProject(server, { settings: limits(3) });
+    const user = await signUp(server, project, 'looper@example.com');
+    const change = () => post(project, 'change-password', { current_password: 'not the password', new_password: PASSWORD }, bearer(user.token));
+    for (let i = 0; i < 3; i++) assertError(await change(), 401, 'AUTH_INVALID_CREDENTIALS');
+    assertLimited(await change(), 60);
+    clock.advance(61);
+    assertError(await change(), 401, 'AUTH_INVALID_CREDENTIALS');
+  });
+
   it('each endpoint has its own counter: a limited login does not limit forgot-password', async () => {
     const project = await createAuthProject(server, { settings: limits(1) });
     await post(project, 'login', { email: 'a@example.com', password: PASSWORD });

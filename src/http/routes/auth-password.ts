@@ -13,7 +13,8 @@ export function registerAuthPasswordRoutes(app: FastifyInstance, services: Servi
   const { registry, auth } = services;
 
   app.post<ProjectRoute>('/p/:id/auth/change-password', async (request) => {
-    const state = await authProject(request, registry, auth);
+    // Limited per address like login: each call costs up to two argon2 runs from the slots every project shares.
+    const state = await authProject(request, registry, auth, 'change-password');
     return auth.passwords.changePassword(state, bearerTokenOf(request), request.body);
   });
 
