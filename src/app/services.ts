@@ -2,7 +2,7 @@
  * Builds the service graph for a Config: the only place that picks a storage engine and
  * a password hasher. HTTP routes receive the result and never construct services.
  */
-import { buildArgon2Hasher } from '../auth/argon2-hasher.js';
+import { buildArgon2Hasher, type Argon2HasherOptions } from '../auth/argon2-hasher.js';
 import { buildAuthService, type AuthService } from '../auth/auth-service.js';
 import { buildMemoryRateLimiter } from '../auth/memory-rate-limiter.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
@@ -76,6 +76,8 @@ export interface ServiceOptions {
   readonly mailWorker?: Partial<MailWorkerOptions>;
   /** SMTP timeouts; tests shorten them. */
   readonly smtpTimeouts?: Partial<SmtpTimeouts>;
+  /** Password-hasher slots and wait queue; tests shrink the queue. */
+  readonly hasher?: Argon2HasherOptions;
 }
 
 /** Builds every service for a config; `clock` may be replaced in tests. */
@@ -83,7 +85,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const clock = options.clock ?? systemClock;
   const log = options.log ?? silentMailLog;
   const storage = await buildStorage(config, log);
-  const hasher = buildArgon2Hasher();
+  const hasher = buildArgon2Hasher(options.hasher);
   const schemas = new SchemaService(storage, clock);
   const rows = new RowService(schemas, hasher, clock);
   const mail = buildMail(config, storage, clock, log, options);

@@ -170,3 +170,27 @@ describe('RATE_LIMITS=off', () => {
     }
   });
 });
+
+describe('the password hasher\'s wait queue (shared by every project)', () => {
+  it('a burst past the queue bound → 503 SERVICE_UNAVAILABLE with Retry-After: 1 for the excess, the rest answered; then logins work again', async () => {
+    const small = await startTestServer({}, { hasher: { maxConcurrent: 1, maxWaiting: 2 } });
+    try {
+      const project = await createAuthProject(small);
+      await signUp(small, project, 'kim@example.com');
+      const login = (password: string) => small.request('POST', `/p/${project.id}/auth/login`, { body: { email: 'kim@example.com', password } });
+      const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => login(`wrong password ${i}`)));
+      const refused = burst.filter((response) => response.status === 503);
+      assert.ok(refused.length > 0, 'the queue bound was never reached');
+      for (const response of refused) {
+        assertError(response, 503, 'SERVICE_UNAVAILABLE');
+        assert.equal(response.headers.get('retry-after'), '1');
+      }
+      const answered = burst.filter((response) => response.status !== 503);
+      assert.ok(answered.length >= 3, `only ${answered.length} answered: one running and two waiting fit`);
+      for (const response of answered) assertError(response, 401, 'AUTH_INVALID_CREDENTIALS');
+      assert.equal((await login(PASSWORD)).status, 200);
+    } finally {
+      await small.close();
+    }
+  });
+});
