@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
+import type { KeyRecord } from '../projects/keys.js';
 import type { PlatformKey } from '../projects/platform-key.js';
 import type { ProjectRegistry, ProjectState } from '../projects/project-registry.js';
 import type { Caller } from '../tables/caller.js';
@@ -29,8 +30,11 @@ export function requirePlatformKey(request: FastifyRequest, platformKey: Platfor
   }
 }
 
-/** Throws AUTH_REQUIRED / AUTH_INVALID_KEY unless X-Admin-Key is a current sk_ key of the project. */
-export function requireAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): void {
+/**
+ * Returns the matched key record (a key in its grace period after a rotation has `expires_at`
+ * set). Throws AUTH_REQUIRED / AUTH_INVALID_KEY unless X-Admin-Key is a current sk_ key of the project.
+ */
+export function requireAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord {
   const presented = header(request, 'x-admin-key');
   if (!presented) {
     throw new AppError('AUTH_REQUIRED', { message: 'This endpoint needs the project admin key.', suggestion: "Send X-Admin-Key: sk_... (shown when the project was created or its keys rotated)." });
@@ -38,6 +42,23 @@ export function requireAdminKey(request: FastifyRequest, state: ProjectState, re
   const key = registry.matchKey(state, presented);
   if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
   registry.noteKeyUsed(key);
+  return key;
+}
+
+/**
+ * Like `requireAdminKey`, but refuses an admin key that a rotation has put in its grace
+ * period. Throws AUTH_REQUIRED / AUTH_INVALID_KEY.
+ */
+export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord {
+  const key = requireAdminKey(request, state, registry);
+  // A replaced key (maybe the leaked one) must not rotate the keys or the secret and lock the owner out.
+  if (key.expires_at !== null) {
+    throw new AppError('AUTH_INVALID_KEY', {
+      message: 'This admin key was replaced by a rotation and only works until its grace period ends; it cannot rotate keys or the JWT secret.',
+      suggestion: 'Send the current admin key (the admin_key of the latest rotate-keys answer) in X-Admin-Key.',
+    });
+  }
+  return key;
 }
 
 /** Works out who calls the data API: admin key, bearer user, or pk_ client. Throws AUTH_*. */

@@ -83,6 +83,25 @@ describe('POST /p/{id}/v1/rotate-keys', () => {
     assert.equal(sk.filter((k: { expires_at: string | null }) => k.expires_at !== null).length, 1);
   });
 
+  it('an admin key in its grace period → rotate-keys and rotate-jwt-secret 401 AUTH_INVALID_KEY (it cannot lock the owner out); other endpoints still take it', async () => {
+    const project = await projectWithNotes();
+    const response = await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: project.admin, body: { type: 'sk', grace_seconds: 3600 } });
+    assert.equal(response.status, 200, response.text);
+    const current = { 'x-admin-key': response.body.data.admin_key };
+    for (const [path, body] of [['rotate-keys', undefined], ['rotate-keys', { type: 'pk' }], ['rotate-keys', { type: 'sk', grace_seconds: 60 }], ['rotate-jwt-secret', { revoke_sessions: true }]] as const) {
+      const refused = await server.request('POST', `/p/${project.id}/v1/${path}`, { headers: project.admin, ...(body && { body }) });
+      assertError(refused, 401, 'AUTH_INVALID_KEY');
+      assert.match(refused.body.error.suggestion, /current admin key/);
+    }
+    assert.equal((await tables(project, project.admin)).status, 200, 'the grace key still administers');
+    assert.equal((await server.request('GET', `/p/${project.id}/v1/keys`, { headers: project.admin })).status, 200);
+    assert.equal((await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin })).status, 200);
+    assert.equal((await rows(project, project.anon)).status, 200, 'the refused rotations changed nothing');
+    assert.equal((await tables(project, current)).status, 200);
+    assert.equal((await server.request('POST', `/p/${project.id}/v1/rotate-jwt-secret`, { headers: current })).status, 200);
+    assert.equal((await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: current, body: { type: 'pk' } })).status, 200);
+  });
+
   it('a key whose grace period ended stops working', async () => {
     const project = await projectWithNotes();
     const response = await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: project.admin, body: { type: 'sk', grace_seconds: 1 } });

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
 import { AppError } from '../../errors/app-error.js';
 import type { KeyType } from '../../projects/keys.js';
-import { requireAdminKey } from '../credentials.js';
+import { requireAdminKey, requireCurrentAdminKey } from '../credentials.js';
 
 type ProjectRoute = { Params: { id: string } };
 
@@ -32,8 +32,8 @@ function optionalBody(body: unknown): unknown {
 }
 
 /**
- * Registers POST rotate-keys, POST rotate-jwt-secret and GET keys (admin key).
- * Errors: PROJECT_NOT_FOUND, AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED.
+ * Registers POST rotate-keys, POST rotate-jwt-secret (current admin key only) and GET keys
+ * (admin key, grace keys too). Errors: PROJECT_NOT_FOUND, AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED.
  */
 export function registerAdminKeyRoutes(app: FastifyInstance, services: Services): void {
   const { registry, auth, clock } = services;
@@ -41,8 +41,13 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services)
     const { id } = request.params as { id: string };
     requireAdminKey(request, await registry.get(id), registry);
   };
+  // Rotations take the current admin key only: a key in its grace period cannot replace the keys or the secret.
+  const currentAdmin = async (request: FastifyRequest) => {
+    const { id } = request.params as { id: string };
+    requireCurrentAdminKey(request, await registry.get(id), registry);
+  };
 
-  app.post<ProjectRoute>('/p/:id/v1/rotate-keys', { onRequest: admin }, async (request) => {
+  app.post<ProjectRoute>('/p/:id/v1/rotate-keys', { onRequest: currentAdmin }, async (request) => {
     const body = optionalBody(request.body);
     if (!validateRotateKeys(body)) {
       throw new AppError('VALIDATION_FAILED', {
@@ -55,7 +60,7 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: Services)
     return { data: { ...(fresh.sk !== undefined && { admin_key: fresh.sk }), ...(fresh.pk !== undefined && { publishable_key: fresh.pk }) } };
   });
 
-  app.post<ProjectRoute>('/p/:id/v1/rotate-jwt-secret', { onRequest: admin }, async (request) => {
+  app.post<ProjectRoute>('/p/:id/v1/rotate-jwt-secret', { onRequest: currentAdmin }, async (request) => {
     const body = optionalBody(request.body);
     if (!validateRotateJwt(body)) {
       throw new AppError('VALIDATION_FAILED', {
