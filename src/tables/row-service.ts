@@ -5,16 +5,16 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { newRowId } from '../lib/ids.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
 import { parseListParams } from '../query/list-params.js';
-import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import { sql, type Expr } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
 import type { RowValues } from './row-validator.js';
 import type { SchemaService } from './schema-service.js';
+import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
 import { translateWriteError } from './write-errors.js';
 
 export const MAX_BULK_ROWS = 10_000;
@@ -106,14 +106,20 @@ export class RowService {
         }
       }
     }
+    const plan = await this.planInsert(context, authTable, [body], false, true);
     try {
-      const [row] = await this.insert(context, authTable.name, [body], false, true);
+      const [row] = await db.transaction((tx) => writeRows(tx, plan));
       return row!;
-    } catch (error) {
-      const email = (body as { email?: unknown }).email;
+    } catch (thrown) {
+      const error = translateWriteError(thrown, authTable.name);
+      const { email } = plan.rows[0]!.values;
       if (error instanceof AppError && error.code === 'CONFLICT_UNIQUE' && typeof email === 'string') {
-        const taken = await db.count({ kind: 'count', table: authTable.name, where: sql.eq('email', email.toLowerCase()) });
-        if (taken > 0) throw new AppError('AUTH_EMAIL_TAKEN');
+        const taken = await db.count({ kind: 'count', table: authTable.name, where: sql.eq('email', email) });
+        if (taken > 0) {
+          // Only a caller the create rule admits may learn that the email is registered (an open rule admits all: no probe).
+          if (plan.rows[0]!.condition) await probeCreateRuleForTakenEmail(db, plan, email);
+          throw new AppError('AUTH_EMAIL_TAKEN');
+        }
       }
       throw error;
     }
@@ -191,8 +197,18 @@ export class RowService {
     return { db: schema.db, table };
   }
 
-  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean, signup = false): Promise<Row[]> {
+  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean): Promise<Row[]> {
     const { db, table } = await this.open(context, tableName);
+    const plan = await this.planInsert(context, table, bodies, bulk, false);
+    try {
+      return await db.transaction((tx) => writeRows(tx, plan));
+    } catch (error) {
+      throw translateWriteError(error, table.name);
+    }
+  }
+
+  /** The plan phase of a create: validates every row, hashes passwords, compiles the create rule. Throws like `create`. */
+  private async planInsert(context: RowContext, table: CompiledTable, bodies: readonly unknown[], bulk: boolean, signup: boolean): Promise<InsertPlan> {
     const now = isoNow(this.clock);
     // Parse and plan every row before writing any: a bad row means nothing is written.
     checkCreateNotLocked(table, context, now);
@@ -205,26 +221,7 @@ export class RowService {
       const sent = Object.fromEntries(Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]));
       prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, sent) });
     }
-    const columns = [...table.physical.values()].filter((c) => c.name !== 'password_version');
-    try {
-      return await db.transaction(async (tx) => {
-        const rows: Row[] = [];
-        for (const [index, { values, condition }] of prepared.entries()) {
-          const id = (values.id as string | undefined) ?? newRowId();
-          const full: RowValues = { ...values, id, created_at: now, updated_at: now };
-          try {
-            const row = await tx.first({ kind: 'insert', table: table.name, columns: present(columns, full), rows: [present(columns, full).map((c) => full[c.name])], returning: table.readable });
-            if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
-            rows.push(row!);
-          } catch (error) {
-            throw translateWriteError(error, table.name, bulk ? `row ${index}: ` : '');
-          }
-        }
-        return rows;
-      });
-    } catch (error) {
-      throw translateWriteError(error, table.name);
-    }
+    return { table, now, bulk, rows: prepared };
   }
 
   /** Lower-cases emails and hashes passwords of auth-table rows written with the admin key. */
@@ -255,20 +252,6 @@ export function checkPasswordLength(password: string, min: number, index?: numbe
 /** Throws FORBIDDEN when the create rule is locked for the caller (the empty body lets @request.body rules compile). */
 function checkCreateNotLocked(table: CompiledTable, context: RowContext, now: string): void {
   ruleCondition(table, 'create', context.caller, now, {});
-}
-
-function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] {
-  return columns.filter((c) => values[c.name] !== undefined);
-}
-
-async function checkCreateRule(tx: Executor, table: CompiledTable, id: string, condition: Expr, index: number | undefined): Promise<void> {
-  const visible = await tx.count({ kind: 'count', table: table.name, where: sql.and(sql.eq('id', id), condition) });
-  if (visible === 0) {
-    throw new AppError('FORBIDDEN', {
-      message: `${index === undefined ? '' : `row ${index}: `}the create rule of "${table.name}" does not allow this row.`,
-      suggestion: `Change the values to satisfy the rule: ${table.definition.rules.create}`,
-    });
-  }
 }
 
 async function isNewEmail(tx: Executor, table: CompiledTable, where: Expr, email: string): Promise<boolean> {

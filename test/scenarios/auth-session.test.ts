@@ -102,6 +102,47 @@ describe('POST /p/{id}/auth/signup', () => {
   });
 });
 
+describe('POST /p/{id}/auth/signup: a create rule decides before a taken email can show', () => {
+  let invite: TestProject;
+  let domain: TestProject;
+  const signup = (target: TestProject, body: Record<string, unknown>) => server.request('POST', `/p/${target.id}/auth/signup`, { body: { password: PASSWORD, ...body } });
+  before(async () => {
+    invite = await createAuthProject(server, { columns: [{ name: 'invite', type: 'text' }], rules: { create: "@request.body.invite = 's3cret'" } });
+    await signUp(server, invite, 'member@example.com', { invite: 's3cret' });
+    // A rule on the stored row's own email column: the check must see the email as sent.
+    domain = await createAuthProject(server, { rules: { create: "email ~ '@acme.com'" } });
+    await signUp(server, domain, 'staff@acme.com');
+  });
+
+  const cases: [string, () => [TestProject, Record<string, unknown>], number, string][] = [
+    ['taken email, wrong invite → 403 FORBIDDEN', () => [invite, { email: 'member@example.com', invite: 'guess' }], 403, 'FORBIDDEN'],
+    ['taken email, no invite → 403 FORBIDDEN', () => [invite, { email: 'MEMBER@example.com' }], 403, 'FORBIDDEN'],
+    ['unknown email, wrong invite → 403 FORBIDDEN', () => [invite, { email: 'stranger@example.com', invite: 'guess' }], 403, 'FORBIDDEN'],
+    ['taken email, right invite → 409 AUTH_EMAIL_TAKEN', () => [invite, { email: 'member@example.com', invite: 's3cret' }], 409, 'AUTH_EMAIL_TAKEN'],
+    ['rule on the email column: a taken email that satisfies it → 409 AUTH_EMAIL_TAKEN', () => [domain, { email: 'staff@acme.com' }], 409, 'AUTH_EMAIL_TAKEN'],
+    ['rule on the email column: an unknown email outside it → 403 FORBIDDEN', () => [domain, { email: 'staff@other.com' }], 403, 'FORBIDDEN'],
+  ];
+  for (const [name, make, status, code] of cases) {
+    it(name, async () => {
+      const [target, body] = make();
+      assertError(await signup(target, body), status, code);
+    });
+  }
+
+  it('a refused caller gets the same answer for a taken and an unknown email', async () => {
+    const taken = await signup(invite, { email: 'member@example.com', invite: 'guess' });
+    const unknown = await signup(invite, { email: 'nobody@example.com', invite: 'guess' });
+    assert.deepEqual([taken.status, taken.body], [unknown.status, unknown.body]);
+  });
+
+  it('the checks changed nothing: the member still signs in, only the two real users exist', async () => {
+    await logIn(server, invite, 'member@example.com');
+    await logIn(server, domain, 'staff@acme.com');
+    const list = await server.request('GET', `/p/${invite.id}/api/users`, { headers: invite.admin });
+    assert.deepEqual(list.body.data.map((u: { email: string }) => u.email), ['member@example.com']);
+  });
+});
+
 describe('POST /p/{id}/auth/login', () => {
   let project: TestProject;
   before(async () => {

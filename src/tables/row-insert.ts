@@ -1,0 +1,84 @@
+/**
+ * The write phase of creating rows: a planned insert (validated values and the compiled
+ * create-rule condition of each row) written inside a transaction, each row checked against
+ * the rule once it exists. Also the signup probe that asks the create rule about a row whose
+ * email is taken, without the taken email deciding the answer.
+ */
+import { AppError } from '../errors/app-error.js';
+import { newRowId } from '../lib/ids.js';
+import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import type { Database, Executor, Row } from '../store/types.js';
+import type { CompiledTable } from './compiled-table.js';
+import type { RowValues } from './row-validator.js';
+import { translateWriteError } from './write-errors.js';
+
+/** Rows ready to write: parsed, validated, passwords hashed, rule conditions compiled. */
+export interface InsertPlan {
+  readonly table: CompiledTable;
+  /** The ISO time stamped into created_at / updated_at. */
+  readonly now: string;
+  /** Bulk inserts name the index of a failing row in errors. */
+  readonly bulk: boolean;
+  readonly rows: readonly { readonly values: RowValues; readonly condition: Expr | undefined }[];
+}
+
+/**
+ * Inserts the plan's rows with `tx` and checks each against its create-rule condition; returns
+ * the readable rows. Throws FORBIDDEN (rule), CONFLICT_* / VALIDATION_FAILED (constraints).
+ * Run it inside a transaction: a refused row must take the earlier ones with it.
+ */
+export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> {
+  const { table, now, bulk } = plan;
+  const columns = [...table.physical.values()].filter((c) => c.name !== 'password_version');
+  const rows: Row[] = [];
+  for (const [index, { values, condition }] of plan.rows.entries()) {
+    const id = (values.id as string | undefined) ?? newRowId();
+    const full: RowValues = { ...values, id, created_at: now, updated_at: now };
+    try {
+      const row = await tx.first({ kind: 'insert', table: table.name, columns: present(columns, full), rows: [present(columns, full).map((c) => full[c.name])], returning: table.readable });
+      if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
+      rows.push(row!);
+    } catch (error) {
+      throw translateWriteError(error, table.name, bulk ? `row ${index}: ` : '');
+    }
+  }
+  return rows;
+}
+
+/** Rolls the probe's transaction back once the rule admitted the row. */
+class ProbeAdmitted extends Error {}
+
+/**
+ * For a signup whose email belongs to another user: writes the submitted row as sent, in a
+ * transaction that never commits, with the owner's email moved aside so the unique index
+ * cannot fail first. Returns when the create rule admits the row; throws what a signup with
+ * an unused email would have thrown (FORBIDDEN, or another constraint's CONFLICT_* error).
+ */
+export async function probeCreateRuleForTakenEmail(db: Database, plan: InsertPlan, email: string): Promise<void> {
+  const { table } = plan;
+  try {
+    await db.transaction(async (tx) => {
+      const placeholder = `rowbase-probe-${newRowId()}@invalid`;
+      await tx.run({ kind: 'update', table: table.name, set: [{ column: table.physical.get('email')!, value: sql.value(placeholder, 'text') }], where: sql.eq('email', email) });
+      await writeRows(tx, plan);
+      throw new ProbeAdmitted();
+    });
+  } catch (error) {
+    if (error instanceof ProbeAdmitted) return;
+    throw translateWriteError(error, table.name);
+  }
+}
+
+function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] {
+  return columns.filter((c) => values[c.name] !== undefined);
+}
+
+async function checkCreateRule(tx: Executor, table: CompiledTable, id: string, condition: Expr, index: number | undefined): Promise<void> {
+  const visible = await tx.count({ kind: 'count', table: table.name, where: sql.and(sql.eq('id', id), condition) });
+  if (visible === 0) {
+    throw new AppError('FORBIDDEN', {
+      message: `${index === undefined ? '' : `row ${index}: `}the create rule of "${table.name}" does not allow this row.`,
+      suggestion: `Change the values to satisfy the rule: ${table.definition.rules.create}`,
+    });
+  }
+}
