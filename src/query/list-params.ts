@@ -134,7 +134,11 @@ function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueT
       if (!terms.some((term) => term.column === name)) terms.push(Object.freeze({ column: name, descending }));
     }
   }
-  if (!terms.some((term) => term.column === 'id')) terms.push(Object.freeze({ column: 'id', descending: false }));
+  if (!terms.some((term) => term.column === 'id')) {
+    // The tie-breaker follows the last key's direction, so `sort=-created_at` walks the
+    // (created_at, id) index backwards instead of sorting every run of equal timestamps.
+    terms.push(Object.freeze({ column: 'id', descending: terms.at(-1)?.descending ?? false }));
+  }
   return Object.freeze(terms) as OrderTerm[];
 }
 

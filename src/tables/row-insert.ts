@@ -35,7 +35,8 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
     const id = (values.id as string | undefined) ?? newRowId();
     const full: RowValues = { ...values, id, created_at: now, updated_at: now };
     try {
-      const row = await tx.first({ kind: 'insert', table: table.name, columns: present(columns, full), rows: [present(columns, full).map((c) => full[c.name])], returning: table.readable });
+      const written = present(columns, full);
+          const row = await tx.first({ kind: 'insert', table: table.name, columns: written, rows: [written.map((c) => full[c.name])], returning: table.readable });
       if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
       rows.push(row!);
     } catch (error) {

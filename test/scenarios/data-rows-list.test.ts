@@ -302,7 +302,7 @@ describe('GET /p/{id}/api/{table}', () => {
   });
 
   describe('order ties on created_at', () => {
-    it('rows created in one bulk request (same created_at) come in id order', async () => {
+    it('rows created in one bulk request (same created_at) come in id order, in the direction of the last sort key', async () => {
       await putTable(server, project, 'ties', { columns: [{ name: 'label', type: 'text' }], rules: { list: '' } });
       const given = ['zeta', 'alpha', 'mike', 'bravo'];
       const created = await server.request('POST', `/p/${project.id}/api/ties/bulk`, { headers: project.admin, body: given.map((id) => ({ id, label: id })) });
@@ -310,7 +310,7 @@ describe('GET /p/{id}/api/{table}', () => {
       const response = await server.request('GET', `/p/${project.id}/api/ties`, { headers: project.anon });
       assert.deepEqual(response.body.data.map((r: { id: string }) => r.id), [...given].sort());
       const reversed = await server.request('GET', `/p/${project.id}/api/ties?sort=-created_at`, { headers: project.anon });
-      assert.deepEqual(reversed.body.data.map((r: { id: string }) => r.id), [...given].sort(), 'id stays ascending as the tie-breaker');
+      assert.deepEqual(reversed.body.data.map((r: { id: string }) => r.id), [...given].sort().reverse(), 'the id tie-breaker follows the last key: descending');
     });
   });
 });

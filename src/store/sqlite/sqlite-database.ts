@@ -63,6 +63,7 @@ export class SqliteDatabase implements ProjectDatabase {
   private handle: BetterSqlite3.Database | null = null;
   private dataVersion: BetterSqlite3.Statement | null = null;
   private dataVersionOffset = 0;
+  private versionThisTurn: number | undefined;
   private lock: Promise<void> | null = null;
   private readonly direct: SchemaExecutor;
 
@@ -137,10 +138,15 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   externalChangeVersion(): number {
+    // Read at most once per event-loop turn: several caches ask on every request, and another
+    // process's commit is seen on the next turn at the latest.
+    if (this.versionThisTurn !== undefined) return this.versionThisTurn;
     this.ensureOpen();
     // data_version restarts with each connection; the offset keeps the number moving so a
     // reopened handle never looks like "no change" to a cache.
-    return this.dataVersionOffset + (this.dataVersion!.get() as number);
+    this.versionThisTurn = this.dataVersionOffset + (this.dataVersion!.get() as number);
+    setImmediate(() => (this.versionThisTurn = undefined));
+    return this.versionThisTurn;
   }
 
   /** Closes the connection if idle; the next use reopens it. Returns false when busy. */
@@ -149,6 +155,7 @@ export class SqliteDatabase implements ProjectDatabase {
     this.statements.clear();
     this.strictTables.clear();
     this.dataVersionOffset += 1_000_000;
+    this.versionThisTurn = undefined;
     this.handle.close();
     this.handle = null;
     this.dataVersion = null;

@@ -48,6 +48,7 @@ describe('parseListParams: paging, count, sort and select', () => {
     ['sort that names id is not extended', { sort: '-id' }, { orderBy: [{ column: 'id', descending: true }] }],
     ['sort with id in the middle', { sort: 'title,id,n' }, { orderBy: [{ column: 'title', descending: false }, { column: 'id', descending: false }, { column: 'n', descending: false }] }],
     ['sort items are trimmed', { sort: ' -n , title ' }, { orderBy: [{ column: 'n', descending: true }, { column: 'title', descending: false }, { column: 'id', descending: false }] }],
+    ['a descending last key gets a descending id', { sort: 'title,-n' }, { orderBy: [{ column: 'title', descending: false }, { column: 'n', descending: true }, { column: 'id', descending: true }] }],
     ['a repeated sort column keeps its first mention', { sort: 'n,-n' }, { orderBy: [{ column: 'n', descending: false }, { column: 'id', descending: false }] }],
     ['an empty sort is the default order', { sort: '' }, { orderBy: defaultOrder }],
     ['select puts id first', { select: 'title,done' }, { select: ['id', 'title', 'done'] }],
