@@ -23,3 +23,15 @@ describe('GET /health', () => {
     assert.ok(response.body.error.message.length > 0 && response.body.error.suggestion.length > 0);
   });
 });
+
+describe('GET /health right after start-up, before any other request', () => {
+  it('answers 200 although nothing has touched storage yet (PLATFORM_KEY set, no lookups)', async () => {
+    const fresh = await startTestServer();
+    try {
+      const response = await fresh.request('GET', '/health');
+      assert.equal(response.status, 200, response.text);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

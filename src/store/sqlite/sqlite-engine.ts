@@ -94,7 +94,13 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     },
     async ping() {
-      return !closed && system.isOpen && system.connection.open;
+      if (closed) return false;
+      try {
+        // A real statement: the file must be readable, not merely have an open handle.
+        return system.connection.prepare('SELECT 1').pluck().get() === 1;
+      } catch {
+        return false;
+      }
     },
     async close() {
       if (closed) return;
