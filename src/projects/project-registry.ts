@@ -40,14 +40,13 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 /** Creates, finds and changes projects. One per process. */
 export class ProjectRegistry {
   private readonly cache = new Map<string, ProjectState>();
-  private seenVersion: number;
+  private seenVersion: number | undefined;
   private readonly lastUsedWrites = new Map<string, number>();
 
   constructor(
     private readonly storage: StorageEngine,
     private readonly clock: Clock,
   ) {
-    this.seenVersion = storage.system.externalChangeVersion();
   }
 
   /** Creates a project with fresh keys. Throws VALIDATION_FAILED or PROJECT_EXISTS. */
@@ -103,7 +102,7 @@ export class ProjectRegistry {
 
   /** The project's state, or undefined. Served from cache unless another process changed the system database. */
   async find(id: string): Promise<ProjectState | undefined> {
-    this.dropCacheIfChangedElsewhere();
+    await this.dropCacheIfChangedElsewhere();
     const cached = this.cache.get(id);
     if (cached) return cached;
     if (!PROJECT_ID_PATTERN.test(id)) return undefined;
@@ -218,8 +217,8 @@ export class ProjectRegistry {
     this.cache.delete(id);
   }
 
-  private dropCacheIfChangedElsewhere(): void {
-    const version = this.storage.system.externalChangeVersion();
+  private async dropCacheIfChangedElsewhere(): Promise<void> {
+    const version = await this.storage.system.externalChangeVersion();
     if (version !== this.seenVersion) {
       this.seenVersion = version;
       this.cache.clear();

@@ -39,7 +39,7 @@ export interface Database extends Executor {
    * A number that changes whenever another process or connection changed this database
    * since the last look: caches compare it to know when to reload.
    */
-  externalChangeVersion(): number;
+  externalChangeVersion(): number | Promise<number>;
 }
 
 /** A change to one table's physical shape; the engine picks the DDL. */

@@ -51,9 +51,9 @@ export class SchemaService {
   /** The project's compiled schema (cached; reloaded after changes made elsewhere). */
   async schema(projectId: string): Promise<ProjectSchema> {
     const cached = this.cache.get(projectId);
-    if (cached && cached.version === cached.schema.db.externalChangeVersion()) return cached.schema;
+    if (cached && cached.version === (await cached.schema.db.externalChangeVersion())) return cached.schema;
     const db = await this.storage.project(projectId);
-    const version = db.externalChangeVersion();
+    const version = await db.externalChangeVersion();
     const definitions = await readDefinitions(db);
     const schema = buildSchema(db, definitions);
     this.cache.set(projectId, { schema, version });

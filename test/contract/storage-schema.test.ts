@@ -9,7 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type ColumnRef, type ValueType } from '../../src/query/sql-tree.js';
 import { StoreError, type ProjectDatabase, type TableChange } from '../../src/store/types.js';
 import type { TableDefinition } from '../../src/tables/definition.js';
-import { contractEngines, eventually, tableOf, type EngineFixture } from '../helpers/storage-engines.js';
+import { contractEngines, tableOf, type EngineFixture } from '../helpers/storage-engines.js';
+
+/** Versions are read at most once per event-loop turn; the next turn reads afresh. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 const c = (name: string, type: ValueType): ColumnRef => ({ name, type });
 const SYSTEM = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp')];
@@ -145,18 +148,20 @@ for (const factory of await contractEngines()) {
       await assert.rejects(db.count({ kind: 'count', table: 'pets' }));
     });
 
-    it('externalChangeVersion changes when another instance changes keys, settings or table definitions', async () => {
+    it('externalChangeVersion has moved, by the next event-loop turn, once another instance\'s write returns', async () => {
       const other = await fixture.another();
       const system = fixture.engine.system;
-      const before = system.externalChangeVersion();
+      const before = await system.externalChangeVersion();
       await other.system.run({ kind: 'insert', table: 'platform_settings', columns: [c('name', 'text'), c('value', 'text')], rows: [['contract', 'x']] });
-      assert.ok(await eventually(() => system.externalChangeVersion() !== before), 'the system version moved');
-      const projectBefore = db.externalChangeVersion();
+      await nextTurn();
+      assert.notEqual(await system.externalChangeVersion(), before, 'the system version moved as soon as the write returned');
+      const projectBefore = await db.externalChangeVersion();
       const otherProject = await other.project('schema-contract');
       await otherProject.changeSchema(async (tx) => {
         await tx.run({ kind: 'insert', table: '_rb_tables', columns: DEFINITIONS, rows: [['marker', tableOf('marker', []), STAMP, STAMP]] });
       });
-      assert.ok(await eventually(() => db.externalChangeVersion() !== projectBefore), 'the project version moved');
+      await nextTurn();
+      assert.notEqual(await db.externalChangeVersion(), projectBefore, 'the project version moved as soon as the write returned');
     });
 
     it('row locks: forUpdate waits for the holder, skipLocked passes by (engines shared across processes)', async (t) => {

@@ -11,7 +11,8 @@ import type { ChangeListener } from './pg-change-listener.js';
 import { decodePgValue, PgCompiler } from './pg-compiler.js';
 import { applyPgTableChange, type QueryRunner } from './pg-ddl.js';
 import { isConnectionError, translatePgError } from './pg-errors.js';
-import { lockSchema } from './pg-migrations.js';
+import { lockSchema, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { quoteIdent } from '../sql-compiler.js';
 
 type Readable = SelectStatement | InsertStatement | UpdateStatement | DeleteStatement;
 type Write = InsertStatement | UpdateStatement | DeleteStatement;
@@ -115,6 +116,7 @@ export interface PgDatabaseDeps {
 /** A schema implementing Database, ProjectDatabase and SchemaExecutor. */
 export class PgDatabase implements ProjectDatabase {
   private readonly compiler: PgCompiler;
+  private versionThisTurn: Promise<number> | undefined;
 
   constructor(
     readonly schema: string,
@@ -147,8 +149,23 @@ export class PgDatabase implements ProjectDatabase {
     return this.inTransaction<T, PgSchemaExecutor>(true, (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched), work);
   }
 
-  externalChangeVersion(): number {
-    return this.deps.listener.version(this.schema);
+  /**
+   * The schema's committed change counter, read from the database (at most once per
+   * event-loop turn: requests handled in one turn all arrived before the read began).
+   * Notifications alone could reach this process after its next request.
+   */
+  externalChangeVersion(): Promise<number> {
+    this.versionThisTurn ??= this.readVersion().finally(() => setImmediate(() => (this.versionThisTurn = undefined)));
+    return this.versionThisTurn;
+  }
+
+  private async readVersion(): Promise<number> {
+    try {
+      const result = await this.deps.pool.query(`SELECT version FROM ${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('change_versions')} WHERE schema_name = $1`, [this.schema]);
+      return Number(result.rows[0]?.version ?? 0);
+    } catch (error) {
+      throw translatePgError(error);
+    }
   }
 
   /** A single statement on the pool (its own implicit transaction). */

@@ -108,6 +108,22 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      allowed boolean NOT NULL
    );
    CREATE INDEX rate_limits_reset ON ${T(s, 'rate_limits')} (reset_at);`,
+  // 4: a committed change counter per schema, bumped by the same trigger that notifies. Caches
+  // read it (pg-database.ts externalChangeVersion): a notification may reach another process
+  // after that process already served the next request; the counter is in the database, so a
+  // request that arrives after a commit always sees it.
+  (s) => `
+   CREATE TABLE ${T(s, 'change_versions')} (
+     schema_name ${TEXT} PRIMARY KEY NOT NULL,
+     version bigint NOT NULL
+   );
+   CREATE OR REPLACE FUNCTION ${T(s, 'notify_change')}() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     INSERT INTO ${T(s, 'change_versions')} (schema_name, version) VALUES (TG_TABLE_SCHEMA, 1)
+       ON CONFLICT (schema_name) DO UPDATE SET version = ${T(s, 'change_versions')}.version + 1;
+     PERFORM pg_notify('${CHANGE_CHANNEL}', TG_TABLE_SCHEMA);
+     RETURN NULL;
+   END $$;`,
 ];
 
 /** Project schema steps (table definitions, sessions, one-time tokens). */
