@@ -7,10 +7,10 @@ import { createProject, putTable, startTestServer, type TestProject, type TestSe
  * Sends the headers of a large JSON body plus a few bytes of it, and resolves with the
  * answer the server gives before the rest arrives (or rejects after `waitMs`).
  */
-function answerBeforeBody(server: TestServer, path: string, headers: Record<string, string>, waitMs = 5000): Promise<{ status: number; body: any }> {
+function answerBeforeBody(server: TestServer, path: string, headers: Record<string, string>, declaredBytes = 16 * 1024 * 1024 - 1, waitMs = 5000): Promise<{ status: number; body: any }> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(16 * 1024 * 1024 - 1), ...headers } }, (res) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(declaredBytes), ...headers } }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
       res.on('end', () => {
@@ -48,9 +48,17 @@ describe('data API: refusals come before the body is read', () => {
     ['an unknown table → 404 TABLE_NOT_FOUND', () => `/p/${project.id}/api/nope/bulk`, () => project.anon, 404, 'TABLE_NOT_FOUND'],
     ['a single create with the pk_ key on a locked rule → 403 FORBIDDEN', () => `/p/${project.id}/api/notes`, () => project.anon, 403, 'FORBIDDEN'],
   ];
+  it('a declared Content-Length over the limit → 413 PAYLOAD_TOO_LARGE before the credentials are looked at', async () => {
+    const answer = await answerBeforeBody(server, `/p/${project.id}/api/notes`, {}, 2 * 1024 * 1024);
+    assert.equal(answer.status, 413, JSON.stringify(answer.body));
+    assert.equal(answer.body.error.code, 'PAYLOAD_TOO_LARGE');
+  });
+
   for (const [name, path, headers, status, code] of cases) {
     it(name, async () => {
-      const answer = await answerBeforeBody(server, path(), headers());
+      // Just under the route's limit (16 MiB for bulk, 1 MiB otherwise), so only the refusal under test applies.
+      const limit = path().endsWith('/bulk') ? 16 * 1024 * 1024 : 1024 * 1024;
+      const answer = await answerBeforeBody(server, path(), headers(), limit - 1);
       assert.equal(answer.status, status, JSON.stringify(answer.body));
       assert.equal(answer.body.error.code, code);
     });

@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
 import type { RowContext } from '../../tables/row-service.js';
+import { AppError } from '../../errors/app-error.js';
 import { resolveCaller } from '../credentials.js';
 
 type TableParams = { Params: { id: string; table: string } };
@@ -17,6 +18,9 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
 
   /** Project → credentials → the context every row operation takes. */
   const resolveContext = async (request: FastifyRequest): Promise<void> => {
+    // A declared size over the limit is refused before anything else, storage included.
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > request.routeOptions.bodyLimit!) throw new AppError('PAYLOAD_TOO_LARGE');
     const { id } = request.params as { id: string };
     const state = await registry.get(id);
     const caller = await resolveCaller(request, state, registry, services.tokens);
