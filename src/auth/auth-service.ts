@@ -2,11 +2,7 @@
  * The auth module's front door: builds the flows over shared ports and hands the HTTP layer
  * one object. `buildServices` is the only caller.
  */
-import type { MailQueue } from '../email/mail-queue.js';
-import type { Clock } from '../lib/clock.js';
-import type { PasswordHasher } from '../lib/password-hasher.js';
-import type { RowService } from '../tables/row-service.js';
-import type { SchemaService } from '../tables/schema-service.js';
+import type { AuthDeps } from './auth-deps.js';
 import { AuthRateLimits } from './auth-rate-limits.js';
 import { PasswordService } from './password-service.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -29,18 +25,11 @@ export interface AuthService {
   drain(): Promise<void>;
 }
 
-export interface AuthServiceOptions {
-  readonly schemas: SchemaService;
-  readonly rows: RowService;
-  readonly hasher: PasswordHasher;
-  readonly dummyHash: Promise<string>;
-  readonly clock: Clock;
-  readonly mail: MailQueue;
+/** What the auth service is built from: the flows' ports, minus what it builds itself. */
+export interface AuthServiceOptions extends Omit<AuthDeps, 'tokens' | 'limits'> {
   readonly rateLimiter: RateLimiter;
   /** False when RATE_LIMITS=off. */
   readonly rateLimitsEnabled: boolean;
-  /** PUBLIC_URL: the base of links in mails. */
-  readonly publicUrl: string;
 }
 
 /** Builds the auth service. */
