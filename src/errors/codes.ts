@@ -18,7 +18,6 @@ const catalogue = {
   BAD_REQUEST: { status: 400, message: 'The request is not well-formed HTTP or its URL cannot be decoded.', suggestion: 'Check the request line and percent-encode special characters in the path and query (encodeURIComponent).' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.', suggestion: 'Send the whole request promptly, then retry.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers or URL are too large.', suggestion: 'Shorten the URL (keep filters under 4096 characters) and the headers, then retry.' },
-  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this path.', suggestion: 'Check the method against the API reference in docs/.' },
   INTERNAL_ERROR: { status: 500, message: 'The server failed to handle this request.', suggestion: 'Retry later; if it persists, report it with the request id from the x-request-id header.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The server is shutting down or its storage is unreachable.', suggestion: 'Retry in a few seconds.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.', suggestion: 'Wait for the number of seconds in the Retry-After header, then retry.' },
