@@ -3,6 +3,7 @@
  * settings changes, and reading mail from the project's outbox (GET /p/{id}/v1/emails).
  */
 import assert from 'node:assert/strict';
+import type { MailView } from '../../src/email/mail-queue.js';
 import { createProject, putTable, type TestProject, type TestServer } from './test-server.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -63,15 +64,8 @@ export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-/** One outbox item. */
-export interface OutboxMail {
-  readonly id: string;
-  readonly to: string;
-  readonly subject: string;
-  readonly text: string;
-  readonly html: string;
-  readonly created_at: string;
-}
+/** One outbox item, as GET /p/{id}/v1/emails answers it. */
+export type OutboxMail = MailView;
 
 /** Every mail in the project's outbox, newest first. */
 export async function outbox(server: TestServer, project: TestProject): Promise<OutboxMail[]> {
