@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
-import { PASSWORD, signUp } from '../helpers/auth-fixtures.js';
+import { PASSWORD, seedBackedUpProject } from '../helpers/auth-fixtures.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
-import { createProject, putTable, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const run = promisify(execFile);
 
@@ -33,11 +33,7 @@ describe('PostgreSQL backup with pg_dump and pg_restore', () => {
     databases.push(live, copy);
     const server = await startTestServer({ DATABASE_URL: live.url });
     servers.push(server);
-    const project = await createProject(server, 'backed-up');
-    await putTable(server, project, 'users', { columns: [], auth_table: true });
-    await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
-    await signUp(server, project, 'kept@example.com');
-    for (const body of ['one', 'two']) assert.equal((await server.request('POST', '/p/backed-up/api/notes', { headers: project.admin, body: { body } })).status, 201);
+    const project = await seedBackedUpProject(server);
 
     const dump = path.join(dir, 'rowbase.dump');
     await run('pg_dump', ['--format=custom', `--file=${dump}`, live.url]);

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { PASSWORD, signUp } from '../helpers/auth-fixtures.js';
-import { createProject, putTable, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { PASSWORD, seedBackedUpProject } from '../helpers/auth-fixtures.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** What docs/deploy.md tells operators to run for each file, here through better-sqlite3. */
 function vacuumInto(source: string, target: string): void {
@@ -37,11 +37,7 @@ describe('SQLite online backup with VACUUM INTO', () => {
     dirs.push(live, backup);
     const server = await startTestServer({ DATABASE_URL: '' }, { dataDir: live });
     servers.push(server);
-    const project = await createProject(server, 'backed-up');
-    await putTable(server, project, 'users', { columns: [], auth_table: true });
-    await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
-    await signUp(server, project, 'kept@example.com');
-    for (const body of ['one', 'two']) assert.equal((await server.request('POST', '/p/backed-up/api/notes', { headers: project.admin, body: { body } })).status, 201);
+    const project = await seedBackedUpProject(server);
 
     mkdirSync(path.join(backup, 'projects'));
     vacuumInto(path.join(live, 'system.db'), path.join(backup, 'system.db'));

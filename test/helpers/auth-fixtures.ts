@@ -117,3 +117,19 @@ export async function jwtSecretOf(server: TestServer, project: TestProject): Pro
 export function jwtPayload(token: string): any {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 }
+
+/**
+ * Seeds the project the backup tests restore: `backed-up` with an auth table holding
+ * kept@example.com and a `notes` table holding "one" and "two".
+ */
+export async function seedBackedUpProject(server: TestServer): Promise<TestProject> {
+  const project = await createProject(server, 'backed-up');
+  await putTable(server, project, 'users', { columns: [], auth_table: true });
+  await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
+  await signUp(server, project, 'kept@example.com');
+  for (const body of ['one', 'two']) {
+    const created = await server.request('POST', '/p/backed-up/api/notes', { headers: project.admin, body: { body } });
+    assert.equal(created.status, 201, created.text);
+  }
+  return project;
+}
