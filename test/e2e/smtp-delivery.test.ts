@@ -12,7 +12,8 @@ import type { AppOptions } from '../../src/app/build-app.js';
 import type { OutgoingMail } from '../../src/email/mail-queue.js';
 import { MAIL_QUEUE } from '../../src/projects/system-tables.js';
 import { sql } from '../../src/query/sql-tree.js';
-import { freePort, startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
+import { freePort } from '../helpers/server-process.js';
+import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 /** Fast retries so that a test sees several attempts within a second. */

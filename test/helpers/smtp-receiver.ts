@@ -4,7 +4,6 @@
  * greeting and its answer to DATA) and can be started on a port chosen in advance, so a
  * test can point SMTP_URL at a server that is not up yet.
  */
-import { createServer } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -28,22 +27,12 @@ export interface SmtpReceiver {
 }
 
 export interface SmtpReceiverOptions {
-  /** Listen on this port (see `freePort`); a random one when absent. */
+  /** Listen on this port (see `freePort` in server-process.ts); a random one when absent. */
   readonly port?: number;
   /** Wait this long before the greeting and again before accepting the message. */
   readonly delayMs?: number;
   /** Refuse recipients for which this returns true, with 550 (a permanent refusal). */
   readonly rejectRecipient?: (address: string) => boolean;
-}
-
-/** A TCP port that was free a moment ago (listen on 0, note the port, close). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** Starts a receiver; close() it at the end of the test. */
