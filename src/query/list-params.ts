@@ -45,12 +45,7 @@ type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
  * an invalid shorthand filter.
  */
 export function parseListParams(query: Query, columns: ReadonlyMap<string, ValueType>, now: string): ListParams {
-  const single = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined || typeof value === 'string') return value;
-    if (value.length === 1) return value[0];
-    throw invalid(name, `given ${value.length} times`, 'Give each parameter once; combine conditions in one filter, for example: filter=n > 1 && n < 5.');
-  };
+  const single = (name: string): string | undefined => singleValue(query, name);
 
   const where: Expr[] = [];
   const filter = single('filter');
@@ -62,13 +57,30 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
   }
 
   return Object.freeze({
-    limit: Math.min(parseWholeNumber('limit', single('limit'), DEFAULT_LIMIT, Number.POSITIVE_INFINITY), MAX_LIMIT),
-    offset: parseWholeNumber('offset', single('offset'), 0, MAX_OFFSET),
+    ...parsePaging(query),
     countTotal: parseCount(single('count')),
     orderBy: parseSort(single('sort'), columns),
     select: parseSelect(single('select'), columns),
     where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
   });
+}
+
+/**
+ * `limit` (default 50, clamped to 1000) and `offset` (default 0, at most 2^31) of any listing.
+ * Throws VALIDATION_FILTER for a value that is not a whole number in range, or given twice.
+ */
+export function parsePaging(query: Query): { limit: number; offset: number } {
+  return {
+    limit: Math.min(parseWholeNumber('limit', singleValue(query, 'limit'), DEFAULT_LIMIT, Number.POSITIVE_INFINITY), MAX_LIMIT),
+    offset: parseWholeNumber('offset', singleValue(query, 'offset'), 0, MAX_OFFSET),
+  };
+}
+
+function singleValue(query: Query, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined || typeof value === 'string') return value;
+  if (value.length === 1) return value[0];
+  throw invalid(name, `given ${value.length} times`, 'Give each parameter once; combine conditions in one filter, for example: filter=n > 1 && n < 5.');
 }
 
 function invalid(parameter: string, detail: string, suggestion: string): AppError {

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
 import { requireAdminKey } from '../credentials.js';
-import { parsePaging } from './platform-projects.js';
+import { parsePaging } from '../../query/list-params.js';
 
 type WithId = { Params: { id: string } };
 
@@ -19,7 +19,7 @@ export function registerAdminEmailRoutes(app: FastifyInstance, services: Service
   };
 
   app.get<WithId>('/p/:id/v1/emails', { onRequest: admin }, async (request) => {
-    const { limit, offset } = parsePaging(request.query);
+    const { limit, offset } = parsePaging(request.query as Record<string, string>);
     const { items, total } = await mail.list(request.params.id, limit, offset);
     return { data: items, meta: { total, limit, offset } };
   });

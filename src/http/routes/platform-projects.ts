@@ -2,24 +2,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
 import { AppError } from '../../errors/app-error.js';
+import { parsePaging } from '../../query/list-params.js';
 import { requirePlatformKey } from '../credentials.js';
 
 type WithId = { Params: { id: string } };
-
-/** Parses limit/offset query values for simple listings (default 50, clamped to 1000). */
-export function parsePaging(query: unknown): { limit: number; offset: number } {
-  const q = (query ?? {}) as Record<string, unknown>;
-  const read = (name: string, fallback: number): number => {
-    const raw = q[name];
-    if (raw === undefined) return fallback;
-    const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(n)) {
-      throw new AppError('VALIDATION_FILTER', { message: `${name}: must be a whole number of 0 or more.`, suggestion: `Send e.g. ?${name}=${fallback}.` });
-    }
-    return n;
-  };
-  return { limit: Math.min(read('limit', 50), 1000), offset: read('offset', 0) };
-}
 
 export function registerPlatformProjectRoutes(app: FastifyInstance, services: Services): void {
   const { registry, schemas, platformKey } = services;
@@ -42,7 +28,7 @@ export function registerPlatformProjectRoutes(app: FastifyInstance, services: Se
   });
 
   app.get('/v1/projects', { onRequest: guard }, async (request) => {
-    const { limit, offset } = parsePaging(request.query);
+    const { limit, offset } = parsePaging(request.query as Record<string, string>);
     const { items, total } = await registry.list(limit, offset);
     return { data: items, meta: { total, limit, offset } };
   });
