@@ -62,6 +62,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await services.auth.drain();
     await services.mailWorker?.stop();
     await services.rateLimiter.close?.();
+    await services.hasher.close();
     await services.storage.close();
   });
 

@@ -2,7 +2,7 @@
  * Builds the service graph for a Config: the only place that picks a storage engine and
  * a password hasher. HTTP routes receive the result and never construct services.
  */
-import { buildArgon2Hasher, type Argon2HasherOptions } from '../auth/argon2-hasher.js';
+import { buildArgon2Hasher, type Argon2Hasher, type Argon2HasherOptions } from '../auth/argon2-hasher.js';
 import { buildAuthService, type AuthService } from '../auth/auth-service.js';
 import { buildMemoryRateLimiter } from '../auth/memory-rate-limiter.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
@@ -12,7 +12,6 @@ import { MailWorker, type MailWorkerOptions } from '../email/mail-worker.js';
 import { buildSmtpTransport, DEFAULT_SMTP_TIMEOUTS, type SmtpTimeouts } from '../email/smtp-transport.js';
 import type { AccessTokenVerifier } from '../http/credentials.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import type { PasswordHasher } from '../lib/password-hasher.js';
 import { loadPlatformKey, type PlatformKey } from '../projects/platform-key.js';
 import { ProjectRegistry } from '../projects/project-registry.js';
 import { buildPostgresEngine, isPostgresEngine } from '../store/postgres/pg-engine.js';
@@ -30,7 +29,8 @@ export interface Services {
   readonly schemas: SchemaService;
   readonly rows: RowService;
   readonly platformKey: PlatformKey;
-  readonly hasher: PasswordHasher;
+  /** argon2id on its own low-priority threads; `close` stops them. */
+  readonly hasher: Argon2Hasher;
   readonly tokens: AccessTokenVerifier | undefined;
   /** The auth flows (signup, login, passwords, verification) and their rate limits. */
   readonly auth: AuthService;
@@ -91,7 +91,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const mail = buildMail(config, storage, clock, log, options);
   const rateLimiter = await buildRateLimiter(config, storage, clock, log);
   const auth = buildAuthService({
-    schemas, rows, hasher, dummyHash: hasher.dummyHash, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
+    schemas, rows, hasher, dummyHash: () => hasher.dummyHash(), clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
   });
   return {
     config,

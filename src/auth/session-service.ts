@@ -55,7 +55,7 @@ export class SessionService {
     // Unknown emails verify against a dummy hash, so both failures cost one argon2 verify.
     const matches = user
       ? await this.deps.hasher.verify(user.passwordHash, input.password)
-      : (await this.deps.hasher.verify(await this.deps.dummyHash, input.password)) && false;
+      : (await this.deps.hasher.verify(await this.deps.dummyHash(), input.password)) && false;
     if (!user || !matches) throw new AppError('AUTH_INVALID_CREDENTIALS');
     await this.deps.limits.refundLoginAttempt(state, email);
     if (state.settings.require_verified_email && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');
