@@ -9,6 +9,7 @@ import type { Executor, ProjectDatabase, Row, SchemaExecutor, TableChange } from
 import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
+import { WalSync } from './wal-sync.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -16,11 +17,15 @@ export interface SqliteOptions {
   readonly synchronous: 'full' | 'normal';
 }
 
-/** Opens a file with Rowbase's pragmas: WAL, chosen synchronous level, foreign keys, busy timeout. */
-export function openSqliteFile(file: string, options: SqliteOptions): BetterSqlite3.Database {
+/**
+ * Opens a file with Rowbase's pragmas: WAL, foreign keys, busy timeout, and `synchronous=NORMAL`:
+ * with `synchronous: 'full'` the SqliteDatabase syncs the WAL itself after each commit, off the
+ * event loop (see wal-sync.ts), before the caller answers.
+ */
+export function openSqliteFile(file: string): BetterSqlite3.Database {
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   return db;
@@ -66,15 +71,20 @@ export class SqliteDatabase implements ProjectDatabase {
   private versionThisTurn: number | undefined;
   private lock: Promise<void> | null = null;
   private readonly direct: SchemaExecutor;
+  /** Set while a connection is open when commits must reach the disk before they are acknowledged. */
+  private walSync: WalSync | undefined;
+  /** Write statements run so far; a transaction that moved it waits for the WAL sync. */
+  private writes = 0;
 
   /**
    * `open` makes a new connection; it is called lazily and again after `release()`, so a
    * pool may close idle handles while callers keep this object. `onOpen` lets the pool
-   * count open handles.
+   * count open handles. `synchronous: 'full'` makes every write wait for its commit to be on disk.
    */
   constructor(
     private readonly open: () => BetterSqlite3.Database,
     private readonly onOpen: (db: SqliteDatabase) => void = () => undefined,
+    private readonly options: SqliteOptions = { synchronous: 'full' },
   ) {
     this.direct = {
       all: async (s) => this.allNow(s),
@@ -90,6 +100,7 @@ export class SqliteDatabase implements ProjectDatabase {
     if (!this.handle) {
       this.handle = this.open();
       this.dataVersion = this.handle.prepare('PRAGMA data_version').pluck();
+      if (this.options.synchronous === 'full') this.walSync = new WalSync(this.handle.name);
       this.onOpen(this);
     }
     return this.handle;
@@ -111,12 +122,16 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
     if (this.lock) await this.whenIdle();
-    return this.allNow(statement);
+    const rows = this.allNow(statement);
+    if (statement.kind !== 'select') await this.walSync?.durable();
+    return rows;
   }
 
   async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
     if (this.lock) await this.whenIdle();
-    return this.firstNow(statement);
+    const row = this.firstNow(statement);
+    if (statement.kind !== 'select') await this.walSync?.durable();
+    return row;
   }
 
   async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
@@ -126,15 +141,21 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async run(statement: Parameters<Executor['run']>[0]): Promise<number> {
     if (this.lock) await this.whenIdle();
-    return this.runNow(statement);
+    const changes = this.runNow(statement);
+    await this.walSync?.durable();
+    return changes;
   }
 
-  transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.exclusive(false, () => work(this.direct));
+  async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    const { result, wrote } = await this.exclusive(false, () => work(this.direct));
+    if (wrote) await this.walSync?.durable();
+    return result;
   }
 
-  changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
-    return this.exclusive(true, () => work(this.direct));
+  async changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
+    const { result } = await this.exclusive(true, () => work(this.direct));
+    await this.walSync?.durable();
+    return result;
   }
 
   externalChangeVersion(): number {
@@ -159,6 +180,7 @@ export class SqliteDatabase implements ProjectDatabase {
     this.handle.close();
     this.handle = null;
     this.dataVersion = null;
+    this.forgetWal();
     return true;
   }
 
@@ -168,13 +190,21 @@ export class SqliteDatabase implements ProjectDatabase {
     this.strictTables.clear();
     this.handle?.close();
     this.handle = null;
+    this.forgetWal();
+  }
+
+  /** Closing the connection checkpoints the WAL into the (synced) database file; the next open starts a new WalSync. */
+  private forgetWal(): void {
+    this.walSync?.reset();
+    this.walSync = undefined;
   }
 
   private async whenIdle(): Promise<void> {
     while (this.lock) await this.lock;
   }
 
-  private async exclusive<T>(schema: boolean, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction holding the lock; `wrote` says whether it ran a write statement. */
+  private async exclusive<T>(schema: boolean, work: () => Promise<T>): Promise<{ result: T; wrote: boolean }> {
     // Check and take the lock with no await in between: two transactions started in the same
     // tick would otherwise both see it free and the second BEGIN would fail.
     while (this.lock) await this.lock;
@@ -186,6 +216,7 @@ export class SqliteDatabase implements ProjectDatabase {
     if (schema) db.pragma('foreign_keys = OFF');
     try {
       db.exec('BEGIN IMMEDIATE');
+      const writesBefore = this.writes;
       try {
         const result = await work();
         if (schema) {
@@ -195,7 +226,7 @@ export class SqliteDatabase implements ProjectDatabase {
           }
         }
         db.exec('COMMIT');
-        return result;
+        return { result, wrote: this.writes !== writesBefore };
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw translateSqliteError(error);
@@ -220,6 +251,7 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   private allNow(statement: Parameters<Executor['all']>[0]): Row[] {
+    if (statement.kind !== 'select') this.writes++;
     try {
       const columns = resultColumns(statement);
       if (statement.kind === 'insert' && statement.rows.length > 1) {
@@ -300,6 +332,7 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   private runNow(statement: Parameters<Executor['run']>[0]): number {
+    this.writes++;
     try {
       if (statement.kind === 'insert' && statement.rows.length > 1) {
         let changes = 0;

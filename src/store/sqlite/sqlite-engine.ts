@@ -19,9 +19,9 @@ const SAFE_PROJECT_ID = /^[a-z0-9][a-z0-9-]{2,39}$/;
 /** Builds the SQLite engine, creating the data folder and migrating the system database. */
 export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
   mkdirSync(path.join(options.dataDir, 'projects'), { recursive: true });
-  const systemConnection = openSqliteFile(path.join(options.dataDir, 'system.db'), options);
+  const systemConnection = openSqliteFile(path.join(options.dataDir, 'system.db'));
   migrate(systemConnection, SYSTEM_MIGRATIONS);
-  const system = new SqliteDatabase(() => systemConnection);
+  const system = new SqliteDatabase(() => systemConnection, undefined, options);
   // Every project's database object lives as long as the engine; only open handles are bounded.
   const known = new Map<string, SqliteDatabase>();
   // Open handles in least-recently-opened order (Map keeps insertion order).
@@ -48,7 +48,7 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
       const file = fileOf(projectId);
       db = new SqliteDatabase(
         () => {
-          const connection = openSqliteFile(file, options);
+          const connection = openSqliteFile(file);
           migrate(connection, PROJECT_MIGRATIONS);
           return connection;
         },
@@ -56,6 +56,7 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
           openHandles.set(projectId, opened);
           evictBeyondLimit(projectId);
         },
+        options,
       );
       known.set(projectId, db);
     }

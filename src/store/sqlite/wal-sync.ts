@@ -1,0 +1,75 @@
+/**
+ * Durability of `synchronous=FULL` without its fsync on the event loop. SQLite runs with
+ * `synchronous=NORMAL` (commits append to the WAL without an fsync; the WAL's checksums keep the
+ * file consistent whatever a power loss cuts off), and a committing caller awaits `durable()`
+ * before answering: an fdatasync of the WAL on libuv's thread pool. One fsync covers every
+ * frame written before it starts, so commits that wait together share one (group commit), and
+ * other requests run on the event loop while the disk works.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+
+export class WalSync {
+  private handle: Promise<FileHandle> | undefined;
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+
+  /** `databaseFile` is the SQLite file; its WAL is `<databaseFile>-wal`. */
+  constructor(private readonly databaseFile: string) {}
+
+  /** Resolves once every WAL frame committed before the call is on disk. */
+  durable(): Promise<void> {
+    // A sync that is already running may have started before the caller's commit: wait for the next one.
+    if (this.queued) return this.queued;
+    if (!this.running) return this.start();
+    this.queued = this.running.then(noop, noop).then(() => {
+      this.queued = null;
+      return this.start();
+    });
+    return this.queued;
+  }
+
+  /**
+   * Forgets the open WAL file; called when the connection closes (closing the last connection
+   * checkpoints the WAL into the database file, synced, and deletes it). Syncs in flight finish first.
+   */
+  reset(): void {
+    const handle = this.handle;
+    this.handle = undefined;
+    handle?.then((h) => h.close()).catch(noop);
+  }
+
+  private start(): Promise<void> {
+    const sync: Promise<void> = this.syncOnce().finally(() => {
+      if (this.running === sync) this.running = null;
+    });
+    this.running = sync;
+    return sync;
+  }
+
+  private async syncOnce(): Promise<void> {
+    this.handle ??= this.openWal();
+    let handle: FileHandle;
+    try {
+      handle = await this.handle;
+    } catch (error) {
+      this.handle = undefined; // try again on the next commit
+      throw error;
+    }
+    await handle.datasync();
+  }
+
+  private async openWal(): Promise<FileHandle> {
+    const handle = await open(`${this.databaseFile}-wal`, 'r');
+    // The WAL may have just been created: its directory entry must be on disk too.
+    const directory = await open(path.dirname(this.databaseFile), 'r');
+    try {
+      await directory.sync();
+    } finally {
+      await directory.close();
+    }
+    return handle;
+  }
+}
+
+function noop(): void {}
