@@ -32,7 +32,7 @@ export interface Argon2Hasher extends PasswordHasher {
 }
 
 /** Lower than the event loop's priority (0), high enough that logins still progress on a busy machine. */
-const NICE_INCREMENT = 19;
+const NICE_INCREMENT = 10;
 /** Idle hashing threads exit after this long and are started again on demand. */
 const IDLE_THREAD_MS = 60_000;
 
