@@ -75,6 +75,7 @@ export class SqliteDatabase implements ProjectDatabase {
   private walSync: WalSync | undefined;
   /** Write statements run so far; a transaction that moved it waits for the WAL sync. */
   private writes = 0;
+  private walSyncs = 0;
 
   /**
    * `open` makes a new connection; it is called lazily and again after `release()`, so a
@@ -100,7 +101,7 @@ export class SqliteDatabase implements ProjectDatabase {
     if (!this.handle) {
       this.handle = this.open();
       this.dataVersion = this.handle.prepare('PRAGMA data_version').pluck();
-      if (this.options.synchronous === 'full') this.walSync = new WalSync(this.handle.name);
+      if (this.options.synchronous === 'full') this.walSync = new WalSync(this.handle.name, () => this.walSyncs++);
       this.onOpen(this);
     }
     return this.handle;
@@ -113,6 +114,11 @@ export class SqliteDatabase implements ProjectDatabase {
   /** True while a transaction holds the connection. */
   get busy(): boolean {
     return this.lock !== null;
+  }
+
+  /** WAL syncs finished so far for acknowledged commits (0 with `synchronous: 'normal'`); for diagnostics and tests. */
+  get walSyncCount(): number {
+    return this.walSyncs;
   }
 
   /** True while a connection is open. */

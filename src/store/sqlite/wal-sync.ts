@@ -14,8 +14,11 @@ export class WalSync {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
-  /** `databaseFile` is the SQLite file; its WAL is `<databaseFile>-wal`. */
-  constructor(private readonly databaseFile: string) {}
+  /** `databaseFile` is the SQLite file; its WAL is `<databaseFile>-wal`. `onSynced` counts finished syncs. */
+  constructor(
+    private readonly databaseFile: string,
+    private readonly onSynced: () => void = noop,
+  ) {}
 
   /** Resolves once every WAL frame committed before the call is on disk. */
   durable(): Promise<void> {
@@ -57,6 +60,7 @@ export class WalSync {
       throw error;
     }
     await handle.datasync();
+    this.onSynced();
   }
 
   private async openWal(): Promise<FileHandle> {
