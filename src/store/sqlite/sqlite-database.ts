@@ -4,11 +4,12 @@
  * callers wait for: otherwise their statements would land inside it across an `await`.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import type { ColumnRef, InsertStatement, Statement } from '../../query/sql-tree.js';
+import type { ColumnRef, Statement } from '../../query/sql-tree.js';
 import type { Executor, ProjectDatabase, Row, SchemaExecutor, TableChange } from '../types.js';
-import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
+import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
+import { echoedInsertRow } from './sqlite-insert-echo.js';
 import { WalSync } from './wal-sync.js';
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -37,23 +38,6 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
   return row;
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** True when SQLite keeps `value` unchanged in a STRICT column of this type (no conversion). */
-function isStoredAsIs(value: unknown, type: ColumnRef['type']): boolean {
-  if (value === null) return true;
-  switch (type) {
-    case 'integer':
-    case 'boolean':
-      return Number.isSafeInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    default:
-      // A lone surrogate is stored as U+FFFD, so such a string would not read back the same.
-      return typeof value === 'string' && !LONE_SURROGATE.test(value);
-  }
-}
-
 function resultColumns(statement: Statement): readonly ColumnRef[] {
   if (statement.kind === 'select') return statement.columns;
   if (statement.kind === 'count') return [];
@@ -63,7 +47,7 @@ function resultColumns(statement: Statement): readonly ColumnRef[] {
 /** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
 export class SqliteDatabase implements ProjectDatabase {
   private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  /** Whether each table is STRICT (see insertedRow); forgotten with the statements on DDL. */
+  /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
   private readonly strictTables = new Map<string, boolean>();
   private handle: BetterSqlite3.Database | null = null;
   private dataVersion: BetterSqlite3.Statement | null = null;
@@ -267,7 +251,7 @@ export class SqliteDatabase implements ProjectDatabase {
         return out;
       }
       if (statement.kind === 'insert') {
-        const echoed = this.insertedRow(statement);
+        const echoed = echoedInsertRow(statement, (table) => this.isStrict(table));
         if (echoed) {
           this.runNow(statement);
           return [echoed];
@@ -283,28 +267,6 @@ export class SqliteDatabase implements ProjectDatabase {
     } catch (error) {
       throw translateSqliteError(error);
     }
-  }
-
-  /**
-   * What a single-row INSERT ... RETURNING would read back, built from the bound values:
-   * a STRICT table stores exactly what is bound (no triggers or generated columns here), so
-   * reading the row back only costs time (about a fifth of a bulk insert). Undefined, and
-   * RETURNING is used, when a returned column is not inserted (a DDL default fills it), a
-   * conflict may skip the row, or the table is not STRICT.
-   */
-  private insertedRow(statement: InsertStatement): Row | undefined {
-    if (!statement.returning || statement.onConflictDoNothing || statement.rows.length !== 1) return undefined;
-    const values = statement.rows[0]!;
-    const row: Row = {};
-    for (const column of statement.returning) {
-      const index = statement.columns.findIndex((c) => c.name === column.name);
-      if (index === -1) return undefined;
-      const stored = encodeSqliteValue(values[index], column.type);
-      // A value SQLite would convert (text into an INTEGER column, say) must be read back.
-      if (!isStoredAsIs(stored, column.type)) return undefined;
-      row[column.name] = decodeSqliteValue(stored, column.type);
-    }
-    return this.isStrict(statement.table) ? row : undefined;
   }
 
   private isStrict(table: string): boolean {
