@@ -56,6 +56,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The mail worker runs only while the app does; it never sits on a request's path.
   app.addHook('onReady', async () => {
     services.mailWorker?.start();
+    // Made now, so the first login with an unknown email does not take longer than the next ones.
+    services.hasher.dummyHash().catch(() => undefined);
   });
   app.addHook('onClose', async () => {
     // Background auth work may still queue mail: let it finish before the worker stops.

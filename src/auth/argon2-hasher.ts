@@ -25,9 +25,12 @@ export interface Argon2HasherOptions {
 
 /** A hasher whose threads must be stopped with `close` when the server stops. */
 export interface Argon2Hasher extends PasswordHasher {
-  /** A hash of a fixed password, made on first use: unknown emails verify against it, so a miss costs as much as a wrong password. */
+  /**
+   * A hash of a fixed password, made once (the server asks for it at start): unknown emails
+   * verify against it, so a miss costs as much as a wrong password.
+   */
   dummyHash(): Promise<string>;
-  /** Stops the hashing threads. */
+  /** Stops the hashing threads; hashes asked for afterwards fail. */
   close(): Promise<void>;
 }
 
@@ -53,7 +56,9 @@ export function buildArgon2Hasher(options: Argon2HasherOptions = {}): Argon2Hash
     idleTimeout: IDLE_THREAD_MS,
     niceIncrement: NICE_INCREMENT,
   });
+  let closed = false;
   const run = async <T extends string | boolean>(task: HashTask): Promise<T> => {
+    if (closed) throw new Error('the password hasher is closed');
     try {
       return (await slots.run(() => pool.run(task))) as T;
     } catch (error) {
@@ -73,7 +78,10 @@ export function buildArgon2Hasher(options: Argon2HasherOptions = {}): Argon2Hash
       });
       return dummy;
     },
-    close: () => pool.destroy(),
+    close: async () => {
+      closed = true;
+      await pool.destroy();
+    },
   };
 }
 

@@ -5,7 +5,7 @@
  * share a sync, and that `normal` makes none.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
@@ -67,7 +67,7 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
     assert.equal(db.walSyncCount, before);
   });
 
-  it('a transaction that fails is rolled back and acknowledged with its error, not a sync', async () => {
+  it('a transaction that fails is rolled back, and its error waits for a sync like any answer', async () => {
     const { db } = await open('full');
     await db.run(insert('taken'));
     const before = db.walSyncCount;
@@ -77,7 +77,7 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
         await tx.run(insert('taken')); // unique violation
       }),
     );
-    assert.equal(db.walSyncCount, before);
+    assert.equal(db.walSyncCount, before + 1);
     assert.equal(await countRows(db), 1, 'nothing of the failed transaction is kept');
   });
 
@@ -104,6 +104,47 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
     await db.run(insert());
     assert.equal(db.walSyncCount, before + 1);
     assert.equal(await countRows(db), 2);
+  });
+
+  it('a refusal that rests on another commit is answered only once that commit is on disk', async () => {
+    const { db } = await open('full');
+    const before = db.walSyncCount;
+    const first = db.run(insert('same'));
+    const second = db.run(insert('same')).then(
+      () => assert.fail('the second insert of a unique value must be refused'),
+      () => db.walSyncCount,
+    );
+    await first;
+    assert.ok((await second) > before, 'the conflict was answered after the first row was synced');
+  });
+
+  it('createProject answers once the new file and its internal tables are on disk', async () => {
+    const { engine } = await open('full');
+    await engine.createProject('fresh');
+    const fresh = (await engine.project('fresh')) as SqliteDatabase;
+    assert.ok(fresh.walSyncCount >= 1);
+  });
+
+  it('the pool keeps a connection open while its writes wait for their sync; close leaves no file open', async () => {
+    const { engine, db, dataDir } = await open('full', 1);
+    await engine.createProject('other');
+    const writes: Promise<number>[] = [];
+    for (let i = 0; i < 20; i++) {
+      writes.push(db.run(insert())); // waits for its sync...
+      await engine.project('other'); // ...while opening another project asks the pool to close this one
+      writes.push(((await engine.project('other')) as SqliteDatabase).run(insert()).catch(() => 0));
+    }
+    assert.deepEqual((await Promise.all(writes.filter((_, i) => i % 2 === 0))).filter((n) => n !== 1), [], 'every write acknowledged');
+    assert.equal(await countRows(db), 20);
+    await engine.close();
+    const handles = readdirSync('/proc/self/fd').flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/self/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+    assert.deepEqual(handles.filter((file) => file.startsWith(dataDir)), [], 'no handle on the data folder after close');
   });
 
   it("synchronous 'normal' skips the sync (the last commits may be lost on power loss)", async () => {

@@ -112,16 +112,12 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
     if (this.lock) await this.whenIdle();
-    const rows = this.allNow(statement);
-    if (statement.kind !== 'select') await this.walSync?.durable();
-    return rows;
+    return statement.kind === 'select' ? this.allNow(statement) : this.durably(() => this.allNow(statement));
   }
 
   async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
     if (this.lock) await this.whenIdle();
-    const row = this.firstNow(statement);
-    if (statement.kind !== 'select') await this.walSync?.durable();
-    return row;
+    return statement.kind === 'select' ? this.firstNow(statement) : this.durably(() => this.firstNow(statement));
   }
 
   async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
@@ -131,21 +127,45 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async run(statement: Parameters<Executor['run']>[0]): Promise<number> {
     if (this.lock) await this.whenIdle();
-    const changes = this.runNow(statement);
-    await this.walSync?.durable();
-    return changes;
+    return this.durably(() => this.runNow(statement));
   }
 
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    const { result, wrote } = await this.exclusive(false, () => work(this.direct));
+    const { result, wrote } = await this.refusedDurably(() => this.exclusive(false, () => work(this.direct)));
     if (wrote) await this.walSync?.durable();
     return result;
   }
 
   async changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
-    const { result } = await this.exclusive(true, () => work(this.direct));
+    const { result } = await this.refusedDurably(() => this.exclusive(true, () => work(this.direct)));
     await this.walSync?.durable();
     return result;
+  }
+
+  /** Resolves once every commit made so far is on disk (a no-op with `synchronous: 'normal'`). */
+  async waitDurable(): Promise<void> {
+    await this.walSync?.durable();
+  }
+
+  /** Runs a write outside a transaction (SQLite commits it at once) and waits until it is on disk. */
+  private async durably<T>(write: () => T): Promise<T> {
+    const result = await this.refusedDurably(async () => write());
+    await this.walSync?.durable();
+    return result;
+  }
+
+  /**
+   * Runs `work`; when it fails, waits for the WAL sync before passing the error on: a refusal
+   * (a unique or foreign-key conflict, say) may rest on another request's commit that is not on
+   * disk yet, and must not be answered before that commit could be.
+   */
+  private async refusedDurably<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await this.walSync?.durable().catch(() => undefined);
+      throw error;
+    }
   }
 
   externalChangeVersion(): number {
@@ -160,9 +180,10 @@ export class SqliteDatabase implements ProjectDatabase {
     return this.versionThisTurn;
   }
 
-  /** Closes the connection if idle; the next use reopens it. Returns false when busy. */
+  /** Closes the connection if idle; the next use reopens it. Returns false when busy (a transaction, or writes waiting for their sync). */
   release(): boolean {
-    if (this.lock || !this.handle) return !this.lock;
+    const inUse = this.lock !== null || (this.walSync?.busy ?? false);
+    if (inUse || !this.handle) return !inUse;
     this.statements.clear();
     this.strictTables.clear();
     this.dataVersionOffset += 1_000_000;

@@ -68,7 +68,9 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
     system,
     async createProject(projectId) {
       if (closed) throw new Error('storage is closed');
-      void databaseOf(projectId).connection; // creates the file and its internal tables
+      const db = databaseOf(projectId);
+      void db.connection; // creates the file and its internal tables
+      await db.waitDurable();
     },
     async project(projectId) {
       if (closed) throw new Error('storage is closed');
@@ -110,6 +112,8 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
       known.clear();
       openHandles.clear();
       system.close();
+      // The system connection is opened eagerly (to migrate it); close it even if never used since.
+      if (systemConnection.open) systemConnection.close();
     },
   };
 }

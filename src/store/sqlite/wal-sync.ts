@@ -13,6 +13,10 @@ export class WalSync {
   private handle: Promise<FileHandle> | undefined;
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
+  private waiting = 0;
+  private closed = false;
+  /** Set by the first failed sync: after it nothing is reported durable again (see `durable`). */
+  private failure: Error | undefined;
 
   /** `databaseFile` is the SQLite file; its WAL is `<databaseFile>-wal`. `onSynced` counts finished syncs. */
   constructor(
@@ -20,8 +24,36 @@ export class WalSync {
     private readonly onSynced: () => void = noop,
   ) {}
 
-  /** Resolves once every WAL frame committed before the call is on disk. */
+  /** True while a caller waits for a sync: the connection must stay open until it is answered. */
+  get busy(): boolean {
+    return this.waiting > 0;
+  }
+
+  /**
+   * Resolves once every WAL frame committed before the call is on disk. Rejects for good after
+   * one sync failed: Linux may mark the lost pages clean, so a later sync could succeed without
+   * those frames, and WAL recovery stops at the first broken frame (so later commits would be
+   * lost with them). Such a process must be restarted; SQLite recovers the WAL on open.
+   */
   durable(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    this.waiting++;
+    return this.nextSync().finally(() => this.waiting--);
+  }
+
+  /**
+   * Forgets the WAL file; called when the connection closes (closing the last connection
+   * checkpoints the WAL into the database file, synced, and deletes it, so every commit is on
+   * disk and callers still waiting resolve without a sync). Syncs in flight finish first.
+   */
+  reset(): void {
+    this.closed = true;
+    const handle = this.handle;
+    this.handle = undefined;
+    handle?.then((h) => h.close()).catch(noop);
+  }
+
+  private nextSync(): Promise<void> {
     // A sync that is already running may have started before the caller's commit: wait for the next one.
     if (this.queued) return this.queued;
     if (!this.running) return this.start();
@@ -30,16 +62,6 @@ export class WalSync {
       return this.start();
     });
     return this.queued;
-  }
-
-  /**
-   * Forgets the open WAL file; called when the connection closes (closing the last connection
-   * checkpoints the WAL into the database file, synced, and deletes it). Syncs in flight finish first.
-   */
-  reset(): void {
-    const handle = this.handle;
-    this.handle = undefined;
-    handle?.then((h) => h.close()).catch(noop);
   }
 
   private start(): Promise<void> {
@@ -51,15 +73,22 @@ export class WalSync {
   }
 
   private async syncOnce(): Promise<void> {
+    if (this.closed) return;
+    if (this.failure) throw this.failure;
     this.handle ??= this.openWal();
     let handle: FileHandle;
     try {
       handle = await this.handle;
     } catch (error) {
-      this.handle = undefined; // try again on the next commit
+      this.handle = undefined; // nothing was synced or lost: try again on the next commit
       throw error;
     }
-    await handle.datasync();
+    try {
+      await handle.datasync();
+    } catch (error) {
+      this.failure = new Error(`fdatasync of ${this.databaseFile}-wal failed; writes are no longer acknowledged until the server restarts`, { cause: error });
+      throw this.failure;
+    }
     this.onSynced();
   }
 

@@ -41,6 +41,7 @@ describe('argon2id hasher', () => {
     await own.close();
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(threadNiceValues().filter((nice) => nice === 10).length, before, 'the hashing threads ended');
+    await assert.rejects(own.hash('c'), /closed/, 'a closed hasher starts no thread again');
   });
 
   it('past the wait bound refuses with 503 SERVICE_UNAVAILABLE at once, then works again', async () => {
