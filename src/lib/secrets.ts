@@ -6,6 +6,11 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
+/** SHA-256 of a secret, as bytes (for constant-time comparison with a stored hash). */
+export function hashSecretBytes(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
 /**
  * Compares two strings in time that does not depend on where they differ.
  * Both sides are hashed first so that unequal lengths leak nothing either.

@@ -4,7 +4,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../lib/random.js';
-import { hashSecret } from '../lib/secrets.js';
+import { hashSecret, hashSecretBytes } from '../lib/secrets.js';
 
 export type KeyType = 'sk' | 'pk';
 
@@ -39,11 +39,23 @@ export function generateKey(type: KeyType): NewKey {
  * Every candidate is compared (constant time each, no early exit) so timing does not tell which matched.
  */
 export function matchKey(keys: readonly KeyRecord[], presented: string, nowIso: string): KeyRecord | undefined {
-  const presentedHash = Buffer.from(hashSecret(presented), 'hex');
+  const presentedHash = hashSecretBytes(presented);
   let match: KeyRecord | undefined;
   for (const key of keys) {
-    const equal = timingSafeEqual(presentedHash, Buffer.from(key.hash, 'hex'));
+    const equal = timingSafeEqual(presentedHash, storedHashBytes(key));
     if (equal && (key.expires_at === null || key.expires_at > nowIso)) match = key;
   }
   return match;
+}
+
+// Stored hashes decoded once per loaded key record (records are replaced when keys change).
+const decodedHashes = new WeakMap<KeyRecord, Buffer>();
+
+function storedHashBytes(key: KeyRecord): Buffer {
+  let bytes = decodedHashes.get(key);
+  if (!bytes) {
+    bytes = Buffer.from(key.hash, 'hex');
+    decodedHashes.set(key, bytes);
+  }
+  return bytes;
 }
