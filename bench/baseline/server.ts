@@ -1,8 +1,10 @@
 /**
  * The baseline: the least a hand-written server must do to answer the benchmark's data
  * requests with Rowbase's endpoints and response shapes. Fastify + better-sqlite3, prepared
- * statements, Rowbase's default SQLite settings (WAL, synchronous=FULL, foreign keys on),
- * and nothing else: no credentials, no rules, no validation, no error catalogue.
+ * statements, Rowbase's default SQLite durability done the plain way (WAL with
+ * synchronous=FULL: a 2xx write is on disk; Rowbase gets the same guarantee by syncing the WAL
+ * off the event loop, see docs/benchmarks.md), foreign keys on, and nothing else: no
+ * credentials, no rules, no validation, no error catalogue.
  *
  * Usage: node --import tsx bench/baseline/server.ts --db FILE [--port N]
  * It serves the tables of bench/schema.ts from FILE (a copy of the Rowbase project file, so
