@@ -53,9 +53,16 @@ export class SessionService {
     await this.deps.limits.takeLoginAttempt(state, email);
     const user = await findUserByEmail(auth.db, auth.table, email);
     // Unknown emails verify against a dummy hash, so both failures cost one argon2 verify.
-    const matches = user
-      ? await this.deps.hasher.verify(user.passwordHash, input.password)
-      : (await this.deps.hasher.verify(await this.deps.dummyHash(), input.password)) && false;
+    let matches: boolean;
+    try {
+      matches = user
+        ? await this.deps.hasher.verify(user.passwordHash, input.password)
+        : (await this.deps.hasher.verify(await this.deps.dummyHash(), input.password)) && false;
+    } catch (error) {
+      // The password was never checked (the hash queue was full: 503), so this was no failed attempt.
+      await this.deps.limits.refundLoginAttempt(state, email);
+      throw error;
+    }
     if (!user || !matches) throw new AppError('AUTH_INVALID_CREDENTIALS');
     await this.deps.limits.refundLoginAttempt(state, email);
     if (state.settings.require_verified_email && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');

@@ -193,4 +193,21 @@ describe('the password hasher\'s wait queue (shared by every project)', () => {
       await small.close();
     }
   });
+
+  it('a login refused with 503 is not a failed attempt: it does not count toward failed_logins_per_email', async () => {
+    const small = await startTestServer({ RATE_LIMITS: 'on' }, { hasher: { maxConcurrent: 1, maxWaiting: 1 } });
+    try {
+      const project = await createAuthProject(small, { settings: limits(100, 5) });
+      await signUp(small, project, 'kim@example.com');
+      const login = (password: string) => small.request('POST', `/p/${project.id}/auth/login`, { body: { email: 'kim@example.com', password } });
+      const burst = await Promise.all(Array.from({ length: 5 }, (_, i) => login(`wrong password ${i}`)));
+      const refused = burst.filter((response) => response.status === 503).length;
+      assert.ok(refused > 0, 'the queue bound was never reached');
+      assert.deepEqual(burst.filter((response) => response.status !== 503).map((response) => response.status), Array(5 - refused).fill(401));
+      // 5 - refused failed attempts count; were the refused ones counted too, the limit of 5 would be spent.
+      assert.equal((await login(PASSWORD)).status, 200);
+    } finally {
+      await small.close();
+    }
+  });
 });
