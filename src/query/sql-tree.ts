@@ -99,6 +99,13 @@ export type Statement =
   | UpdateStatement
   | DeleteStatement;
 
+/** The columns a statement returns rows of: a select's columns, a write's `returning`, none for a count. */
+export function resultColumns(statement: Statement): readonly ColumnRef[] {
+  if (statement.kind === 'select') return statement.columns;
+  if (statement.kind === 'count') return [];
+  return statement.returning ?? [];
+}
+
 /** Small constructors so that callers read like the SQL they mean. */
 export const sql = {
   column: (name: string): Expr => ({ kind: 'column', name }),

@@ -5,7 +5,7 @@
  * holds one pooled client from BEGIN to COMMIT/ROLLBACK.
  */
 import type pg from 'pg';
-import type { ColumnRef, DeleteStatement, InsertStatement, SelectStatement, Statement, UpdateStatement } from '../../query/sql-tree.js';
+import { resultColumns, type ColumnRef, type DeleteStatement, type InsertStatement, type SelectStatement, type Statement, type UpdateStatement } from '../../query/sql-tree.js';
 import { StoreError, type Executor, type ProjectDatabase, type Row, type SchemaExecutor, type TableChange } from '../types.js';
 import type { ChangeListener } from './pg-change-listener.js';
 import { decodePgValue, PgCompiler } from './pg-compiler.js';
@@ -24,12 +24,6 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
   const row: Row = {};
   for (const column of columns) row[column.name] = decodePgValue(raw[column.name], column.type);
   return row;
-}
-
-function resultColumns(statement: Statement): readonly ColumnRef[] {
-  if (statement.kind === 'select') return statement.columns;
-  if (statement.kind === 'count') return [];
-  return statement.returning ?? [];
 }
 
 /** Splits a multi-row insert so that no part binds more than MAX_PARAMS values. */

@@ -4,15 +4,10 @@
  * callers wait for: otherwise their statements would land inside it across an `await`.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import type { ColumnRef, Statement } from '../../query/sql-tree.js';
-import type { Executor, ProjectDatabase, Row, SchemaExecutor, TableChange } from '../types.js';
-import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
-import { applyTableChange } from './sqlite-ddl.js';
+import type { Executor, ProjectDatabase, Row, SchemaExecutor } from '../types.js';
 import { translateSqliteError } from './sqlite-errors.js';
-import { echoedInsertRow } from './sqlite-insert-echo.js';
+import { SqliteStatements } from './sqlite-statements.js';
 import { WalSync } from './wal-sync.js';
-
-const STATEMENT_CACHE_SIZE = 500;
 
 export interface SqliteOptions {
   readonly synchronous: 'full' | 'normal';
@@ -32,23 +27,9 @@ export function openSqliteFile(file: string): BetterSqlite3.Database {
   return db;
 }
 
-function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
-  const row: Row = {};
-  for (const column of columns) row[column.name] = decodeSqliteValue(raw[column.name], column.type);
-  return row;
-}
-
-function resultColumns(statement: Statement): readonly ColumnRef[] {
-  if (statement.kind === 'select') return statement.columns;
-  if (statement.kind === 'count') return [];
-  return statement.returning ?? [];
-}
-
 /** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
 export class SqliteDatabase implements ProjectDatabase {
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
-  private readonly strictTables = new Map<string, boolean>();
+  private readonly statements = new SqliteStatements(() => this.connection);
   private handle: BetterSqlite3.Database | null = null;
   private dataVersion: BetterSqlite3.Statement | null = null;
   private dataVersionOffset = 0;
@@ -57,9 +38,8 @@ export class SqliteDatabase implements ProjectDatabase {
   private readonly direct: SchemaExecutor;
   /** Set while a connection is open when commits must reach the disk before they are acknowledged. */
   private walSync: WalSync | undefined;
-  /** Write statements run so far; a transaction that moved it waits for the WAL sync. */
-  private writes = 0;
   private walSyncs = 0;
+  private readonly walHandlesClosing = new Set<Promise<void>>();
 
   /**
    * `open` makes a new connection; it is called lazily and again after `release()`, so a
@@ -71,12 +51,13 @@ export class SqliteDatabase implements ProjectDatabase {
     private readonly onOpen: (db: SqliteDatabase) => void = () => undefined,
     private readonly options: SqliteOptions = { synchronous: 'full' },
   ) {
+    const statements = this.statements;
     this.direct = {
-      all: async (s) => this.allNow(s),
-      first: async (s) => this.firstNow(s),
-      count: async (s) => this.countNow(s),
-      run: async (s) => this.runNow(s),
-      changeTable: async (change) => this.changeTableNow(change),
+      all: async (s) => statements.all(s),
+      first: async (s) => statements.first(s),
+      count: async (s) => statements.count(s),
+      run: async (s) => statements.run(s),
+      changeTable: async (change) => statements.changeTable(change),
     };
   }
 
@@ -112,22 +93,22 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
     if (this.lock) await this.whenIdle();
-    return statement.kind === 'select' ? this.allNow(statement) : this.durably(() => this.allNow(statement));
+    return statement.kind === 'select' ? this.statements.all(statement) : this.durably(() => this.statements.all(statement));
   }
 
   async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
     if (this.lock) await this.whenIdle();
-    return statement.kind === 'select' ? this.firstNow(statement) : this.durably(() => this.firstNow(statement));
+    return statement.kind === 'select' ? this.statements.first(statement) : this.durably(() => this.statements.first(statement));
   }
 
   async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
     if (this.lock) await this.whenIdle();
-    return this.countNow(statement);
+    return this.statements.count(statement);
   }
 
   async run(statement: Parameters<Executor['run']>[0]): Promise<number> {
     if (this.lock) await this.whenIdle();
-    return this.durably(() => this.runNow(statement));
+    return this.durably(() => this.statements.run(statement));
   }
 
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
@@ -184,30 +165,31 @@ export class SqliteDatabase implements ProjectDatabase {
   release(): boolean {
     const inUse = this.lock !== null || (this.walSync?.busy ?? false);
     if (inUse || !this.handle) return !inUse;
-    this.statements.clear();
-    this.strictTables.clear();
+    this.statements.forget();
     this.dataVersionOffset += 1_000_000;
     this.versionThisTurn = undefined;
     this.handle.close();
     this.handle = null;
     this.dataVersion = null;
-    this.forgetWal();
+    // The WAL file handle closes in the background; close() waits for it.
+    const closing = this.forgetWal().finally(() => this.walHandlesClosing.delete(closing));
+    this.walHandlesClosing.add(closing);
     return true;
   }
 
-  /** Closes the connection for good (the caller makes sure no transaction is open). */
-  close(): void {
-    this.statements.clear();
-    this.strictTables.clear();
+  /** Closes the connection for good (the caller makes sure no transaction is open); resolves once no file is open. */
+  async close(): Promise<void> {
+    this.statements.forget();
     this.handle?.close();
     this.handle = null;
-    this.forgetWal();
+    await Promise.all([this.forgetWal(), ...this.walHandlesClosing]);
   }
 
   /** Closing the connection checkpoints the WAL into the (synced) database file; the next open starts a new WalSync. */
-  private forgetWal(): void {
-    this.walSync?.reset();
+  private async forgetWal(): Promise<void> {
+    const walSync = this.walSync;
     this.walSync = undefined;
+    await walSync?.reset();
   }
 
   private async whenIdle(): Promise<void> {
@@ -227,7 +209,7 @@ export class SqliteDatabase implements ProjectDatabase {
     if (schema) db.pragma('foreign_keys = OFF');
     try {
       db.exec('BEGIN IMMEDIATE');
-      const writesBefore = this.writes;
+      const writesBefore = this.statements.writes;
       try {
         const result = await work();
         if (schema) {
@@ -237,7 +219,7 @@ export class SqliteDatabase implements ProjectDatabase {
           }
         }
         db.exec('COMMIT');
-        return { result, wrote: this.writes !== writesBefore };
+        return { result, wrote: this.statements.writes !== writesBefore };
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw translateSqliteError(error);
@@ -246,103 +228,6 @@ export class SqliteDatabase implements ProjectDatabase {
       if (schema) db.pragma('foreign_keys = ON');
       this.lock = null;
       release();
-    }
-  }
-
-  private prepare(sql: string): BetterSqlite3.Statement {
-    let statement = this.statements.get(sql);
-    if (statement) return statement;
-    statement = this.connection.prepare(sql);
-    if (this.statements.size >= STATEMENT_CACHE_SIZE) {
-      // Drop the oldest entry; Map keeps insertion order.
-      this.statements.delete(this.statements.keys().next().value!);
-    }
-    this.statements.set(sql, statement);
-    return statement;
-  }
-
-  private allNow(statement: Parameters<Executor['all']>[0]): Row[] {
-    if (statement.kind !== 'select') this.writes++;
-    try {
-      const columns = resultColumns(statement);
-      if (statement.kind === 'insert' && statement.rows.length > 1) {
-        // One prepared single-row statement per row: no variable limit, and fast in a transaction.
-        const out: Row[] = [];
-        for (const row of statement.rows) out.push(...this.allNow({ ...statement, rows: [row] }));
-        return out;
-      }
-      if (statement.kind === 'insert') {
-        const echoed = echoedInsertRow(statement, (table) => this.isStrict(table));
-        if (echoed) {
-          this.runNow(statement);
-          return [echoed];
-        }
-      }
-      const { sql, params } = compileStatement(statement);
-      const prepared = this.prepare(sql);
-      if (!prepared.reader) {
-        prepared.run(...(params as never[]));
-        return [];
-      }
-      return (prepared.all(...(params as never[])) as Record<string, unknown>[]).map((raw) => decodeRow(raw, columns));
-    } catch (error) {
-      throw translateSqliteError(error);
-    }
-  }
-
-  private isStrict(table: string): boolean {
-    let strict = this.strictTables.get(table);
-    if (strict === undefined) {
-      strict = this.connection.prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?').pluck().get(table) === 1;
-      this.strictTables.set(table, strict);
-    }
-    return strict;
-  }
-
-  private firstNow(statement: Parameters<Executor['first']>[0]): Row | undefined {
-    // A select needs one row: step once instead of collecting them all (writes take the general path).
-    if (statement.kind !== 'select') return this.allNow(statement)[0];
-    try {
-      const { sql, params } = compileStatement(statement);
-      const raw = this.prepare(sql).get(...(params as never[])) as Record<string, unknown> | undefined;
-      return raw === undefined ? undefined : decodeRow(raw, statement.columns);
-    } catch (error) {
-      throw translateSqliteError(error);
-    }
-  }
-
-  private countNow(statement: Parameters<Executor['count']>[0]): number {
-    try {
-      const { sql, params } = compileStatement(statement);
-      return (this.prepare(sql).pluck().get(...(params as never[])) as number) ?? 0;
-    } catch (error) {
-      throw translateSqliteError(error);
-    }
-  }
-
-  private runNow(statement: Parameters<Executor['run']>[0]): number {
-    this.writes++;
-    try {
-      if (statement.kind === 'insert' && statement.rows.length > 1) {
-        let changes = 0;
-        for (const row of statement.rows) changes += this.runNow({ ...statement, rows: [row], returning: undefined });
-        return changes;
-      }
-      const { sql, params } = compileStatement({ ...statement, returning: undefined });
-      return this.prepare(sql).run(...(params as never[])).changes;
-    } catch (error) {
-      throw translateSqliteError(error);
-    }
-  }
-
-  private changeTableNow(change: TableChange): void {
-    try {
-      applyTableChange(this.connection, change);
-      // DDL invalidates prepared statements that name the table.
-      this.statements.clear();
-      this.strictTables.clear();
-    } catch (error) {
-      throw translateSqliteError(error);
     }
   }
 }

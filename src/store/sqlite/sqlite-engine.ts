@@ -91,7 +91,7 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
       if (db) {
         known.delete(projectId);
         openHandles.delete(projectId);
-        db.close();
+        await db.close();
       }
       const file = fileOf(projectId);
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
@@ -108,10 +108,10 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
     async close() {
       if (closed) return;
       closed = true;
-      for (const db of known.values()) db.close();
+      await Promise.all([...known.values()].map((db) => db.close()));
       known.clear();
       openHandles.clear();
-      system.close();
+      await system.close();
       // The system connection is opened eagerly (to migrate it); close it even if never used since.
       if (systemConnection.open) systemConnection.close();
     },

@@ -44,13 +44,14 @@ export class WalSync {
   /**
    * Forgets the WAL file; called when the connection closes (closing the last connection
    * checkpoints the WAL into the database file, synced, and deletes it, so every commit is on
-   * disk and callers still waiting resolve without a sync). Syncs in flight finish first.
+   * disk and callers still waiting resolve without a sync). Syncs in flight finish first;
+   * resolves once the file is closed.
    */
-  reset(): void {
+  async reset(): Promise<void> {
     this.closed = true;
     const handle = this.handle;
     this.handle = undefined;
-    handle?.then((h) => h.close()).catch(noop);
+    await handle?.then((h) => h.close()).catch(noop);
   }
 
   private nextSync(): Promise<void> {

@@ -1,0 +1,135 @@
+/**
+ * Runs compiled statements on one SQLite connection: prepared statements cached by SQL text,
+ * rows decoded to the engine-neutral types, errors translated. It knows nothing of locks or
+ * durability (sqlite-database.ts does); it counts write statements so a transaction can tell
+ * whether it wrote.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { resultColumns, type ColumnRef } from '../../query/sql-tree.js';
+import type { Executor, Row, TableChange } from '../types.js';
+import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
+import { applyTableChange } from './sqlite-ddl.js';
+import { translateSqliteError } from './sqlite-errors.js';
+import { echoedInsertRow } from './sqlite-insert-echo.js';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
+  const row: Row = {};
+  for (const column of columns) row[column.name] = decodeSqliteValue(raw[column.name], column.type);
+  return row;
+}
+
+export class SqliteStatements {
+  private readonly prepared = new Map<string, BetterSqlite3.Statement>();
+  /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
+  private readonly strictTables = new Map<string, boolean>();
+  /** Write statements run so far. */
+  writes = 0;
+
+  /** `connection` opens the connection on first use (and again after the database released it). */
+  constructor(private readonly connection: () => BetterSqlite3.Database) {}
+
+  /** Forgets prepared statements: their connection is closing. */
+  forget(): void {
+    this.prepared.clear();
+    this.strictTables.clear();
+  }
+
+  private prepare(sql: string): BetterSqlite3.Statement {
+    let statement = this.prepared.get(sql);
+    if (statement) return statement;
+    statement = this.connection().prepare(sql);
+    if (this.prepared.size >= STATEMENT_CACHE_SIZE) {
+      // Drop the oldest entry; Map keeps insertion order.
+      this.prepared.delete(this.prepared.keys().next().value!);
+    }
+    this.prepared.set(sql, statement);
+    return statement;
+  }
+
+  all(statement: Parameters<Executor['all']>[0]): Row[] {
+    if (statement.kind !== 'select') this.writes++;
+    try {
+      const columns = resultColumns(statement);
+      if (statement.kind === 'insert' && statement.rows.length > 1) {
+        // One prepared single-row statement per row: no variable limit, and fast in a transaction.
+        const out: Row[] = [];
+        for (const row of statement.rows) out.push(...this.all({ ...statement, rows: [row] }));
+        return out;
+      }
+      if (statement.kind === 'insert') {
+        const echoed = echoedInsertRow(statement, (table) => this.isStrict(table));
+        if (echoed) {
+          this.run(statement);
+          return [echoed];
+        }
+      }
+      const { sql, params } = compileStatement(statement);
+      const prepared = this.prepare(sql);
+      if (!prepared.reader) {
+        prepared.run(...(params as never[]));
+        return [];
+      }
+      return (prepared.all(...(params as never[])) as Record<string, unknown>[]).map((raw) => decodeRow(raw, columns));
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  private isStrict(table: string): boolean {
+    let strict = this.strictTables.get(table);
+    if (strict === undefined) {
+      strict = this.connection().prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?').pluck().get(table) === 1;
+      this.strictTables.set(table, strict);
+    }
+    return strict;
+  }
+
+  first(statement: Parameters<Executor['first']>[0]): Row | undefined {
+    // A select needs one row: step once instead of collecting them all (writes take the general path).
+    if (statement.kind !== 'select') return this.all(statement)[0];
+    try {
+      const { sql, params } = compileStatement(statement);
+      const raw = this.prepare(sql).get(...(params as never[])) as Record<string, unknown> | undefined;
+      return raw === undefined ? undefined : decodeRow(raw, statement.columns);
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  count(statement: Parameters<Executor['count']>[0]): number {
+    try {
+      const { sql, params } = compileStatement(statement);
+      return (this.prepare(sql).pluck().get(...(params as never[])) as number) ?? 0;
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  run(statement: Parameters<Executor['run']>[0]): number {
+    this.writes++;
+    try {
+      if (statement.kind === 'insert' && statement.rows.length > 1) {
+        let changes = 0;
+        for (const row of statement.rows) changes += this.run({ ...statement, rows: [row], returning: undefined });
+        return changes;
+      }
+      const { sql, params } = compileStatement({ ...statement, returning: undefined });
+      return this.prepare(sql).run(...(params as never[])).changes;
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  changeTable(change: TableChange): void {
+    try {
+      applyTableChange(this.connection(), change);
+      // DDL invalidates prepared statements that name the table.
+      this.prepared.clear();
+      this.strictTables.clear();
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+}
