@@ -4,28 +4,14 @@
  * checked against the table and literals are coerced to the type of the column they are
  * compared with; values only ever leave as `value` nodes, so they are bound, never spliced.
  */
-import { AppError } from '../errors/app-error.js';
 import type { CompareOp, Expr, ValueType } from './sql-tree.js';
-import type { ComparisonNode, ComparisonOperator, FilterNode, OperandNode } from './filter-ast.js';
-import { quoteSource, shortenSource } from './filter-parser.js';
+import type { ComparisonNode, ComparisonOperator, FilterNode } from './filter-ast.js';
+import { describeSide, fail, resolve, type Accepts, type FilterScope, type Side } from './filter-operands.js';
+import { quoteSource } from './filter-parser.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
-import { describeType, escapeLike, exampleFor, listNames } from './literal-values.js';
+import { describeType, escapeLike, exampleFor } from './literal-values.js';
 
-/** What a filter may refer to, and the values of its variables for this request. */
-export interface FilterScope {
-  /** Names the source in messages: 'filter', or e.g. 'rules.view'. */
-  readonly parameter: string;
-  /** The columns that may be named (password is never in it). */
-  readonly columns: ReadonlyMap<string, ValueType>;
-  /** ISO timestamp with Z: the value of @now. */
-  readonly now: string;
-  /** @request.auth.<name> values; a missing name is null; with no auth, `id` is "" (anonymous). */
-  readonly auth?: Readonly<Record<string, unknown>> | null;
-  /** Types of the @request.auth fields; when absent, @request.auth is not allowed. */
-  readonly authColumns?: ReadonlyMap<string, ValueType>;
-  /** @request.body.<name> values (missing → null); when absent, @request.body is not allowed. */
-  readonly body?: Readonly<Record<string, unknown>>;
-}
+export type { FilterScope } from './filter-operands.js';
 
 /**
  * Compiles a parsed filter into a SQL tree expression for `scope`.
@@ -49,94 +35,15 @@ export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
   return compile(ast);
 }
 
-/** What a side may be coerced to: a column's type, a literal's family, or anything (body). */
-type Accepts = ValueType | 'string' | 'number-literal' | 'any';
-
-type Side =
-  | { readonly kind: 'column'; readonly node: OperandNode; readonly name: string; readonly type: ValueType }
-  | { readonly kind: 'null'; readonly node: OperandNode }
-  | {
-      readonly kind: 'value';
-      readonly node: OperandNode;
-      readonly accepts: Accepts;
-      readonly value: unknown;
-      /** True for @request values: known only per request, so misfits become constants, not errors. */
-      readonly runtime: boolean;
-    };
-
 /** A coerced side: an expression, a known null, or a runtime value that cannot match. */
 type Coerced = Expr | 'null' | 'misfit';
 
 const CONTAINS_EXAMPLE = 'title ~ "urgent"';
 const ORDERING = new Set<ComparisonOperator>(['<', '<=', '>', '>=']);
 
-function fail(scope: FilterScope, detail: string, position: number, suggestion: string): AppError {
-  return new AppError('VALIDATION_FILTER', {
-    message: `${scope.parameter}: ${detail} at character ${position + 1}`,
-    suggestion,
-  });
-}
-
 /** The outcome of a comparison whose runtime value is null or cannot match: SQL-like, `!=` null-safe. */
 function constant(op: ComparisonOperator): Expr {
   return Object.freeze({ kind: 'bool', value: op === '!=' || op === '!~' });
-}
-
-function describeSide(side: Side): string {
-  if (side.kind === 'column') return `column "${side.name}" (${side.type})`;
-  if (side.kind === 'value' && side.node.kind === 'request' && side.accepts !== 'any') {
-    return `${side.node.text} (${side.accepts})`;
-  }
-  // Strings keep their own quotes; numbers, true, false and @now read best bare.
-  return side.node.kind === 'string' ? quoteSource(side.node.text) : shortenSource(side.node.text);
-}
-
-function resolve(node: OperandNode, scope: FilterScope): Side {
-  switch (node.kind) {
-    case 'column': {
-      const type = scope.columns.get(node.name);
-      if (type === undefined) {
-        throw fail(scope, `unknown column "${node.name}"`, node.position, `Use one of the columns: ${listNames(scope.columns.keys())}.`);
-      }
-      return { kind: 'column', node, name: node.name, type };
-    }
-    case 'null':
-      return { kind: 'null', node };
-    case 'string':
-      return { kind: 'value', node, accepts: 'string', value: node.value, runtime: false };
-    case 'number':
-      return { kind: 'value', node, accepts: 'number-literal', value: node.value, runtime: false };
-    case 'boolean':
-      return { kind: 'value', node, accepts: 'boolean', value: node.value, runtime: false };
-    case 'now':
-      return { kind: 'value', node, accepts: 'timestamp', value: scope.now, runtime: false };
-    case 'request':
-      return node.source === 'auth' ? resolveAuth(node, scope) : resolveBody(node, scope);
-  }
-}
-
-function resolveAuth(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {
-  if (scope.authColumns === undefined) {
-    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.auth only in table rules; a filter can name columns, literals and @now.');
-  }
-  const type = node.name === 'id' ? 'text' : scope.authColumns.get(node.name);
-  if (type === undefined) {
-    const names = new Set(['id', ...scope.authColumns.keys()]);
-    throw fail(scope, `unknown auth field "${node.name}" in ${node.text}`, node.position, `Use one of the auth fields: ${listNames(names)}.`);
-  }
-  const auth = scope.auth ?? null;
-  // Anonymous callers have id "" so that `owner = @request.auth.id` simply matches nothing.
-  const value = auth === null ? (node.name === 'id' ? '' : null) : Object.hasOwn(auth, node.name) ? auth[node.name] : null;
-  return { kind: 'value', node, accepts: type, value: value ?? null, runtime: true };
-}
-
-function resolveBody(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {
-  if (scope.body === undefined) {
-    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.body only in create and update rules.');
-  }
-  // hasOwn: a body field named like an Object.prototype member must not reach the prototype.
-  const value = Object.hasOwn(scope.body, node.name) ? scope.body[node.name] : null;
-  return { kind: 'value', node, accepts: 'any', value: value ?? null, runtime: true };
 }
 
 function compileComparison(node: ComparisonNode, scope: FilterScope): Expr {
