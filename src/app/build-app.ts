@@ -56,7 +56,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The mail worker runs only while the app does; it never sits on a request's path.
   app.addHook('onReady', async () => {
     services.mailWorker?.start();
-    // Made now, so the first login with an unknown email does not take longer than the next ones.
+    // The dummy hash is made now, so the first login with an unknown email takes no longer than the next ones.
     services.hasher.dummyHash().catch(() => undefined);
   });
   app.addHook('onClose', async () => {

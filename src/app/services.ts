@@ -91,7 +91,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const mail = buildMail(config, storage, clock, log, options);
   const rateLimiter = await buildRateLimiter(config, storage, clock, log);
   const auth = buildAuthService({
-    schemas, rows, hasher, dummyHash: () => hasher.dummyHash(), clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
+    schemas, rows, hasher, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
   });
   return {
     config,

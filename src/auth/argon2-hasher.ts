@@ -25,11 +25,6 @@ export interface Argon2HasherOptions {
 
 /** A hasher whose threads must be stopped with `close` when the server stops. */
 export interface Argon2Hasher extends PasswordHasher {
-  /**
-   * A hash of a fixed password, made once (the server asks for it at start): unknown emails
-   * verify against it, so a miss costs as much as a wrong password.
-   */
-  dummyHash(): Promise<string>;
   /** Stops the hashing threads; hashes asked for afterwards fail. */
   close(): Promise<void>;
 }

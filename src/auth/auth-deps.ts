@@ -17,8 +17,6 @@ export interface AuthDeps {
   readonly schemas: SchemaService;
   readonly rows: RowService;
   readonly hasher: PasswordHasher;
-  /** A hash of a throwaway password (made on first use), verified against when an email is unknown. */
-  readonly dummyHash: () => Promise<string>;
   readonly clock: Clock;
   readonly mail: MailQueue;
   readonly limits: AuthRateLimits;

@@ -57,7 +57,7 @@ export class SessionService {
     try {
       matches = user
         ? await this.deps.hasher.verify(user.passwordHash, input.password)
-        : (await this.deps.hasher.verify(await this.deps.dummyHash(), input.password)) && false;
+        : (await this.deps.hasher.verify(await this.deps.hasher.dummyHash(), input.password)) && false;
     } catch (error) {
       // The password was never checked (the hash queue was full: 503), so this was no failed attempt.
       await this.deps.limits.refundLoginAttempt(state, email);

@@ -4,4 +4,9 @@ export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** True when the password matches the encoded hash. */
   verify(encodedHash: string, password: string): Promise<boolean>;
+  /**
+   * A hash of a fixed password, made once: unknown emails verify against it, so a miss costs as
+   * much as a wrong password.
+   */
+  dummyHash(): Promise<string>;
 }
