@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** SHA-256 of a secret, hex. Enough for random secrets of 128+ bits; passwords use argon2id. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hashSecretBytes(secret).toString('hex');
 }
 
 /** SHA-256 of a secret, as bytes (for constant-time comparison with a stored hash). */
@@ -16,7 +16,5 @@ export function hashSecretBytes(secret: string): Buffer {
  * Both sides are hashed first so that unequal lengths leak nothing either.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a, 'utf8').digest();
-  const right = createHash('sha256').update(b, 'utf8').digest();
-  return timingSafeEqual(left, right);
+  return timingSafeEqual(hashSecretBytes(a), hashSecretBytes(b));
 }
