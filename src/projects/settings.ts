@@ -78,26 +78,27 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
 
 /**
  * Normalises an origin (`scheme://host[:port]`, http or https): lower-case, default port
- * dropped. Throws VALIDATION_FAILED for anything with a path, query, fragment or userinfo.
+ * dropped. Throws VALIDATION_FAILED, naming `field` (the setting being written), for anything
+ * with a path, query, fragment or userinfo.
  */
-export function normalizeOrigin(input: string): string {
+export function normalizeOrigin(input: string, field = 'allowed_redirect_origins'): string {
   let url: URL;
   try {
     url = new URL(input);
   } catch {
-    throw invalidOrigin(input);
+    throw invalidOrigin(input, field);
   }
   const bare = input.replace(/\/$/, '');
   const hasExtras = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || url.pathname !== '/';
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || hasExtras || bare.toLowerCase().includes('@') || /[?#]/.test(input)) {
-    throw invalidOrigin(input);
+    throw invalidOrigin(input, field);
   }
   return url.origin;
 }
 
-function invalidOrigin(input: string): AppError {
+function invalidOrigin(input: string, field: string): AppError {
   return new AppError('VALIDATION_FAILED', {
-    message: `allowed_redirect_origins: ${JSON.stringify(input)} is not an origin (scheme://host[:port], http or https).`,
+    message: `${field}: ${JSON.stringify(input)} is not an origin (scheme://host[:port], http or https).`,
     suggestion: 'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
   });
 }
@@ -120,7 +121,7 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
     ...current,
     ...body,
     allowed_redirect_origins: body.allowed_redirect_origins
-      ? [...new Set(body.allowed_redirect_origins.map(normalizeOrigin))]
+      ? [...new Set(body.allowed_redirect_origins.map((origin) => normalizeOrigin(origin)))]
       : current.allowed_redirect_origins,
     rate_limits: Object.freeze({ ...current.rate_limits, ...(body.rate_limits ?? {}) }),
   });
