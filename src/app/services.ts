@@ -93,14 +93,15 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const auth = buildAuthService({
     schemas, rows, hasher, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
   });
+  const platformKey = await loadPlatformKey(storage.system, config.platformKey);
   return {
     config,
     clock,
     storage,
-    registry: new ProjectRegistry(storage, clock),
+    registry: new ProjectRegistry(storage, clock, platformKey),
     schemas,
     rows,
-    platformKey: await loadPlatformKey(storage.system, config.platformKey),
+    platformKey,
     hasher,
     tokens: auth.tokens,
     auth,

@@ -32,9 +32,12 @@ export function requirePlatformKey(request: FastifyRequest, platformKey: Platfor
 
 /**
  * Returns the matched key record (a key in its grace period after a rotation has `expires_at`
- * set). Throws AUTH_REQUIRED / AUTH_INVALID_KEY unless X-Admin-Key is a current sk_ key of the project.
+ * set), or undefined when the caller sent the platform key, which has the admin key's powers
+ * on every project (contract §12). Throws AUTH_REQUIRED / AUTH_INVALID_KEY unless X-Admin-Key
+ * is a current sk_ key of the project or X-Platform-Key is the platform key.
  */
-export function requireAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord {
+export function requireAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord | undefined {
+  if (presentsPlatformKey(request, registry)) return undefined;
   const presented = header(request, 'x-admin-key');
   if (!presented) {
     throw new AppError('AUTH_REQUIRED', { message: 'This endpoint needs the project admin key.', suggestion: "Send X-Admin-Key: sk_... (shown when the project was created or its keys rotated)." });
@@ -49,10 +52,10 @@ export function requireAdminKey(request: FastifyRequest, state: ProjectState, re
  * Like `requireAdminKey`, but refuses an admin key that a rotation has put in its grace
  * period. Throws AUTH_REQUIRED / AUTH_INVALID_KEY.
  */
-export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord {
+export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord | undefined {
   const key = requireAdminKey(request, state, registry);
   // A replaced key (maybe the leaked one) must not rotate the keys or the secret and lock the owner out.
-  if (key.expires_at !== null) {
+  if (key !== undefined && key.expires_at !== null) {
     throw new AppError('AUTH_INVALID_KEY', {
       message: 'This admin key was replaced by a rotation and only works until its grace period ends; it cannot rotate keys or the JWT secret.',
       suggestion: 'Send the current admin key (the admin_key of the latest rotate-keys answer) in X-Admin-Key.',
@@ -63,6 +66,7 @@ export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectSt
 
 /** Works out who calls the data API: admin key, bearer user, or pk_ client. Throws AUTH_*. */
 export async function resolveCaller(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry, tokens: AccessTokenVerifier | undefined): Promise<Caller> {
+  if (presentsPlatformKey(request, registry)) return { kind: 'admin' };
   const adminKey = header(request, 'x-admin-key');
   if (adminKey !== undefined) {
     requireAdminKey(request, state, registry);
@@ -85,6 +89,19 @@ export async function resolveCaller(request: FastifyRequest, state: ProjectState
     return { kind: 'public' };
   }
   throw new AppError('AUTH_REQUIRED');
+}
+
+/**
+ * True when X-Platform-Key is the platform key; false when the header is absent. Throws
+ * AUTH_INVALID_KEY for a wrong one: a presented credential is never silently ignored, so a
+ * typo cannot fall through to a weaker key sent alongside.
+ */
+function presentsPlatformKey(request: FastifyRequest, registry: ProjectRegistry): boolean {
+  const presented = header(request, 'x-platform-key');
+  if (presented === undefined) return false;
+  // Compared in constant time (hash, then timingSafeEqual), as on /v1/projects.
+  if (registry.isPlatformKey(presented)) return true;
+  throw new AppError('AUTH_INVALID_KEY', { message: 'The platform key is wrong.', suggestion: 'Use the key printed at first start or set through PLATFORM_KEY, or send the project admin key in X-Admin-Key instead.' });
 }
 
 function invalidKey(headerName: string, prefix: string): AppError {

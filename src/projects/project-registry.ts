@@ -9,6 +9,7 @@ import { randomBase62 } from '../lib/random.js';
 import { sql } from '../query/sql-tree.js';
 import { StoreError, type Executor, type StorageEngine } from '../store/types.js';
 import { generateKey, matchKey, type KeyRecord, type KeyType } from './keys.js';
+import type { PlatformKey } from './platform-key.js';
 import { DEFAULT_SETTINGS, readSettings, type ProjectSettings } from './settings.js';
 import { col, MAIL_QUEUE, PROJECT_KEYS, PROJECTS, PROJECT_SETTINGS } from './system-tables.js';
 
@@ -43,9 +44,14 @@ export class ProjectRegistry {
   private seenVersion: number | undefined;
   private readonly lastUsedWrites = new Map<string, number>();
 
+  /**
+   * `platformKey`, when given, is accepted wherever a project's admin key is (contract §12):
+   * the registry is what every admin check already consults, so no route can forget it.
+   */
   constructor(
     private readonly storage: StorageEngine,
     private readonly clock: Clock,
+    private readonly platformKey?: PlatformKey,
   ) {
   }
 
@@ -199,6 +205,11 @@ export class ProjectRegistry {
   /** The project's key the presented value is (grace periods judged by this registry's clock), or undefined. */
   matchKey(state: ProjectState, presented: string): KeyRecord | undefined {
     return matchKey(state.keys, presented, isoNow(this.clock));
+  }
+
+  /** True when the presented value is the platform key (constant time); false without one. */
+  isPlatformKey(presented: string): boolean {
+    return this.platformKey?.matches(presented) ?? false;
   }
 
   /** Records that a key was used, at most once a minute per key (a write per request would cost too much). */
