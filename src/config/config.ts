@@ -51,6 +51,9 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'maxOpenProjects', env: 'MAX_OPEN_PROJECTS', flag: '--max-open-projects', help: 'SQLite project files kept open at once (default 256)' },
 ];
 
+/** The shortest PLATFORM_KEY accepted: shorter keys are refused at start. */
+export const MIN_PLATFORM_KEY_LENGTH = 32;
+
 /** Thrown for a setting that cannot be understood; the CLI prints it and exits 2. */
 export class ConfigError extends Error {}
 
@@ -86,13 +89,23 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
     throw new ConfigError(`PUBLIC_URL must be an absolute URL such as https://api.example.com, not "${publicUrl}".`);
   }
 
+  const platformKey = get('platformKey');
+  if (platformKey !== undefined && platformKey.length < MIN_PLATFORM_KEY_LENGTH) {
+    // A short key can be guessed; it guards the creation and deletion of every project.
+    throw new ConfigError(
+      `PLATFORM_KEY must be at least ${MIN_PLATFORM_KEY_LENGTH} characters; this one has ${platformKey.length}. ` +
+        `Generate one with: node -e "console.log('rb_' + require('crypto').randomBytes(30).toString('base64url'))" ` +
+        '(or leave PLATFORM_KEY unset and the server generates one on its first start).',
+    );
+  }
+
   return Object.freeze({
     host,
     port,
     dataDir: path.resolve(get('dataDir') ?? './data'),
     databaseUrl,
     publicUrl,
-    platformKey: get('platformKey'),
+    platformKey,
     smtpUrl: get('smtpUrl'),
     emailFrom: get('emailFrom') ?? 'Rowbase <no-reply@localhost>',
     logLevel: get('logLevel') ?? 'info',

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createTestDatabase, testEngine } from './test-database.js';
 
-export const PLATFORM_KEY = 'rb_test_platform_key_0123456789';
+export const PLATFORM_KEY = 'rb_test_platform_key_0123456789abcdef';
 
 export interface TestServer {
   readonly url: string;
