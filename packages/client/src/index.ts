@@ -1,0 +1,29 @@
+/**
+ * @rowbase/client: the Rowbase client SDK for browsers and Node 20+ (no runtime dependencies).
+ *
+ *   const rowbase = createClient<Database>({ url, project, apiKey: 'pk_...' });
+ *   await rowbase.auth.signIn({ email, password });
+ *   const { data } = await rowbase.table('tasks').list({ filter: 'done = false', sort: ['-created_at'] });
+ */
+export { createClient, type ClientOptions, type RowbaseClient } from './client.js';
+export { AuthClient, type AuthResult, type SignUpData } from './auth.js';
+export { TableClient } from './table.js';
+export { RowbaseError, isRowbaseError, type ClientErrorCode, type RowbaseErrorInit } from './errors.js';
+export { memoryStore, localStorageStore, type SessionStore, type StorageLike } from './session-store.js';
+export type { SessionListener } from './session-state.js';
+export type {
+  AuthUser,
+  CallOptions,
+  DatabaseShape,
+  GenericRow,
+  GetOptions,
+  ListMeta,
+  ListOptions,
+  ListResult,
+  Selected,
+  Session,
+  SessionEvent,
+  SortKey,
+  TableTypes,
+  UntypedDatabase,
+} from './types.js';

@@ -1,0 +1,80 @@
+/**
+ * `client.table(name)`: the data API of one table (/p/{project}/api/{table}), typed by the
+ * table's generated Row, Create and Update shapes.
+ */
+import type { Requester } from './request.js';
+import type { CallOptions, GetOptions, ListOptions, ListResult, Selected, TableTypes } from './types.js';
+
+/** List, get, create, update, delete and bulk-create the rows of one table. */
+export class TableClient<T extends TableTypes> {
+  private readonly path: string;
+
+  constructor(
+    private readonly requester: Requester<unknown>,
+    /** The table's name. */
+    readonly name: string,
+  ) {
+    this.path = `/api/${encodeURIComponent(name)}`;
+  }
+
+  /**
+   * One page of rows (GET /api/{table}) with filter, shorthand filters, sort, select and paging.
+   * Throws RowbaseError (VALIDATION_FILTER naming the position, FORBIDDEN, TABLE_NOT_FOUND, ...).
+   */
+  async list<S extends keyof T['Row'] & string = keyof T['Row'] & string>(options: ListOptions<T['Row'], S> = {}): Promise<ListResult<Selected<T['Row'], S>>> {
+    return this.requester.request('GET', this.path, { query: listQuery(options), signal: options.signal });
+  }
+
+  /** One row by id (GET /api/{table}/{id}). Throws RowbaseError (ROW_NOT_FOUND, ...). */
+  async get<S extends keyof T['Row'] & string = keyof T['Row'] & string>(id: string, options: GetOptions<T['Row'], S> = {}): Promise<Selected<T['Row'], S>> {
+    const query = new URLSearchParams();
+    if (options.select) query.set('select', options.select.join(','));
+    const answer = await this.requester.request<{ data: Selected<T['Row'], S> }>('GET', this.rowPath(id), { query, signal: options.signal });
+    return answer.data;
+  }
+
+  /** Creates a row (POST /api/{table}) and returns it as stored. Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...). */
+  async create(values: T['Create'], options: CallOptions = {}): Promise<T['Row']> {
+    const answer = await this.requester.request<{ data: T['Row'] }>('POST', this.path, { body: values, signal: options.signal });
+    return answer.data;
+  }
+
+  /** Changes some columns of a row (PATCH /api/{table}/{id}) and returns the row. Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FAILED, ...). */
+  async update(id: string, changes: T['Update'], options: CallOptions = {}): Promise<T['Row']> {
+    const answer = await this.requester.request<{ data: T['Row'] }>('PATCH', this.rowPath(id), { body: changes, signal: options.signal });
+    return answer.data;
+  }
+
+  /** Deletes a row (DELETE /api/{table}/{id}). Throws RowbaseError (ROW_NOT_FOUND, CONFLICT_REFERENCE, ...). */
+  async delete(id: string, options: CallOptions = {}): Promise<void> {
+    await this.requester.request('DELETE', this.rowPath(id), { signal: options.signal });
+  }
+
+  /**
+   * Creates up to 10,000 rows at once, all or nothing (POST /api/{table}/bulk). Throws
+   * RowbaseError whose message starts with `row N:` for the first bad row; then no row is written.
+   */
+  async bulk(rows: readonly T['Create'][], options: CallOptions = {}): Promise<T['Row'][]> {
+    const answer = await this.requester.request<{ data: T['Row'][] }>('POST', `${this.path}/bulk`, { body: rows, signal: options.signal });
+    return answer.data;
+  }
+
+  private rowPath(id: string): string {
+    return `${this.path}/${encodeURIComponent(id)}`;
+  }
+}
+
+/** The query string of a list call; parameters left out are left to the server's defaults. */
+export function listQuery<Row>(options: ListOptions<Row, keyof Row & string>): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.filter !== undefined) query.set('filter', options.filter);
+  if (options.sort !== undefined) query.set('sort', typeof options.sort === 'string' ? options.sort : options.sort.join(','));
+  if (options.select !== undefined) query.set('select', options.select.join(','));
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  if (options.offset !== undefined) query.set('offset', String(options.offset));
+  if (options.count !== undefined) query.set('count', options.count);
+  for (const [column, condition] of Object.entries(options.where ?? {})) {
+    if (condition !== undefined) query.append(column, condition as string);
+  }
+  return query;
+}

@@ -1,0 +1,101 @@
+/**
+ * The types the SDK is parameterised by: a `Database` as `rowbase types` prints it, the
+ * signed-in user, the session, and the options and results of the data API.
+ */
+
+/** The three shapes of one table: the row as read, the body of a create, the body of a PATCH. */
+export interface TableTypes {
+  Row: object;
+  Create: object;
+  Update: object;
+}
+
+/**
+ * What a `Database` must look like: one `TableTypes` per table name. A mapped type rather than
+ * an index signature, so that interfaces (which have no index signature) qualify.
+ */
+export type DatabaseShape<D> = { [K in keyof D]: TableTypes };
+
+/** A row of a table without generated types. */
+export type GenericRow = Record<string, unknown>;
+
+/** The database assumed without a generated `Database` type: any table, any columns. */
+export type UntypedDatabase = Record<string, { Row: GenericRow; Create: GenericRow; Update: GenericRow }>;
+
+/** The signed-in user: the auth-table row (never a password). Custom columns are `unknown`. */
+export interface AuthUser {
+  id: string;
+  email: string;
+  email_verified: boolean;
+  created_at: string;
+  updated_at: string;
+  [column: string]: unknown;
+}
+
+/**
+ * A signed-in session as the SDK keeps it (and stores it). `expiresAt` is when the access
+ * token expires on the SDK's clock (milliseconds), or null when the token carries no expiry.
+ */
+export interface Session<U = AuthUser> {
+  token: string;
+  refreshToken: string;
+  expiresAt: number | null;
+  user: U | null;
+}
+
+/** Why the session changed, as passed to `auth.onChange` listeners. */
+export type SessionEvent = 'SIGNED_IN' | 'SIGNED_OUT' | 'TOKEN_REFRESHED' | 'USER_UPDATED';
+
+/** A column name, or `-name` for descending order. */
+export type SortKey<Row> = (keyof Row & string) | `-${keyof Row & string}`;
+
+/** Options every method takes. */
+export interface CallOptions {
+  /** Aborts the request; the method then throws a RowbaseError with code `ABORTED`. */
+  signal?: AbortSignal;
+}
+
+/** Options of `table(name).list()`. */
+export interface ListOptions<Row, S extends keyof Row & string = keyof Row & string> extends CallOptions {
+  /** An expression of the filter language, e.g. `done = false && title ~ "milk"`. */
+  filter?: string;
+  /** Shorthand filters, ANDed with `filter`: `{ done: 'eq.false', status: 'in.(open,closed)' }`. */
+  where?: { [K in keyof Row & string]?: string };
+  /** Columns to sort by, `-` for descending: `['-created_at', 'title']` (or that string joined with commas). */
+  sort?: readonly SortKey<Row>[] | string;
+  /** Columns to return (`id` always comes too). */
+  select?: readonly S[];
+  /** Rows per page (default 50, at most 1000). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** `'none'` skips counting: `meta.total` is then null. */
+  count?: 'exact' | 'none';
+}
+
+/** Options of `table(name).get()`. */
+export interface GetOptions<Row, S extends keyof Row & string = keyof Row & string> extends CallOptions {
+  /** Columns to return (`id` always comes too). */
+  select?: readonly S[];
+}
+
+/** The row type a `select` leaves: the selected columns and `id`, or the whole row without one. */
+export type Selected<Row, S extends keyof Row & string> = string extends keyof Row
+  ? Row
+  : [keyof Row & string] extends [S]
+    ? Row
+    : Pick<Row, S | ('id' & keyof Row)>;
+
+/** Paging facts of a list answer. */
+export interface ListMeta {
+  /** Rows matching the filter and the caller's rules, or null with `count: 'none'`. */
+  total: number | null;
+  limit: number;
+  offset: number;
+}
+
+/** One page of rows. */
+export interface ListResult<Row> {
+  data: Row[];
+  meta: ListMeta;
+}
