@@ -1,4 +1,7 @@
-/** Help texts of the rowbase CLI. */
+/**
+ * Help texts of the rowbase CLI. A command accepts exactly the flags its help text names
+ * (plus the settings, --help and --json; see known-flags.ts): document a new flag here.
+ */
 import { SETTINGS } from '../config/config.js';
 
 const settingLines = SETTINGS.map((s) => `  ${`${s.flag} <value>`.padEnd(28)} ${s.env.padEnd(20)} ${s.help}`).join('\n');
@@ -49,3 +52,10 @@ Imported under its own id, the project keeps its keys, JWT secret and sessions, 
 and signed-in users carry on. With --project NEW_ID it is a copy: new keys (printed once),
 a new JWT secret, no sessions. An import is all or nothing.`,
 } as const;
+
+/** The help text of `rowbase <command>` (the main help without a command), or undefined. */
+export function helpOf(command: string | undefined): string | undefined {
+  if (command === undefined) return HELP.main;
+  if (command === 'export' || command === 'import') return HELP.transfer;
+  return Object.hasOwn(HELP, command) ? HELP[command as keyof typeof HELP] : undefined;
+}

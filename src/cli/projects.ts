@@ -18,7 +18,8 @@ export async function projectsCommand(config: Config, args: ParsedArgs, out: Out
       case 'create': {
         const created = await services.registry.create({ name: args.flags.name, ...(args.flags.id !== undefined && { id: args.flags.id }) });
         const data = { ...created.project, admin_key: created.adminKey, publishable_key: created.publishableKey };
-        out.result(data, () =>
+        // `{data: ...}` like `projects list --json` and the HTTP API's POST /v1/projects.
+        out.result({ data }, () =>
           [
             `Created project "${data.name}" (id ${data.id}).`,
             `  admin key (X-Admin-Key):       ${data.admin_key}`,

@@ -3,21 +3,22 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { parseArgs } from './args.js';
 import { exportCommand, importCommand } from './export-import.js';
 import { HELP } from './help.js';
+import { checkFlags } from './known-flags.js';
 import { buildOutput, reportError } from './output.js';
 import { projectsCommand } from './projects.js';
 import { schemaCommand } from './schema-apply.js';
 import { serve } from './serve.js';
 
 export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
-  let args;
-  try {
-    args = parseArgs(argv);
-  } catch (error) {
-    buildOutput(false).error((error as Error).message, 'CLI_USAGE', 'Run rowbase --help.');
-    return 2;
-  }
+  const args = parseArgs(argv);
   const out = buildOutput(args.switches.has('json'));
   const command = args.positionals[0];
+  // A mistyped flag must not be ignored (`serve --prot 1` serving on 8080): refuse it, naming the closest one.
+  const problem = checkFlags(command, args);
+  if (problem) {
+    out.error(problem.message, 'CLI_USAGE', problem.suggestion);
+    return 2;
+  }
   try {
     const config = loadConfig(env, args.flags);
     switch (command) {

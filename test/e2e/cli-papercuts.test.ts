@@ -65,4 +65,59 @@ describe('CLI papercuts', () => {
       }
     });
   });
+
+  describe('unknown flags are refused, naming the closest known flag', () => {
+    const scenarios: { name: string; args: string[]; flag: string; closest?: string; json?: boolean }[] = [
+      { name: 'serve --prot 1 (a typo of --port)', args: ['serve', '--prot', '1'], flag: '--prot', closest: '--port' },
+      { name: 'serve --data-dri (value written with =)', args: ['serve', '--data-dri=/tmp/x'], flag: '--data-dri', closest: '--data-dir' },
+      { name: 'serve -p 9000 (no short flags but -h)', args: ['serve', '-p', '9000'], flag: '-p', closest: '--port' },
+      { name: 'projects create --nmae demo', args: ['projects', 'create', '--nmae', 'demo'], flag: '--nmae', closest: '--name' },
+      { name: 'projects list --jsn (at the end, no value)', args: ['projects', 'list', '--jsn'], flag: '--jsn', closest: '--json' },
+      { name: 'schema apply --dryrun', args: ['schema', 'apply', '--project', 'demo', 'schema.json', '--dryrun'], flag: '--dryrun', closest: '--dry-run' },
+      { name: 'export --projetc demo file', args: ['export', '--projetc', 'demo', 'file.rowbase'], flag: '--projetc', closest: '--project' },
+      { name: 'import --name (a flag of another command)', args: ['import', 'file.rowbase', '--name', 'x'], flag: '--name' },
+      { name: 'projects create --id x --colour red, with --json: the envelope on stderr', args: ['projects', 'create', '--id', 'x', '--colour', 'red', '--json'], flag: '--colour', json: true },
+    ];
+    for (const scenario of scenarios) {
+      it(`${scenario.name} → exit 2, nothing done`, async () => {
+        const result = await run(scenario.args);
+        assert.equal(result.code, 2, `${result.stdout}\n${result.stderr}`);
+        assert.equal(result.stdout, '', 'nothing ran');
+        const text = scenario.json ? JSON.parse(result.stderr).error : { code: 'CLI_USAGE', message: result.stderr, suggestion: result.stderr };
+        assert.equal(text.code, 'CLI_USAGE');
+        assert.ok(text.message.includes(`unknown flag ${scenario.flag} for rowbase ${scenario.args[0]}`), result.stderr);
+        if (scenario.closest) assert.ok(text.suggestion.includes(`Did you mean ${scenario.closest}?`), result.stderr);
+        else assert.doesNotMatch(text.suggestion, /Did you mean/);
+        assert.ok(text.suggestion.includes(`rowbase ${scenario.args[0]} --help`), result.stderr);
+      });
+    }
+
+    it('every flag a command documents is accepted: serve --help lists the settings; the settings work on every command', async () => {
+      const [help, list] = await Promise.all([run(['serve', '--port', '0', '--help']), run(['projects', 'list', '--data-dir', dataDir, '--json'])]);
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, /--max-open-projects/);
+      assert.equal(list.code, 0, list.stderr);
+      assert.deepEqual(JSON.parse(list.stdout).data, []);
+    });
+
+    it('a value flag at the end without its value: exit 2, "--port needs a value"', async () => {
+      const result = await run(['serve', '--port']);
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /--port needs a value/);
+    });
+  });
+
+  describe('projects create --json', () => {
+    it('prints {data: {id, name, admin_key, publishable_key, created_at}} like projects list --json and POST /v1/projects', async () => {
+      const result = await run(['projects', 'create', '--name', 'Demo', '--id', 'json-demo', '--json']);
+      assert.equal(result.code, 0, result.stderr);
+      const body = JSON.parse(result.stdout);
+      assert.deepEqual(Object.keys(body), ['data']);
+      assert.deepEqual(Object.keys(body.data).sort(), ['admin_key', 'created_at', 'id', 'name', 'publishable_key']);
+      assert.equal(body.data.id, 'json-demo');
+      assert.match(body.data.admin_key, /^sk_[0-9A-Za-z]{32,}$/);
+      const list = JSON.parse((await run(['projects', 'list', '--json'])).stdout);
+      assert.deepEqual(list.data.map((p: { id: string }) => p.id), ['json-demo']);
+    });
+  });
 });

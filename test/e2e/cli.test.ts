@@ -79,7 +79,7 @@ describe('rowbase CLI', () => {
     it('projects create --name demo --json prints the project and its keys; the server serves it at once', async () => {
       const result = await run(['projects', 'create', '--name', 'demo', '--json']);
       assert.equal(result.code, 0, result.stderr);
-      const data = JSON.parse(result.stdout);
+      const { data } = JSON.parse(result.stdout);
       assert.equal(data.name, 'demo');
       assert.match(data.id, /^[a-z0-9][a-z0-9-]{2,39}$/);
       assert.match(data.admin_key, /^sk_[0-9A-Za-z]{32,}$/);
