@@ -2,7 +2,8 @@
  * Checks on JSON values before they are stored. U+0000 (NUL): PostgreSQL text and jsonb cannot
  * hold it, so Rowbase refuses it in stored values on every engine (docs/engines.md). Nesting
  * depth: deeper values would overflow the stack in JSON.stringify and JSON.parse later.
- * Both walks are iterative, so a hostile value cannot overflow the stack here either.
+ * Numbers: a non-finite one (JSON's `1e400` parses to Infinity) cannot be stored as sent.
+ * The walks are iterative, so a hostile value cannot overflow the stack here either.
  */
 
 /** How deep a json column value may nest (arrays and objects). */
@@ -22,6 +23,26 @@ export function containsNul(value: unknown): boolean {
         if (key.includes('\u0000')) return true;
         pending.push(child);
       }
+    }
+  }
+  return false;
+}
+
+/**
+ * True when `value` is, or holds, a number that is not finite. JSON.parse reads `1e400` as
+ * Infinity, which JSON.stringify writes back as null: such a value would be stored as something
+ * else than what was sent.
+ */
+export function containsNonFiniteNumber(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'number') {
+      if (!Number.isFinite(item)) return true;
+    } else if (Array.isArray(item)) {
+      pending.push(...item);
+    } else if (typeof item === 'object' && item !== null) {
+      pending.push(...Object.values(item));
     }
   }
   return false;

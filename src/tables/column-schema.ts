@@ -4,7 +4,7 @@
  * removed from its cache at once, so replaced tables leave nothing behind.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { containsNul, exceedsJsonDepth, MAX_JSON_DEPTH } from '../lib/nul-character.js';
+import { containsNonFiniteNumber, containsNul, exceedsJsonDepth, MAX_JSON_DEPTH } from '../lib/nul-character.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import type { ColumnDefinition } from './definition.js';
 
@@ -16,13 +16,17 @@ export function isEmail(value: string): boolean {
   return value.length <= 254 && EMAIL.test(value);
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false, addUsedSchema: false });
+// strictNumbers: JSON.parse reads 1e400 as Infinity; `number` and `integer` must refuse it
+// (it would be stored as null, or not at all) rather than pass it on.
+const ajv = new Ajv({ allErrors: false, strict: false, strictNumbers: true, addUsedSchema: false });
 ajv.addFormat('timestamp', { type: 'string', validate: (v: string) => normaliseTimestamp(v) !== undefined });
 ajv.addFormat('email', { type: 'string', validate: isEmail });
 // U+0000 in a string or a json value (keys included): PostgreSQL text and jsonb cannot store it,
 // and both engines must accept the same values, so it is refused everywhere (docs/engines.md).
 ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNul(data), errors: false });
 // Deeper json values would overflow the stack when serialised or parsed again later.
+// The same for numbers inside json values: Infinity would come back as null.
+ajv.addKeyword({ keyword: 'finiteNumbers', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNonFiniteNumber(data), errors: false });
 ajv.addKeyword({ keyword: 'maxJsonDepth', schemaType: 'number', validate: (max: number, data: unknown) => !exceedsJsonDepth(data, max), errors: false });
 
 /** Compiles a schema and drops it from ajv's cache (the returned function keeps working). */
@@ -51,7 +55,7 @@ export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_le
         return { type: 'string', format: 'timestamp' };
       case 'json':
         // Depth first: the NUL walk is iterative too, but there is no point walking a hostile value twice.
-        return { allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }] };
+        return { allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { finiteNumbers: true }] };
     }
   })();
   if (!nullable || column.type === 'json') return base;
@@ -68,8 +72,13 @@ const TYPE_WORDS = {
   json: 'any JSON value',
 } as const;
 
-/** Words for why a value failed its column's schema, from ajv's first error. */
-export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, error: ErrorObject): string {
+const OUT_OF_RANGE = 'is out of range: JSON numbers beyond ±1.7976931348623157e308 read as infinity, which cannot be stored';
+
+/** Words for why `value` failed its column's schema, from ajv's first error. */
+export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, error: ErrorObject, value?: unknown): string {
+  if ((column.type === 'number' || column.type === 'integer') && typeof value === 'number' && !Number.isFinite(value)) {
+    return column.type === 'integer' ? `must be ${TYPE_WORDS.integer} within ±(2^53-1); this one ${OUT_OF_RANGE}` : `must be a finite number; this one ${OUT_OF_RANGE}`;
+  }
   switch (error.keyword) {
     case 'maxLength':
       return `must be at most ${column.max_length} characters`;
@@ -81,6 +90,8 @@ export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max
       return column.type === 'integer' && column.max === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at most ${error.params.limit}`;
     case 'noNul':
       return 'must not contain the NUL character (U+0000)';
+    case 'finiteNumbers':
+      return `must not hold numbers beyond ±1.7976931348623157e308 (they read as infinity, which JSON cannot store)`;
     case 'maxJsonDepth':
       return `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`;
     case 'format':
@@ -93,5 +104,5 @@ export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max
 /** Returns why a default value does not fit its column, or undefined when it does. */
 export function checkDefault(column: ColumnDefinition, value: unknown): string | undefined {
   const validate = compileSchema(columnJsonSchema(column, false));
-  return validate(value) ? undefined : describeColumnError(column, validate.errors![0]!);
+  return validate(value) ? undefined : describeColumnError(column, validate.errors![0]!, value);
 }

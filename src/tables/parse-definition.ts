@@ -109,7 +109,8 @@ function parseColumn(raw: unknown, index: number): ColumnDefinition {
   for (const bound of ['min', 'max'] as const) {
     if (raw[bound] === undefined) continue;
     if (type !== 'integer' && type !== 'number') fail(`${name}: ${bound} applies to integer and number columns only.`);
-    if (typeof raw[bound] !== 'number' || !Number.isFinite(raw[bound])) fail(`${name}: ${bound} must be a number.`);
+    // JSON's 1e400 reads as Infinity: refused like any other non-number (it could not be stored).
+    if (typeof raw[bound] !== 'number' || !Number.isFinite(raw[bound])) fail(`${name}: ${bound} must be a finite number.`);
     column[bound] = raw[bound] as number;
   }
   if (column.min !== undefined && column.max !== undefined && column.min > column.max) fail(`${name}: min is greater than max.`);

@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import { AppError } from '../errors/app-error.js';
 import { compileSchema, columnJsonSchema, describeColumnError } from './column-schema.js';
+import { closestName } from '../lib/edit-distance.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { publicColumns, type ColumnDefinition, type TableDefinition } from './definition.js';
 
@@ -51,6 +52,8 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   const timestamps = table.columns.filter((c) => c.type === 'timestamp').map((c) => c.name);
   const defaults = table.columns.filter((c) => c.default !== undefined);
   const columnList = publicColumns(table).map((c) => c.name).join(', ');
+  const updateColumns = new Set(Object.keys(properties));
+  const createColumns = new Set([...updateColumns, 'id']);
 
   const check = (validate: ValidateFunction, body: unknown, where: string, isCreate: boolean): RowValues => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -67,7 +70,10 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
         });
       }
     }
-    if (!validate(body)) throw toAppError(validate, rules, table.name, columnList, where);
+    // Unknown names first: a misspelt required column must be reported as the typo it is, not as missing.
+    const writable = isCreate ? createColumns : updateColumns;
+    for (const key of Object.keys(body)) if (!writable.has(key)) throw unknownColumn(key, writable, table.name, columnList, where);
+    if (!validate(body)) throw toAppError(body, validate, rules, where);
     const values: RowValues = { ...(body as RowValues) };
     if (isCreate) for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
     for (const name of timestamps) {
@@ -83,15 +89,18 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   };
 }
 
-function toAppError(validate: ValidateFunction, rules: ReadonlyMap<string, ColumnRules>, table: string, columnList: string, where: string): AppError {
+/** VALIDATION_UNKNOWN_COLUMN for `column`, suggesting the closest writable column when one is near. */
+function unknownColumn(column: string, writable: ReadonlySet<string>, table: string, columnList: string, where: string): AppError {
+  const closest = closestName(column, writable);
+  return new AppError('VALIDATION_UNKNOWN_COLUMN', {
+    message: `${where}table "${table}" has no column "${column}".`,
+    suggestion: `${closest ? `Did you mean "${closest}"? ` : ''}Columns of "${table}": ${columnList}. Remove "${column}" or add it with PUT /p/{id}/v1/tables/${table}.`,
+  });
+}
+
+function toAppError(body: object, validate: ValidateFunction, rules: ReadonlyMap<string, ColumnRules>, where: string): AppError {
+  // Unknown columns were refused before validation, so additionalProperties cannot come first here.
   const error = validate.errors![0]!;
-  if (error.keyword === 'additionalProperties') {
-    const column = String(error.params.additionalProperty);
-    return new AppError('VALIDATION_UNKNOWN_COLUMN', {
-      message: `${where}table "${table}" has no column "${column}".`,
-      suggestion: `Columns of "${table}": ${columnList}. Remove "${column}" or add it with PUT /p/{id}/v1/tables/${table}.`,
-    });
-  }
   if (error.keyword === 'required') {
     const column = String(error.params.missingProperty);
     return new AppError('VALIDATION_FAILED', { message: `${where}${column}: is required.`, suggestion: `Send a value for "${column}".` });
@@ -101,6 +110,6 @@ function toAppError(validate: ValidateFunction, rules: ReadonlyMap<string, Colum
     return new AppError('VALIDATION_FAILED', { message: `${where}id: must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-".`, suggestion: 'Omit id to have a UUIDv7 generated.' });
   }
   const rule = rules.get(column);
-  const reason = rule ? describeColumnError(rule, error) : error.message ?? 'is invalid';
+  const reason = rule ? describeColumnError(rule, error, (body as RowValues)[column]) : error.message ?? 'is invalid';
   return new AppError('VALIDATION_FAILED', { message: `${where}${column}: ${reason}.`, suggestion: `Fix the value of "${column}" and retry.` });
 }
