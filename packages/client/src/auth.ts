@@ -146,6 +146,7 @@ export class AuthClient<U> {
 
   private updateUser(user: U): void {
     const session = this.state.session;
-    if (session !== null) this.state.set({ ...session, user }, 'USER_UPDATED');
+    // Listeners hear only real changes (a UI re-renders on each event).
+    if (session !== null && JSON.stringify(session.user) !== JSON.stringify(user)) this.state.set({ ...session, user }, 'USER_UPDATED');
   }
 }

@@ -16,7 +16,6 @@ export type {
   CallOptions,
   DatabaseShape,
   GenericRow,
-  GetOptions,
   ListMeta,
   ListOptions,
   ListResult,

@@ -44,14 +44,12 @@ export class SessionState<U> {
   }
 
   private emit(event: SessionEvent): void {
-    // A listener that throws must not stop the others or fail the call that changed the session.
     for (const listener of [...this.listeners]) {
       try {
         listener(this.current, event);
       } catch (error) {
-        queueMicrotask(() => {
-          throw error;
-        });
+        // A listener's bug must not fail the sign-in that triggered it nor silence the other listeners; it is logged, not hidden.
+        console.error('@rowbase/client: a session listener threw', error);
       }
     }
   }

@@ -3,7 +3,7 @@
  * table's generated Row, Create and Update shapes.
  */
 import type { Requester } from './request.js';
-import type { CallOptions, GetOptions, ListOptions, ListResult, Selected, TableTypes } from './types.js';
+import type { CallOptions, ListOptions, ListResult, Selected, TableTypes } from './types.js';
 
 /** List, get, create, update, delete and bulk-create the rows of one table. */
 export class TableClient<T extends TableTypes> {
@@ -26,10 +26,8 @@ export class TableClient<T extends TableTypes> {
   }
 
   /** One row by id (GET /api/{table}/{id}). Throws RowbaseError (ROW_NOT_FOUND, ...). */
-  async get<S extends keyof T['Row'] & string = keyof T['Row'] & string>(id: string, options: GetOptions<T['Row'], S> = {}): Promise<Selected<T['Row'], S>> {
-    const query = new URLSearchParams();
-    if (options.select) query.set('select', options.select.join(','));
-    const answer = await this.requester.request<{ data: Selected<T['Row'], S> }>('GET', this.rowPath(id), { query, signal: options.signal });
+  async get(id: string, options: CallOptions = {}): Promise<T['Row']> {
+    const answer = await this.requester.request<{ data: T['Row'] }>('GET', this.rowPath(id), { signal: options.signal });
     return answer.data;
   }
 

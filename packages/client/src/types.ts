@@ -73,12 +73,6 @@ export interface ListOptions<Row, S extends keyof Row & string = keyof Row & str
   count?: 'exact' | 'none';
 }
 
-/** Options of `table(name).get()`. */
-export interface GetOptions<Row, S extends keyof Row & string = keyof Row & string> extends CallOptions {
-  /** Columns to return (`id` always comes too). */
-  select?: readonly S[];
-}
-
 /** The row type a `select` leaves: the selected columns and `id`, or the whole row without one. */
 export type Selected<Row, S extends keyof Row & string> = string extends keyof Row
   ? Row
