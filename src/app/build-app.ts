@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { handleClientError } from '../http/client-errors.js';
+import { applyCors, registerCors } from '../http/cors.js';
 import { registerErrorHandling, sendError, toAppError } from '../http/error-handler.js';
 import { buildLoggerOptions } from '../http/logging.js';
 import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
@@ -41,7 +42,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return503OnClosing: false,
     // Router and HTTP-parser failures get the error envelope too.
     frameworkErrors: (error, request, reply) => {
-      sendError(reply, toAppError(error));
+      // These answers skip the onSend hooks: a page the project allows must still read them.
+      void Promise.resolve(applyCors(request, reply, services.registry)).then(() => sendError(reply, toAppError(error)));
     },
     clientErrorHandler: handleClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
@@ -69,6 +71,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   registerErrorHandling(app);
+  registerCors(app, services.registry);
   registerHealthRoutes(app, services);
   registerPlatformProjectRoutes(app, services);
   registerAdminTableRoutes(app, services);

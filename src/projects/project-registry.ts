@@ -128,6 +128,14 @@ export class ProjectRegistry {
     return state;
   }
 
+  /**
+   * The project's cached state, or undefined when it is not cached: no storage access, not
+   * even the change-version check. Current for a request that already called `find` or `get`.
+   */
+  cached(id: string): ProjectState | undefined {
+    return this.cache.get(id);
+  }
+
   /** The project's state; throws PROJECT_NOT_FOUND. */
   async get(id: string): Promise<ProjectState> {
     const state = await this.find(id);

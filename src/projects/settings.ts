@@ -16,6 +16,8 @@ export interface RateLimitSettings {
 
 export interface ProjectSettings {
   readonly allowed_redirect_origins: readonly string[];
+  /** `["*"]`, origins allowed to call the data, auth and realtime paths from a page, or `[]` (docs/browser-apps.md). */
+  readonly cors_origins: readonly string[];
   readonly access_token_ttl: number;
   readonly refresh_token_ttl: number;
   readonly refresh_token_rotation: boolean;
@@ -29,6 +31,7 @@ export interface ProjectSettings {
 
 export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
   allowed_redirect_origins: [],
+  cors_origins: Object.freeze(['*']),
   access_token_ttl: 3600,
   refresh_token_ttl: 2_592_000,
   refresh_token_rotation: false,
@@ -46,6 +49,7 @@ const patchSchema = {
   additionalProperties: false,
   properties: {
     allowed_redirect_origins: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 300 } },
+    cors_origins: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 300 } },
     access_token_ttl: { type: 'integer', minimum: 60, maximum: 86_400 },
     refresh_token_ttl: { type: 'integer', minimum: 300, maximum: 31_536_000 },
     refresh_token_rotation: { type: 'boolean' },
@@ -103,6 +107,30 @@ function invalidOrigin(input: string, field: string): AppError {
   });
 }
 
+/**
+ * Normalises `cors_origins`: `["*"]` alone, or origins normalised like
+ * `allowed_redirect_origins` (duplicates merged), or `[]`. Throws VALIDATION_FAILED for `"*"`
+ * next to origins, or an entry that is not an origin (a wildcard inside one included).
+ */
+export function normalizeCorsOrigins(origins: readonly string[]): readonly string[] {
+  if (origins.length > 0 && origins.every((origin) => origin === '*')) return Object.freeze(['*']);
+  if (origins.includes('*')) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'cors_origins: "*" allows every origin, so it cannot be listed next to origins.',
+      suggestion: 'Send ["*"] to allow every origin, or only origins, e.g. ["https://app.example.com", "http://localhost:5173"].',
+    });
+  }
+  // Browsers match origins exactly: a pattern would look like it allows subdomains and never would.
+  const pattern = origins.find((origin) => origin.includes('*'));
+  if (pattern !== undefined) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: `cors_origins: ${JSON.stringify(pattern)} holds a wildcard; only "*" alone allows several origins.`,
+      suggestion: 'List every origin in full, e.g. ["https://app.example.com", "https://admin.example.com"], or send ["*"].',
+    });
+  }
+  return [...new Set(origins.map((origin) => normalizeOrigin(origin, 'cors_origins')))];
+}
+
 /** Applies a PATCH to settings; throws VALIDATION_FAILED naming the first bad field. */
 export function applySettingsPatch(current: ProjectSettings, patch: unknown): ProjectSettings {
   if (!validatePatch(patch)) {
@@ -123,6 +151,7 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
     allowed_redirect_origins: body.allowed_redirect_origins
       ? [...new Set(body.allowed_redirect_origins.map((origin) => normalizeOrigin(origin)))]
       : current.allowed_redirect_origins,
+    cors_origins: body.cors_origins ? normalizeCorsOrigins(body.cors_origins) : current.cors_origins,
     rate_limits: Object.freeze({ ...current.rate_limits, ...(body.rate_limits ?? {}) }),
   });
 }

@@ -19,6 +19,7 @@ after(() => server.close());
 
 const DEFAULTS = {
   allowed_redirect_origins: [],
+  cors_origins: ['*'],
   access_token_ttl: 3600,
   refresh_token_ttl: 2_592_000,
   refresh_token_rotation: false,
