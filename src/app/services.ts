@@ -50,6 +50,8 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog)
   if (config.databaseUrl) {
     return buildPostgresEngine({
       url: config.databaseUrl,
+      statementTimeoutMs: config.pgStatementTimeoutMs,
+      poolTimeoutMs: config.pgPoolTimeoutMs,
       onError: (error) => log.warn({ err: error }, 'PostgreSQL connection error'),
     });
   }
@@ -62,7 +64,17 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog)
  */
 export async function buildRateLimiter(config: Config, storage: StorageEngine, clock: Clock, log: MailLog = silentMailLog): Promise<RateLimiter> {
   if (config.redisUrl) {
-    return buildRedisRateLimiter({ url: config.redisUrl, clock, onError: (error) => log.warn({ err: error }, 'Redis connection error') });
+    // Fail open to per-process counting while Redis is down (docs/deploy.md says why).
+    return buildRedisRateLimiter({
+      url: config.redisUrl,
+      clock,
+      fallback: buildMemoryRateLimiter({ clock }),
+      onError: (error) => log.warn({ err: error }, 'Redis connection error'),
+      onFallback: (active, cause) => {
+        if (active) log.error({ err: cause }, 'Redis does not answer: rate limits are counted in this process only until it is back');
+        else log.warn({}, 'Redis answers again: rate limits are shared again');
+      },
+    });
   }
   if (isPostgresEngine(storage)) return storage.buildRateLimiter(clock);
   return buildMemoryRateLimiter({ clock });

@@ -24,6 +24,10 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** How many project databases stay open at once (SQLite). */
   readonly maxOpenProjects: number;
+  /** PostgreSQL: the longest one statement may run, in milliseconds (0: no limit). */
+  readonly pgStatementTimeoutMs: number;
+  /** PostgreSQL: the longest a request waits for a pooled connection (or to open one), in milliseconds. */
+  readonly pgPoolTimeoutMs: number;
 }
 
 /** One setting: its environment variable, its flag, and what it means (for --help). */
@@ -49,6 +53,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'trustProxy', env: 'TRUST_PROXY', flag: '--trust-proxy', help: 'proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs)' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'redis://... for shared rate limits across processes' },
   { key: 'maxOpenProjects', env: 'MAX_OPEN_PROJECTS', flag: '--max-open-projects', help: 'SQLite project files kept open at once (default 256)' },
+  { key: 'pgStatementTimeoutMs', env: 'PG_STATEMENT_TIMEOUT_MS', flag: '--pg-statement-timeout-ms', help: 'PostgreSQL: longest a statement may run, in ms, then 503 (default 30000; 0: no limit)' },
+  { key: 'pgPoolTimeoutMs', env: 'PG_POOL_TIMEOUT_MS', flag: '--pg-pool-timeout-ms', help: 'PostgreSQL: longest wait for a pooled connection, in ms, then 503 (default 5000)' },
 ];
 
 /** The shortest PLATFORM_KEY accepted: shorter keys are refused at start. */
@@ -114,6 +120,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
     trustProxy: get('trustProxy'),
     redisUrl: get('redisUrl'),
     maxOpenProjects: parseInteger(get('maxOpenProjects') ?? '256', 'MAX_OPEN_PROJECTS', 1, 100_000),
+    pgStatementTimeoutMs: parseInteger(get('pgStatementTimeoutMs') ?? '30000', 'PG_STATEMENT_TIMEOUT_MS', 0, 86_400_000),
+    pgPoolTimeoutMs: parseInteger(get('pgPoolTimeoutMs') ?? '5000', 'PG_POOL_TIMEOUT_MS', 100, 600_000),
   });
 }
 

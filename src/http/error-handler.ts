@@ -19,9 +19,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 /** Maps framework and storage errors onto catalogue codes; anything unknown is INTERNAL_ERROR. */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  if (error instanceof StoreError && (error.kind === 'busy' || error.kind === 'unavailable')) {
-    return new AppError('SERVICE_UNAVAILABLE', { cause: error });
-  }
+  if (error instanceof StoreError && (error.kind === 'busy' || error.kind === 'unavailable')) return storageFault(error);
   if (error instanceof StoreError && error.kind === 'check') {
     // A value the storage refused that no validator caught (e.g. U+0000 in a name): the caller's input, not a fault.
     return new AppError('VALIDATION_FAILED', {
@@ -52,6 +50,31 @@ export function toAppError(error: unknown): AppError {
     return new AppError('INVALID_JSON');
   }
   return new AppError('INTERNAL_ERROR', { cause: error });
+}
+
+/** Seconds a client should wait after a storage fault: a restart or failover takes a few seconds, a busy moment less. */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
+const RETRY_AFTER_BUSY_SECONDS = 1;
+
+/**
+ * 503 SERVICE_UNAVAILABLE with Retry-After for storage that is down or too slow. The message
+ * is ours: the driver's text (host names, SQL) is only logged, with the rest of the cause.
+ */
+function storageFault(error: StoreError): AppError {
+  if (error.kind === 'unavailable') {
+    return new AppError('SERVICE_UNAVAILABLE', {
+      message: 'The database cannot be reached (it is down, restarting, or the server is shutting down).',
+      suggestion: `Retry after the Retry-After header's ${RETRY_AFTER_UNAVAILABLE_SECONDS} seconds; GET /health answers 200 again once the database is back.`,
+      headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+      cause: error,
+    });
+  }
+  return new AppError('SERVICE_UNAVAILABLE', {
+    message: 'The database is busy: it held a lock, had no free connection in time, or a statement ran past its time limit.',
+    suggestion: `Retry after the Retry-After header's ${RETRY_AFTER_BUSY_SECONDS} second; if it keeps happening, ask for less at once (a smaller limit, a simpler filter).`,
+    headers: { 'retry-after': String(RETRY_AFTER_BUSY_SECONDS) },
+    cause: error,
+  });
 }
 
 /** Installs the error and not-found handlers. */

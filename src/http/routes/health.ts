@@ -2,10 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../app/services.js';
 import { AppError } from '../../errors/app-error.js';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../error-handler.js';
 
 export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
   app.get('/health', async () => {
-    if (!(await services.storage.ping())) throw new AppError('SERVICE_UNAVAILABLE', { message: 'Storage does not answer.' });
+    if (!(await services.storage.ping())) {
+      throw new AppError('SERVICE_UNAVAILABLE', {
+        message: 'Storage does not answer.',
+        suggestion: 'Take this process out of rotation and check again in a few seconds; it reconnects by itself once the database is back.',
+        headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+      });
+    }
     return { status: 'ok' };
   });
 }

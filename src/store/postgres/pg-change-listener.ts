@@ -1,20 +1,20 @@
 /**
- * Listens for the change notifications the schema triggers send (`pg-migrations.ts`) on one
- * dedicated connection and turns them into version numbers that caches compare
- * (`externalChangeVersion()`). Versions are kept in a fixed number of buckets by schema name,
- * so memory stays bounded however many projects exist; a shared bucket only costs a reload.
+ * The engine's view of changes made by other processes, on the reusable LISTEN connection
+ * (`pg-listen-connection.ts`). Caches compare the committed change counter of a schema
+ * (`PgDatabase.externalChangeVersion`); this listener adds two things to it:
  *
- * While the connection is down a change could be missed, so every call then returns a new
- * number (caches reload on each use) until it is back; reconnecting bumps every bucket.
+ * - `sync()`: a write waits until its change notification has gone round, so other
+ *   processes (which receive the same queue) see it before the client can ask them.
+ * - `epoch`: a number that grows whenever this process may have lost track of the database,
+ *   that is, when the LISTEN connection was lost or a pooled connection failed. The database
+ *   a process reconnects to may not be the one it left (a failover to a replica, a restore
+ *   from backup) and its counters may then repeat old values; a new epoch makes every cache
+ *   reload once after an outage instead of trusting them.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { ListenConnection } from './pg-listen-connection.js';
 import { CHANGE_CHANNEL } from './pg-migrations.js';
-import { PG_TYPE_PARSERS } from './pg-types.js';
 
-const BUCKETS = 256;
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
 const SYNC_TIMEOUT_MS = 2_000;
 const SYNC_PREFIX = 'sync:';
 
@@ -24,35 +24,40 @@ export interface ChangeListenerOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-function bucketOf(schema: string): number {
-  let hash = 0;
-  for (let i = 0; i < schema.length; i++) hash = (hash * 31 + schema.charCodeAt(i)) >>> 0;
-  return hash % BUCKETS;
-}
-
-/** One LISTEN connection per engine, reconnecting with backoff until closed. */
+/** Change tracking for one engine: one LISTEN connection, reconnecting until closed. */
 export class ChangeListener {
-  private readonly versions = new Uint32Array(BUCKETS);
-  private client: pg.Client | null = null;
-  private listening = false;
-  private closed = false;
-  private unsynced = 0;
-  private backoff = RECONNECT_MIN_MS;
-  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** The LISTEN connection; other features (realtime) may register their own channels on it. */
+  readonly connection: ListenConnection;
+  private epochValue = 0;
   // Bounded by the writes in flight that wait for their echo (each entry is removed on arrival or timeout).
   private readonly waiting = new Map<string, () => void>();
 
-  constructor(private readonly options: ChangeListenerOptions) {}
+  constructor(options: ChangeListenerOptions) {
+    this.connection = new ListenConnection(options);
+    this.connection.onLost(() => {
+      this.noteConnectionFailure();
+      // Nobody will echo the markers of writes waiting now: let them go.
+      for (const token of [...this.waiting.keys()]) this.resolveSync(token);
+    });
+    this.connection.onReconnect(() => this.noteConnectionFailure());
+  }
 
   /** Connects and starts listening; throws when the first connection fails. */
   async start(): Promise<void> {
-    await this.connect();
+    await this.connection.listen(CHANGE_CHANNEL, (payload) => {
+      if (payload.startsWith(SYNC_PREFIX)) this.resolveSync(payload);
+    });
+    await this.connection.start();
   }
 
-  /** The version of a schema: changes after every notified change there, and on every call while not listening. */
-  version(schema: string): number {
-    if (!this.listening) return 0x1_0000_0000 + ++this.unsynced;
-    return this.versions[bucketOf(schema)]!;
+  /** Grows whenever cached state may no longer match the database (see the file comment). */
+  get epoch(): number {
+    return this.epochValue;
+  }
+
+  /** Records that a connection to the database failed: caches reload on their next use. */
+  noteConnectionFailure(): void {
+    this.epochValue++;
   }
 
   /**
@@ -62,7 +67,7 @@ export class ChangeListener {
    * same moment, see it before the client can ask them.
    */
   async sync(notify: (channel: string, payload: string) => Promise<void>): Promise<void> {
-    if (!this.listening) return;
+    if (!this.connection.listening) return;
     const token = `${SYNC_PREFIX}${randomBytes(9).toString('base64url')}`;
     const arrived = new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.resolveSync(token), SYNC_TIMEOUT_MS);
@@ -81,67 +86,13 @@ export class ChangeListener {
 
   /** Stops listening and closes the connection. */
   async close(): Promise<void> {
-    this.closed = true;
-    this.listening = false;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const token of [...this.waiting.keys()]) this.resolveSync(token);
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => undefined);
+    await this.connection.close();
   }
 
   private resolveSync(token: string): void {
     const done = this.waiting.get(token);
     this.waiting.delete(token);
     done?.();
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.connectionString, types: PG_TYPE_PARSERS });
-    client.on('notification', (message) => {
-      const payload = message.payload ?? '';
-      if (payload.startsWith(SYNC_PREFIX)) this.resolveSync(payload);
-      else this.versions[bucketOf(payload)] = (this.versions[bucketOf(payload)]! + 1) >>> 0;
-    });
-    client.on('error', (error) => this.lost(client, error));
-    client.on('end', () => this.lost(client, undefined));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
-    }
-    if (this.closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.client = client;
-    // Changes may have happened while nobody listened: everything counts as changed.
-    for (let i = 0; i < BUCKETS; i++) this.versions[i] = (this.versions[i]! + 1) >>> 0;
-    this.listening = true;
-    this.backoff = RECONNECT_MIN_MS;
-  }
-
-  private lost(client: pg.Client, error: unknown): void {
-    if (this.client !== client) return; // a connection that never became the listener
-    if (error !== undefined) this.options.onError?.(error);
-    this.listening = false;
-    this.client = null;
-    client.end().catch(() => undefined);
-    if (this.closed || this.reconnectTimer) return;
-    const retry = (): void => {
-      this.reconnectTimer = setTimeout(() => {
-        this.reconnectTimer = null;
-        if (this.closed) return;
-        this.connect().catch((reason: unknown) => {
-          this.options.onError?.(reason);
-          this.backoff = Math.min(this.backoff * 2, RECONNECT_MAX_MS);
-          retry();
-        });
-      }, this.backoff);
-      this.reconnectTimer.unref();
-    };
-    retry();
   }
 }

@@ -12,6 +12,7 @@ import { decodePgValue, PgCompiler } from './pg-compiler.js';
 import { applyPgTableChange, type QueryRunner } from './pg-ddl.js';
 import { isConnectionError, translatePgError } from './pg-errors.js';
 import { lockSchema, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { checkOut } from './pg-pool.js';
 import { quoteIdent } from '../sql-compiler.js';
 
 type Readable = SelectStatement | InsertStatement | UpdateStatement | DeleteStatement;
@@ -111,6 +112,7 @@ export interface PgDatabaseDeps {
 export class PgDatabase implements ProjectDatabase {
   private readonly compiler: PgCompiler;
   private versionThisTurn: Promise<number> | undefined;
+  private seen = { counter: -1, epoch: -1, version: 0 };
 
   constructor(
     readonly schema: string,
@@ -146,7 +148,8 @@ export class PgDatabase implements ProjectDatabase {
   /**
    * The schema's committed change counter, read from the database (at most once per
    * event-loop turn: requests handled in one turn all arrived before the read began).
-   * Notifications alone could reach this process after its next request.
+   * Notifications alone could reach this process after its next request. The number also
+   * changes once after a connection failure, so caches never outlive an outage.
    */
   externalChangeVersion(): Promise<number> {
     this.versionThisTurn ??= this.readVersion().finally(() => setImmediate(() => (this.versionThisTurn = undefined)));
@@ -154,12 +157,18 @@ export class PgDatabase implements ProjectDatabase {
   }
 
   private async readVersion(): Promise<number> {
+    let counter: number;
     try {
       const result = await this.deps.pool.query(`SELECT version FROM ${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('change_versions')} WHERE schema_name = $1`, [this.schema]);
-      return Number(result.rows[0]?.version ?? 0);
+      counter = Number(result.rows[0]?.version ?? 0);
     } catch (error) {
+      if (isConnectionError(error)) this.deps.listener.noteConnectionFailure();
       throw translatePgError(error);
     }
+    // A new number whenever the counter moved or a connection failed since the last read (ChangeListener.epoch).
+    const epoch = this.deps.listener.epoch;
+    if (counter !== this.seen.counter || epoch !== this.seen.epoch) this.seen = { counter, epoch, version: this.seen.version + 1 };
+    return this.seen.version;
   }
 
   /** A single statement on the pool (its own implicit transaction). */
@@ -171,12 +180,7 @@ export class PgDatabase implements ProjectDatabase {
   }
 
   private async inTransaction<T, E extends PgExecutor>(schemaChange: boolean, make: (client: pg.PoolClient) => E, work: (tx: E) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.deps.pool.connect();
-    } catch (error) {
-      throw translatePgError(error);
-    }
+    const { client, release } = await checkOut(this.deps.pool);
     let broken: unknown;
     const executor = make(client);
     try {
@@ -193,7 +197,7 @@ export class PgDatabase implements ProjectDatabase {
       throw translatePgError(error);
     } finally {
       // A client whose connection failed is destroyed rather than returned to the pool.
-      client.release(broken instanceof Error ? broken : undefined);
+      release(broken instanceof Error ? broken : undefined);
     }
   }
 

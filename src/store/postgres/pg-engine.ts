@@ -7,7 +7,7 @@
  * `search_path`: a pooled connection then never carries state from one request to the next,
  * and no statement costs an extra round trip.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Clock } from '../../lib/clock.js';
 import { quoteIdent } from '../sql-compiler.js';
 import { StoreError, type StorageEngine } from '../types.js';
@@ -16,13 +16,17 @@ import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
 import { translatePgError } from './pg-errors.js';
 import { lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
-import { PG_TYPE_PARSERS } from './pg-types.js';
+import { buildPgPool, checkOut } from './pg-pool.js';
 
 export interface PostgresEngineOptions {
   /** `postgres://user:password@host:port/database`. */
   readonly url: string;
   /** Pool size per process (default 10). */
   readonly maxConnections?: number;
+  /** The longest one statement may run, in ms (default 30,000; 0: no limit). Past it: StoreError('busy'). */
+  readonly statementTimeoutMs?: number;
+  /** The longest a caller waits for a pooled connection, in ms (default 5,000). Past it: StoreError('busy'|'unavailable'). */
+  readonly poolTimeoutMs?: number;
   /** How many project handles (no connections, just migrated-schema bookkeeping) stay cached (default 10,000). */
   readonly maxOpenProjects?: number;
   /** Receives connection errors of idle clients and of the listener, for logs. */
@@ -52,18 +56,18 @@ const WATCHED_PROJECT_TABLES = new Set(['_rb_tables']);
  */
 export async function buildPostgresEngine(options: PostgresEngineOptions): Promise<PostgresEngine> {
   const onError = options.onError ?? (() => undefined);
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.maxConnections ?? 10,
-    types: PG_TYPE_PARSERS,
-    connectionTimeoutMillis: 10_000,
-    // A transaction left open by a crashed request must not hold locks forever.
-    idle_in_transaction_session_timeout: 60_000,
-    application_name: 'rowbase',
-  });
-  // An idle client losing its connection emits here; without a listener the process would exit.
-  pool.on('error', onError);
   const listener = new ChangeListener({ connectionString: options.url, onError });
+  const pool = buildPgPool({
+    url: options.url,
+    maxConnections: options.maxConnections ?? 10,
+    statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
+    poolTimeoutMs: options.poolTimeoutMs ?? 5_000,
+    onError: (error) => {
+      // An idle connection died: the server restarted or went away. Caches reload once it is back.
+      listener.noteConnectionFailure();
+      onError(error);
+    },
+  });
   try {
     await withClient(pool, (client) => migrateSchema(client, SYSTEM_SCHEMA, SYSTEM_MIGRATIONS, true));
     await listener.start();
@@ -149,12 +153,7 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
 
 /** Runs `use` on a pooled client, translating errors; a client whose connection broke is discarded. */
 async function withClient<T>(pool: pg.Pool, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw translatePgError(error);
-  }
+  const { client, release } = await checkOut(pool);
   let failure: unknown;
   try {
     return await use(client);
@@ -163,6 +162,6 @@ async function withClient<T>(pool: pg.Pool, use: (client: pg.PoolClient) => Prom
     throw translatePgError(error);
   } finally {
     const translated = translatePgError(failure);
-    client.release(translated instanceof StoreError && translated.kind === 'unavailable' ? (failure as Error) : undefined);
+    release(translated instanceof StoreError && translated.kind === 'unavailable' ? failure : undefined);
   }
 }

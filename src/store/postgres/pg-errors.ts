@@ -25,7 +25,13 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as PgDriverError).code;
   if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')) return true;
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(error.message);
+  // "Query read timeout": the client gave up on a server that stopped answering (pg-pool.ts).
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(error.message);
+}
+
+/** True when the pool had no free connection within its timeout (every connection busy, or none could be opened). */
+function isPoolTimeout(error: Error): boolean {
+  return /timeout exceeded when trying to connect/i.test(error.message);
 }
 
 /** Returns a StoreError for constraint, lock and connection failures, or the error unchanged. */
@@ -34,6 +40,7 @@ export function translatePgError(error: unknown): unknown {
   const pgError = error as PgDriverError;
   const code = pgError.code ?? '';
   const make = (kind: StoreError['kind'], column?: string): StoreError => new StoreError(kind, error.message, column, { cause: error });
+  if (isPoolTimeout(error)) return make('busy');
   if (isConnectionError(error)) return make('unavailable');
   switch (code) {
     case '23505':

@@ -33,34 +33,54 @@ local count = tonumber(redis.call('HGET', KEYS[1], 'count'))
 if count ~= nil and count > 0 then redis.call('HINCRBY', KEYS[1], 'count', -1) end
 return 0`;
 
+/** The counting a limiter does; the shape of the auth RateLimiter port, which store/ may not import. */
+export interface RateCounter {
+  consume(key: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  refund(key: string): Promise<void>;
+}
+
 export interface RedisRateLimiterOptions {
   readonly url: string;
   readonly clock: Clock;
   /** Prefix of every key (default `rowbase:rl:`), so one Redis can serve several deployments. */
   readonly keyPrefix?: string;
+  /**
+   * Where hits are counted while Redis does not answer (the composition root passes the
+   * process's in-memory limiter). Without it, a hit then throws StoreError('unavailable').
+   */
+  readonly fallback?: RateCounter;
+  /** The longest one Redis call may take before the hit goes to the fallback, in ms (default 500). */
+  readonly commandTimeoutMs?: number;
   /** Receives connection errors (for logs). */
   readonly onError?: (error: unknown) => void;
+  /** Told when counting moves to the fallback (`true`, with the cause) and back to Redis (`false`). */
+  readonly onFallback?: (active: boolean, cause?: unknown) => void;
 }
 
 /** A limiter on Redis; `close()` ends the connection. */
-export interface RedisRateLimiter {
-  consume(key: string, limit: number, windowSeconds: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-  refund(key: string): Promise<void>;
+export interface RedisRateLimiter extends RateCounter {
   close(): Promise<void>;
 }
+
+// After a failed call, hits skip Redis for this long, so a dead or frozen Redis costs one timeout per second, not one per request.
+const RETRY_REDIS_AFTER_MS = 1_000;
 
 function unavailable(error: unknown): StoreError {
   return new StoreError('unavailable', `Redis: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
 }
 
-/** Connects and returns the limiter. Throws StoreError('unavailable') when Redis does not answer. */
+/**
+ * Connects and returns the limiter. Throws StoreError('unavailable') when Redis does not
+ * answer at start (a wrong REDIS_URL is refused rather than silently replaced). Later
+ * failures use `fallback` until a call to Redis succeeds again.
+ */
 export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): Promise<RedisRateLimiter> {
   const prefix = options.keyPrefix ?? 'rowbase:rl:';
   const client = createClient({
     url: options.url,
     // Fail a hit at once while disconnected rather than queue it behind a dead socket.
     disableOfflineQueue: true,
-    socket: { connectTimeout: 5_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) },
+    socket: { connectTimeout: 5_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
   });
   client.on('error', (error: unknown) => options.onError?.(error));
   try {
@@ -69,26 +89,52 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
     await client.destroy();
     throw unavailable(error);
   }
+  const timed = client.withCommandOptions({ timeout: options.commandTimeoutMs ?? 500 });
+  let failedAt: number | undefined;
+
+  /** Runs `onRedis`; on failure (or shortly after one) runs `onFallback` instead, or throws without one. */
+  const withFallback = async <T>(onRedis: () => Promise<T>, onFallback: (fallback: RateCounter) => Promise<T>): Promise<T> => {
+    const fallback = options.fallback;
+    if (fallback && failedAt !== undefined && Date.now() - failedAt < RETRY_REDIS_AFTER_MS) return onFallback(fallback);
+    try {
+      const result = await onRedis();
+      if (failedAt !== undefined) {
+        failedAt = undefined;
+        options.onFallback?.(false);
+      }
+      return result;
+    } catch (error) {
+      if (!fallback) throw unavailable(error);
+      if (failedAt === undefined) options.onFallback?.(true, error);
+      failedAt = Date.now();
+      return onFallback(fallback);
+    }
+  };
+
   return {
-    async consume(key, limit, windowSeconds) {
-      const now = options.clock.now();
-      try {
-        const [allowed, reset] = (await client.eval(CONSUME, { keys: [prefix + key], arguments: [String(now), String(windowSeconds * 1000), String(limit)] })) as [number, number];
-        if (allowed === 1) return { allowed: true, retryAfterSeconds: 0 };
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)) };
-      } catch (error) {
-        throw unavailable(error);
-      }
+    consume(key, limit, windowSeconds) {
+      return withFallback(
+        async () => {
+          const now = options.clock.now();
+          const [allowed, reset] = (await timed.eval(CONSUME, { keys: [prefix + key], arguments: [String(now), String(windowSeconds * 1000), String(limit)] })) as [number, number];
+          if (allowed === 1) return { allowed: true, retryAfterSeconds: 0 };
+          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)) };
+        },
+        (fallback) => fallback.consume(key, limit, windowSeconds),
+      );
     },
-    async refund(key) {
-      try {
-        await client.eval(REFUND, { keys: [prefix + key] });
-      } catch (error) {
-        throw unavailable(error);
-      }
+    refund(key) {
+      return withFallback(
+        async () => {
+          await timed.eval(REFUND, { keys: [prefix + key] });
+        },
+        (fallback) => fallback.refund(key),
+      );
     },
     async close() {
-      if (client.isOpen) await client.close();
+      // A graceful close waits for Redis; a Redis that is down gets the socket closed instead.
+      if (client.isReady) await client.close();
+      else if (client.isOpen) client.destroy();
     },
   };
 }

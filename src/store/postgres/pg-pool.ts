@@ -1,0 +1,91 @@
+/**
+ * The engine's connection pool and how a client is checked out of it. Every wait is bounded,
+ * so a database that is down, restarting or overloaded turns into a quick StoreError
+ * ('unavailable' or 'busy', answered 503) instead of a request that hangs:
+ *
+ * - getting a connection (waiting for a free one, or opening one): `poolTimeoutMs`;
+ * - one statement: `statementTimeoutMs` on the server (`statement_timeout`), and the same
+ *   plus a margin on the client, for a server that stopped answering altogether;
+ * - a transaction left open by a crashed request: 60 s (`idle_in_transaction_session_timeout`).
+ */
+import pg from 'pg';
+import { translatePgError } from './pg-errors.js';
+import { PG_TYPE_PARSERS } from './pg-types.js';
+
+/** How long past the server's statement timeout the client gives up on a silent server. */
+const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
+
+export interface PgPoolOptions {
+  readonly url: string;
+  /** Connections per process. */
+  readonly maxConnections: number;
+  /** The longest one statement may run, in ms; 0 means no limit. */
+  readonly statementTimeoutMs: number;
+  /** The longest a caller waits for a connection, in ms. */
+  readonly poolTimeoutMs: number;
+  /** Receives errors of idle connections (for logs). */
+  readonly onError: (error: unknown) => void;
+}
+
+/** Builds the pool with the timeouts above. */
+export function buildPgPool(options: PgPoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections,
+    types: PG_TYPE_PARSERS,
+    connectionTimeoutMillis: options.poolTimeoutMs,
+    ...(options.statementTimeoutMs > 0 && {
+      statement_timeout: options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    }),
+    // A transaction left open by a crashed request must not hold locks forever.
+    idle_in_transaction_session_timeout: 60_000,
+    // A server that vanished without closing the socket is noticed by TCP keepalive.
+    keepAlive: true,
+    application_name: 'rowbase',
+  });
+  // An idle client losing its connection emits here; without a listener the process would exit.
+  pool.on('error', options.onError);
+  return pool;
+}
+
+/** A checked-out client and the one way to give it back. */
+export interface CheckedOut {
+  readonly client: pg.PoolClient;
+  /** Returns the client to the pool, or discards it when `broken` is given or its connection failed. */
+  release(broken?: unknown): void;
+}
+
+/**
+ * Checks a client out of the pool. Throws StoreError('unavailable'|'busy') when none can be
+ * had within the pool timeout.
+ *
+ * While a client is checked out, pg-pool listens to none of its errors; a connection that
+ * dies between two statements (the server restarted while a request ran other code) would
+ * emit an unhandled 'error' and end the process. The guard below takes that error; the next
+ * statement on the client then fails, and the client is discarded on release.
+ */
+export async function checkOut(pool: pg.Pool): Promise<CheckedOut> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw translatePgError(error);
+  }
+  let failed: Error | undefined;
+  const guard = (error: Error): void => {
+    failed ??= error;
+  };
+  client.on('error', guard);
+  let released = false;
+  return {
+    client,
+    release(broken) {
+      if (released) return;
+      released = true;
+      client.removeListener('error', guard);
+      const reason = broken instanceof Error ? broken : broken !== undefined ? new Error(String(broken)) : failed;
+      client.release(reason);
+    },
+  };
+}
