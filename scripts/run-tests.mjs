@@ -35,7 +35,7 @@ const marked = (file, name) => new RegExp(`@engine ${name}\\b`).test(readFileSyn
 let status = engine === 'postgres' ? 0 : runNodeTests(files.filter((file) => !marked(file, 'postgres')), { ROWBASE_TEST_ENGINE: 'sqlite' });
 
 // The HTTP suite (scenario and e2e files) runs a second time on PostgreSQL.
-const httpFiles = files.filter((file) => /(^|[\\/])test[\\/](scenarios|e2e)[\\/]/.test(file) && !marked(file, 'sqlite'));
+const httpFiles = files.filter((file) => /(^|[\\/])test[\\/](scenarios|e2e|client|browser)[\\/]/.test(file) && !marked(file, 'sqlite'));
 if (engine !== 'sqlite' && httpFiles.length > 0) {
   const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
   const maintenanceUrl = Object.assign(new URL(url), { pathname: '/postgres' }).toString();

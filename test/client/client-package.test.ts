@@ -1,7 +1,8 @@
 /**
  * @rowbase/client as a package: it builds with its own tsconfig (browser libs, no Node types)
  * to ESM plus declarations, has no runtime dependencies, and its declarations make wrong
- * column names and value types compile errors (packages/client/type-tests/).
+ * column names and value types compile errors (packages/client/type-tests/). No server, so
+ * no engine to vary: @engine sqlite
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
