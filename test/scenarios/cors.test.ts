@@ -296,3 +296,54 @@ describe('platform and admin paths never carry an Access-Control-Allow-* header'
     });
   }
 });
+
+describe('no extra work: GET by id without Origin skips CORS entirely; with Origin it reads only the cache', () => {
+  /** Counts calls of the registry's real methods (wrapped, not replaced) while `run` goes. */
+  async function countRegistryCalls(run: () => Promise<TestResponse>): Promise<{ response: TestResponse; find: number; cached: number }> {
+    const registry = server.built.services.registry;
+    const counts = { find: 0, cached: 0 };
+    const { find, cached } = registry;
+    registry.find = (id) => ((counts.find += 1), find.call(registry, id));
+    registry.cached = (id) => ((counts.cached += 1), cached.call(registry, id));
+    try {
+      return { response: await run(), ...counts };
+    } finally {
+      registry.find = find;
+      registry.cached = cached;
+    }
+  }
+  /** A plain fetch: test-server helpers may look the project up themselves to check answers, which would count here. */
+  const plainGet = async (path: string, headers: Record<string, string>): Promise<TestResponse> => {
+    const response = await fetch(`${server.url}${path}`, { headers });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  };
+  const getRow = (headers: Record<string, string>) => plainGet(`/p/${listed.id}/api/notes/${rowId}`, headers);
+
+  it('without Origin: the project is looked up once (by the route), the cache is never peeked, no CORS header or Vary', async () => {
+    await getRow(listed.anon);
+    const { response, find, cached } = await countRegistryCalls(() => getRow(listed.anon));
+    assert.equal(response.status, 200);
+    assert.equal(find, 1);
+    assert.equal(cached, 0);
+    assert.deepEqual(corsHeaderNames(response), []);
+    assert.equal(response.headers.get('vary'), null);
+  });
+
+  it('with Origin: still one lookup (the route\'s); CORS reads the cached settings once', async () => {
+    const { response, find, cached } = await countRegistryCalls(() => getRow({ ...listed.anon, origin: APP }));
+    assert.equal(response.status, 200);
+    assert.equal(find, 1);
+    assert.equal(cached, 1);
+    assertAllowed(response, APP);
+  });
+
+  it('an admin path with Origin: the CORS code does not touch the registry (same lookups as without Origin)', async () => {
+    const plain = await countRegistryCalls(() => plainGet(`/p/${listed.id}/v1/settings`, listed.admin));
+    const { response, find, cached } = await countRegistryCalls(() => plainGet(`/p/${listed.id}/v1/settings`, { ...listed.admin, origin: APP }));
+    assert.equal(response.status, 200);
+    assert.equal(cached, 0);
+    assert.equal(find, plain.find);
+    assertRefused(response);
+  });
+});
