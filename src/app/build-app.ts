@@ -8,6 +8,7 @@ import type { Config } from '../config/config.js';
 import { handleClientError } from '../http/client-errors.js';
 import { applyCors, registerCors } from '../http/cors.js';
 import { registerErrorHandling, sendError, toAppError } from '../http/error-handler.js';
+import { registerJsonBodyParser } from '../http/json-body.js';
 import { buildLoggerOptions } from '../http/logging.js';
 import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
 import { registerAdminKeyRoutes } from '../http/routes/admin-keys.js';
@@ -52,6 +53,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const services = await buildServices(config, { ...options, log: app.log });
   // Bodies are JSON only: drop Fastify's text/plain parser so anything else is a 415.
   app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
