@@ -2,10 +2,15 @@
  * @rowbase/client in a real browser: a page served from one origin loads the SDK bundle
  * (esbuild, ESM) and talks to Rowbase on another origin under headless Chromium: sign up, create,
  * list, a session that survives a reload in localStorage, an error envelope read across
- * origins, and a refused origin surfacing as NETWORK_ERROR (contract §8, §10).
+ * origins, and a refused origin surfacing as NETWORK_ERROR (contract §8, §10). The quickstart
+ * page of docs/client.md is served as written, with the package's tsc build (plain ESM files,
+ * no bundler), and used like a person would.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
@@ -23,13 +28,26 @@ const PAGE = `<!doctype html>
   document.title = 'ready';
 </script></head><body></body></html>`;
 
-/** Serves the test page and the SDK bundle on its own port: the app's origin. */
-async function startPageServer(bundle: string): Promise<{ origin: string; server: Server }> {
+/** What the page server serves: the SDK bundle, the quickstart page and the package's build folder. */
+interface PageFiles {
+  readonly bundle: string;
+  readonly quickstart: string;
+  readonly distDir: string;
+}
+
+/** Serves the test pages and the SDK on its own port: the app's origin. */
+async function startPageServer(files: PageFiles): Promise<{ origin: string; server: Server }> {
   const server = createServer((request, response) => {
-    if (request.url === '/' || request.url?.startsWith('/?')) {
+    const url = new URL(request.url ?? '/', 'http://page');
+    const module = /^\/quickstart\/rowbase-client\/([a-z-]+\.js)$/.exec(url.pathname);
+    if (url.pathname === '/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
-    } else if (request.url === '/rowbase-client.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundle);
+    } else if (url.pathname === '/rowbase-client.js') {
+      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(files.bundle);
+    } else if (url.pathname === '/quickstart/') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(files.quickstart);
+    } else if (module && existsSync(path.join(files.distDir, module[1]!))) {
+      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(path.join(files.distDir, module[1]!)));
     } else {
       response.writeHead(404).end();
     }
@@ -37,6 +55,30 @@ async function startPageServer(bundle: string): Promise<{ origin: string; server
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return { origin: `http://127.0.0.1:${port}`, server };
+}
+
+/** The package as `npm install` builds it (tsc: one ESM file per module, with declarations). */
+function buildPackage(outDir: string): void {
+  const tsc = path.resolve('node_modules/typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'packages/client/tsconfig.json', '--outDir', outDir], { encoding: 'utf8' });
+  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+}
+
+/** The quickstart page of docs/client.md, pointed at this server and project (the three values it says to change). */
+function quickstartPage(options: { url: string; project: string; apiKey: string }): string {
+  const doc = readFileSync('docs/client.md', 'utf8');
+  const section = doc.slice(doc.indexOf('## Quickstart'));
+  const html = /```html\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(html, 'docs/client.md has an html block in its quickstart');
+  const replacements: [string, string][] = [
+    ["url: 'http://127.0.0.1:8080'", `url: '${options.url}'`],
+    ["project: 'demo'", `project: '${options.project}'`],
+    ["apiKey: 'pk_...'", `apiKey: '${options.apiKey}'`],
+  ];
+  return replacements.reduce((page, [from, to]) => {
+    assert.ok(page.includes(from), `the quickstart page no longer contains ${from}`);
+    return page.replace(from, to);
+  }, html);
 }
 
 /** The SDK built for browsers: one ESM file from packages/client/src, no Node code in it. */
@@ -73,11 +115,15 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
   let project: TestProject;
   let page: Page;
   let options: { url: string; project: string; apiKey: string };
+  let distDir: string;
 
   before(async () => {
     rowbase = await startTestServer();
-    pages = await startPageServer(await bundleSdk());
     project = await createClientProject(rowbase);
+    distDir = mkdtempSync(path.join(tmpdir(), 'rowbase-client-dist-'));
+    buildPackage(distDir);
+    const quickstart = quickstartPage({ url: rowbase.url, project: project.id, apiKey: project.publishableKey });
+    pages = await startPageServer({ bundle: await bundleSdk(), quickstart, distDir });
     // Only the test page's origin may call this project.
     await patchSettings(rowbase, project, { cors_origins: [pages.origin] });
     options = { url: rowbase.url, project: project.id, apiKey: project.publishableKey };
@@ -88,6 +134,7 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
     await page?.close();
     await new Promise((resolve) => pages?.server.close(resolve));
     await rowbase?.close();
+    rmSync(distDir, { recursive: true, force: true });
   });
 
   async function openPage(): Promise<void> {
@@ -171,5 +218,29 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
     const allowed = await rowbase.request('GET', `/p/${closed.id}/api/tasks`, { headers: { ...closed.anon, origin: 'https://app.example.com' } });
     assert.equal(allowed.status, 200);
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://app.example.com');
+  });
+
+  it('the quickstart page of docs/client.md, as written: lists, signs up through its form, stays signed in after a reload', async () => {
+    await rowbase.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 'Seeded <b>not bold</b>' } });
+    const quickstart = await (await browserReady!).newPage();
+    try {
+      await quickstart.goto(`${pages.origin}/quickstart/`);
+      const status = quickstart.locator('#status');
+      await quickstart.waitForFunction(() => /tasks, signed out$/.test(document.querySelector('#status')?.textContent ?? ''));
+      await quickstart.fill('input[name=email]', 'quick@example.com');
+      await quickstart.fill('input[name=password]', PASSWORD);
+      await quickstart.click('button');
+      await quickstart.waitForFunction(() => /signed in as quick@example\.com$/.test(document.querySelector('#status')?.textContent ?? ''));
+      const items = await quickstart.locator('#tasks li').allTextContents();
+      assert.ok(items.includes('Seeded <b>not bold</b>'), `rendered as text: ${JSON.stringify(items)}`);
+      assert.equal(await quickstart.locator('#tasks b').count(), 0, 'no markup from row values');
+      await quickstart.reload();
+      await quickstart.waitForFunction(() => /signed in as quick@example\.com$/.test(document.querySelector('#status')?.textContent ?? ''));
+      assert.match((await status.textContent()) ?? '', /^\d+ tasks, signed in as quick@example\.com$/);
+      const users = await rowbase.request('GET', `/p/${project.id}/api/users?filter=${encodeURIComponent('email = "quick@example.com"')}`, { headers: project.admin });
+      assert.equal(users.body.meta.total, 1, 'the user exists on the server');
+    } finally {
+      await quickstart.close();
+    }
   });
 });
