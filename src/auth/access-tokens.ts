@@ -52,7 +52,7 @@ export async function readAccessToken(state: ProjectState, token: string, nowMs:
     if (error instanceof errors.JWTExpired) {
       throw new AppError('AUTH_TOKEN_EXPIRED');
     }
-    throw invalidToken('The access token is malformed, tampered with, or signed with another key.');
+    throw keySentAsBearer(token) ?? invalidToken('The access token is malformed, tampered with, or signed with another key.');
   }
   const { sub, project, sid, pv, iat, exp } = payload;
   if (typeof sub !== 'string' || typeof sid !== 'string' || typeof iat !== 'number' || typeof exp !== 'number' || !Number.isSafeInteger(pv)) {
@@ -64,7 +64,24 @@ export async function readAccessToken(state: ProjectState, token: string, nowMs:
   return { userId: sub, projectId: project, sessionId: sid, passwordVersion: pv as number, issuedAt: iat, expiresAt: exp };
 }
 
-/** AUTH_INVALID_TOKEN with a specific message. */
-export function invalidToken(message: string): AppError {
-  return new AppError('AUTH_INVALID_TOKEN', { message });
+/** AUTH_INVALID_TOKEN with a specific message (and suggestion, else the catalogue's). */
+export function invalidToken(message: string, suggestion?: string): AppError {
+  return new AppError('AUTH_INVALID_TOKEN', { message, ...(suggestion !== undefined && { suggestion }) });
+}
+
+// A project key in the Authorization header is a common first mistake: say which header it belongs in.
+const KEY_HEADERS: readonly (readonly [prefix: string, kind: string, header: string])[] = [
+  ['sk_', 'an admin key (sk_)', 'X-Admin-Key'],
+  ['pk_', 'a publishable key (pk_)', 'X-Api-Key'],
+  ['rb_', 'a platform key', 'X-Platform-Key'],
+];
+
+function keySentAsBearer(token: string): AppError | undefined {
+  const match = KEY_HEADERS.find(([prefix]) => token.startsWith(prefix));
+  if (!match) return undefined;
+  const [, kind, header] = match;
+  return invalidToken(
+    `Authorization: Bearer carries ${kind}, not an access token.`,
+    `Send the key in the ${header} header instead (${header}: ${match[0]}...); Authorization: Bearer is for the access token from signup, login or refresh.`,
+  );
 }

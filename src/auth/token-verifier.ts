@@ -47,7 +47,13 @@ export class TokenVerifier {
     const table = 'table' in schema ? schema.table : schema.authTable;
     if (!table) throw invalidToken('This project has no auth table, so it has no end-user tokens.');
     const session = await findLiveSession(schema.db, claims.sessionId, claims.userId, nowMs);
-    if (!session) throw invalidToken('The session of this access token has ended (logout, revocation or expiry).');
+    if (!session) {
+      // Logout and revocation end the refresh token too: refreshing cannot help here.
+      throw invalidToken(
+        'The session of this access token has ended (logout, revocation or expiry); its refresh token no longer works either.',
+        'Sign in again with POST /p/{id}/auth/login.',
+      );
+    }
     const user = await findUserById(schema.db, table, claims.userId);
     // A password change or reset bumps the version: tokens minted for the old one stop here.
     if (!user || user.passwordVersion !== claims.passwordVersion) {

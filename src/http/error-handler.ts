@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { StoreError } from '../store/types.js';
+import { withRequestPaths } from './suggestion-paths.js';
 
 /** The envelope body for an AppError. */
 export function errorBody(error: AppError): { error: { code: string; message: string; suggestion: string } } {
@@ -85,6 +86,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    sendError(reply, appError);
+    sendError(reply, withRequestPaths(appError, request.params));
   });
 }

@@ -36,6 +36,25 @@ export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count
 
 type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
 
+const PAGING = 'Page with limit and offset: the third page of 20 rows is limit=20&offset=40.';
+const SORTING = 'Sort with sort: comma-separated columns, - for descending, for example: sort=-created_at,title.';
+const hint = (instead: string, suggestion: string) => Object.freeze({ detail: `not a list parameter (and not a column of this table); ${instead}`, suggestion });
+/**
+ * Parameters other APIs use for paging, order or relations. Unless the table has a column of
+ * that name, they answer with the parameter Rowbase uses instead of "unknown column".
+ */
+const LIST_PARAMETER_HINTS: Readonly<Record<string, { detail: string; suggestion: string }>> = Object.freeze({
+  page: hint('paging is limit and offset', PAGING),
+  ...Object.fromEntries(['perPage', 'per_page', 'pageSize', 'page_size'].map((name) => [name, hint('the page size is limit', PAGING)])),
+  skip: hint('rows to skip is offset', PAGING),
+  ...Object.fromEntries(['order', 'orderBy', 'order_by', 'sort_by'].map((name) => [name, hint('the order is sort', SORTING)])),
+  fields: hint('the columns to return are select', 'Choose columns with select, for example: select=title,done.'),
+  expand: hint(
+    'related rows cannot be expanded in this version',
+    'Read the referenced rows with a second request, for example: GET /p/{id}/api/{other table}?filter=id = "<the reference>". Page with limit and offset, order with sort.',
+  ),
+});
+
 /**
  * Parses the query parameters of a list request. `columns` are the columns a caller may name
  * (never `password`); `now` is the request's ISO timestamp for `@now`.
@@ -53,7 +72,8 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
   for (const name of Object.keys(query)) {
     if ((RESERVED_LIST_PARAMETERS as readonly string[]).includes(name)) continue;
     const raw = single(name);
-    if (raw !== undefined) where.push(parseShorthand(name, raw, columns));
+    if (raw !== undefined && !columns.has(name) && Object.hasOwn(LIST_PARAMETER_HINTS, name)) throw invalid(name, LIST_PARAMETER_HINTS[name]!.detail, LIST_PARAMETER_HINTS[name]!.suggestion);
+    if (raw !== undefined) where.push(parseShorthand(name, raw, columns, now));
   }
 
   return Object.freeze({

@@ -21,13 +21,14 @@ const COMPARE: Readonly<Record<string, CompareOp>> = Object.freeze({ eq: '=', ne
 const IS_VALUES = 'is.null, is.not_null, is.true, is.false';
 
 /**
- * Parses the shorthand filter `column=raw` against the table's columns.
+ * Parses the shorthand filter `column=raw` against the table's columns; a timestamp value
+ * `@now` is `now` (the request's ISO time), as in `filter=`.
  * Throws AppError VALIDATION_FILTER with a message starting `column=raw:` for an unknown
  * column (suggestion lists the columns), an unknown operator (suggestion lists the
  * operators), a value that does not fit the column's type, like/ilike on a non-text
  * column, a malformed or over-long `in` list, and anything but is.null/is.not_null on json.
  */
-export function parseShorthand(column: string, raw: string, columns: ReadonlyMap<string, ValueType>): Expr {
+export function parseShorthand(column: string, raw: string, columns: ReadonlyMap<string, ValueType>, now: string): Expr {
   const label = `${shortenSource(column)}=${shortenSource(raw)}`;
   const fail = (detail: string, suggestion: string): AppError =>
     new AppError('VALIDATION_FILTER', { message: `${label}: ${detail}`, suggestion });
@@ -49,7 +50,7 @@ export function parseShorthand(column: string, raw: string, columns: ReadonlyMap
   const target: Expr = Object.freeze({ kind: 'column', name: column });
 
   const coerce = (value: string): Expr => {
-    const coerced = coerceText(value, type);
+    const coerced = type === 'timestamp' && value === '@now' ? now : coerceText(value, type);
     if (coerced === undefined) {
       throw fail(
         `expected ${describeType(type)} for column "${column}", found "${shortenSource(value)}"`,

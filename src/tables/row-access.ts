@@ -24,9 +24,13 @@ export function ruleCondition(table: CompiledTable, operation: RuleOperation, ca
     ...(body !== undefined && { body }),
   });
   if (condition === 'locked') {
+    const route = `PUT /p/{id}/v1/tables/${table.name}`;
     throw new AppError('FORBIDDEN', {
       message: `The ${operation} rule of table "${table.name}" allows only the admin key.`,
-      suggestion: `Use X-Admin-Key, or open the rule with PUT /p/{id}/v1/tables/${table.name} ("rules": {"${operation}": ""}).`,
+      // On an auth table an open rule ("") would show every user's row, email included, to anyone.
+      suggestion: table.definition.auth_table
+        ? `Use X-Admin-Key, or let each user reach their own row with ${route} ("rules": {"${operation}": "id = @request.auth.id"}); "" would open every user's row, email included, to anyone.`
+        : `Use X-Admin-Key, or open the rule with ${route} ("rules": {"${operation}": ""}).`,
     });
   }
   return condition;

@@ -10,7 +10,7 @@ import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, Row } from '../store/types.js';
 import type { CompiledTable } from './compiled-table.js';
 import type { RowValues } from './row-validator.js';
-import { translateWriteError } from './write-errors.js';
+import { translateRowWriteError, translateWriteError } from './write-errors.js';
 
 /** Rows ready to write: parsed, validated, passwords hashed, rule conditions compiled. */
 export interface InsertPlan {
@@ -40,7 +40,7 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
       if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
       rows.push(row!);
     } catch (error) {
-      throw translateWriteError(error, table.name, bulk ? `row ${index}: ` : '');
+      throw await translateRowWriteError(error, tx, table, full, bulk ? `row ${index}: ` : '');
     }
   }
   return rows;

@@ -15,7 +15,7 @@ import { checkProtectedFields, ruleCondition } from './row-access.js';
 import type { RowValues } from './row-validator.js';
 import type { SchemaService } from './schema-service.js';
 import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
-import { translateWriteError } from './write-errors.js';
+import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 
 export const MAX_BULK_ROWS = 10_000;
 
@@ -166,13 +166,13 @@ export class RowService {
         return row;
       });
     } catch (error) {
-      throw translateWriteError(error, table.name);
+      throw await translateRowWriteError(error, db, table, values);
     }
   }
 
   /** Deletes a visible row. Throws ROW_NOT_FOUND, FORBIDDEN, CONFLICT_REFERENCE. */
   async delete(context: RowContext, tableName: string, rowId: string): Promise<void> {
-    const { db, table } = await this.open(context, tableName);
+    const { db, table, tables } = await this.open(context, tableName);
     const condition = ruleCondition(table, 'delete', context.caller, isoNow(this.clock));
     try {
       await db.transaction(async (tx) => {
@@ -181,7 +181,7 @@ export class RowService {
         if (table.definition.auth_table) await deleteUserSessions(tx, rowId);
       });
     } catch (error) {
-      throw translateWriteError(error, table.name);
+      throw await translateDeleteError(error, db, tables.values(), table, rowId);
     }
   }
 
@@ -194,7 +194,7 @@ export class RowService {
         suggestion: schema.tables.size > 0 ? `Tables: ${[...schema.tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
       });
     }
-    return { db: schema.db, table };
+    return { db: schema.db, table, tables: schema.tables };
   }
 
   private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean): Promise<Row[]> {

@@ -124,7 +124,7 @@ describe('property: any text → an Expr or VALIDATION_FILTER, nothing else', ()
     fc.assert(
       fc.property(key, raw, (column, text) => {
         try {
-          runOnSqlite(parseShorthand(column, text, columns));
+          runOnSqlite(parseShorthand(column, text, columns, NOW));
         } catch (error) {
           assert.ok(isAppError(error) && error.code === 'VALIDATION_FILTER', `${column}=${text}: ${String(error)}`);
         }

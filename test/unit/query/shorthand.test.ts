@@ -14,6 +14,7 @@ const columns = new Map<string, ValueType>([
   ['meta', 'json'],
 ]);
 
+const NOW = '2026-11-24T12:00:00.000Z';
 const col = (name: string): Expr => ({ kind: 'column', name });
 const val = (value: unknown, type: ValueType): Expr => ({ kind: 'value', value, type });
 const cmp = (op: CompareOp, name: string, value: unknown, type: ValueType): Expr => ({ kind: 'compare', op, left: col(name), right: val(value, type) });
@@ -48,13 +49,15 @@ describe('parseShorthand: column=op.value', () => {
     ['is.not_null on json', 'meta', 'is.not_null', { kind: 'is-null', expr: col('meta'), negated: true }],
     ['is.true', 'done', 'is.true', cmp('=', 'done', true, 'boolean')],
     ['is.false', 'done', 'is.false', cmp('=', 'done', false, 'boolean')],
+    ['lt.@now on a timestamp is the request time, as in filter=', 'due', 'lt.@now', cmp('<', 'due', NOW, 'timestamp')],
+    ['in.(@now,...) on a timestamp', 'due', 'in.(@now,2024-01-01)', inList('due', [NOW, '2024-01-01T00:00:00.000Z'], 'timestamp')],
   ];
   for (const [name, column, raw, expected] of scenarios) {
-    it(name, () => assert.deepEqual(parseShorthand(column, raw, columns), expected));
+    it(name, () => assert.deepEqual(parseShorthand(column, raw, columns, NOW), expected));
   }
 
   it('returns frozen nodes', () => {
-    const expr = parseShorthand('n', 'in.(1,2)', columns);
+    const expr = parseShorthand('n', 'in.(1,2)', columns, NOW);
     assert.ok(Object.isFrozen(expr) && expr.kind === 'in' && Object.isFrozen(expr.values) && expr.values.every(Object.isFrozen));
   });
 });
@@ -94,7 +97,7 @@ describe('parseShorthand: errors → VALIDATION_FILTER "column=op.value: ..."', 
   for (const [name, column, raw, message, suggestion] of scenarios) {
     it(name, () => {
       assert.throws(
-        () => parseShorthand(column, raw, columns),
+        () => parseShorthand(column, raw, columns, NOW),
         (error: unknown) => {
           assert.ok(isAppError(error), `expected an AppError, got ${String(error)}`);
           assert.equal(error.code, 'VALIDATION_FILTER');
