@@ -12,9 +12,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { ProjectRegistry } from '../projects/project-registry.js';
 
+/** The methods a page may use on the CORS paths (browsers allow HEAD without asking). */
 export const CORS_ALLOW_METHODS = 'GET, POST, PATCH, DELETE';
-/** Never X-Admin-Key or X-Platform-Key: a page on another origin can never send an admin key. */
+/**
+ * The request headers a page may send. Never X-Admin-Key or X-Platform-Key: a page on another
+ * origin can never send an admin key (docs/browser-apps.md says why).
+ */
 export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Api-Key, Last-Event-ID';
+/** Response headers a page may read besides the safelisted ones: how long to wait, and the id to report. */
 export const CORS_EXPOSE_HEADERS = 'Retry-After, X-Request-Id';
 /** Chromium caps a preflight's cache at 7200 s; the actual answer re-checks the origin anyway. */
 export const CORS_MAX_AGE_SECONDS = 7200;
