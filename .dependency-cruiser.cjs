@@ -7,6 +7,14 @@ const runtime = { dependencyTypesNot: ['type-only'] };
 
 module.exports = {
   forbidden: [
+    {
+      name: 'dashboard-uses-only-the-http-api',
+      comment: 'The dashboard (dashboard/) talks to the server over HTTP only: it imports nothing from src/, and src/ nothing from it.',
+      severity: 'error',
+      from: { path: '^dashboard/' },
+      to: { path: '^(src|packages)/' },
+    },
+    { name: 'server-does-not-import-the-dashboard', severity: 'error', from: { path: '^src/' }, to: { path: '^dashboard/' } },
     { name: 'no-import-of-main', severity: 'error', from: {}, to: { path: '^src/main\\.ts$' } },
     {
       name: 'engines-only-from-app',
@@ -45,6 +53,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/store/' },
       to: { path: '^src/(auth|projects|tables|email|http)/', pathNot: '^src/tables/definition\\.ts$' },
+    },
+    {
+      name: 'openapi-is-a-printer',
+      comment: 'src/openapi/ prints documents and types from table definitions: no HTTP, no storage, no driver.',
+      severity: 'error',
+      from: { path: '^src/openapi/' },
+      to: { path: '^src/(http|app|cli|store|auth|projects|email)/|fastify|better-sqlite3|node_modules/(pg|redis)/' },
     },
     {
       name: 'tables-below-auth',

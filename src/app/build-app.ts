@@ -17,6 +17,7 @@ import { registerAdminTableRoutes } from '../http/routes/admin-tables.js';
 import { registerAuthPasswordRoutes } from '../http/routes/auth-password.js';
 import { registerAuthSessionRoutes } from '../http/routes/auth-session.js';
 import { registerAuthVerificationRoutes } from '../http/routes/auth-verification.js';
+import { registerDashboardRoutes } from '../http/routes/dashboard.js';
 import { registerDataRowRoutes } from '../http/routes/data-rows.js';
 import { registerHealthRoutes } from '../http/routes/health.js';
 import { registerPlatformProjectRoutes } from '../http/routes/platform-projects.js';
@@ -84,5 +85,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuthPasswordRoutes(app, services);
   registerAuthVerificationRoutes(app, services);
   registerDataRowRoutes(app, services);
+  await registerDashboardRoutes(app);
   return { app, services };
 }

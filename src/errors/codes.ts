@@ -20,6 +20,7 @@ const catalogue = {
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers or URL are too large.', suggestion: 'Shorten the URL (keep filters under 4096 characters) and the headers, then retry.' },
   INTERNAL_ERROR: { status: 500, message: 'The server failed to handle this request.', suggestion: 'Retry later; if it persists, report it with the request id from the x-request-id header.' },
   SERVICE_UNAVAILABLE: { status: 503, message: 'The server is shutting down or its storage is unreachable.', suggestion: 'Retry in a few seconds.' },
+  DASHBOARD_NOT_BUILT: { status: 503, message: 'The admin dashboard at /_/ has not been built on this server.', suggestion: 'Run `npm run build` (npm install does it through the prepare script), then restart the server.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.', suggestion: 'Wait for the number of seconds in the Retry-After header, then retry.' },
 
   // --- credentials ---

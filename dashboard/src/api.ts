@@ -1,0 +1,156 @@
+/**
+ * The one module that talks to the server: the public HTTP API over fetch, on the same
+ * origin. Credentials travel in headers only (never in a URL); errors become ApiError with the
+ * server's code, message and suggestion.
+ */
+import type { Session } from './session';
+
+/** An error answer of the API (or a network failure, code NETWORK_ERROR). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly suggestion: string,
+  ) {
+    super(message);
+  }
+}
+
+export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'json';
+export type OnDelete = 'cascade' | 'restrict' | 'set_null';
+export const COLUMN_TYPES: readonly ColumnType[] = ['text', 'integer', 'number', 'boolean', 'timestamp', 'json'];
+export const RULE_OPERATIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
+export type RuleOperation = (typeof RULE_OPERATIONS)[number];
+
+export interface Column {
+  name: string;
+  type: ColumnType;
+  required?: boolean;
+  unique?: boolean;
+  default?: unknown;
+  references?: { table: string; on_delete: OnDelete };
+  max_length?: number;
+  enum?: string[];
+  min?: number;
+  max?: number;
+}
+
+export interface Table {
+  name: string;
+  columns: Column[];
+  auth_table: boolean;
+  verify_email: boolean;
+  rules: Record<RuleOperation, string | null>;
+  indexes: string[][];
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface CreatedProject extends Project {
+  admin_key: string;
+  publishable_key: string;
+}
+
+export type Row = Record<string, unknown> & { id: string };
+
+export interface Page<T> {
+  data: T[];
+  meta: { total: number | null; limit: number; offset: number; next_cursor?: string | null };
+}
+
+export interface KeyInfo {
+  type: 'sk' | 'pk';
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+}
+
+export interface Email {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  created_at: string;
+}
+
+export type Settings = Record<string, unknown>;
+
+/** The headers that carry a session's key for a project (or the platform API when projectId is absent). */
+export function credentialHeaders(session: Session): Record<string, string> {
+  return session.kind === 'platform' ? { 'x-platform-key': session.key } : { 'x-admin-key': session.key };
+}
+
+async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { ...credentialHeaders(session), accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached.', 'Check that the Rowbase server is running, then retry.');
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { code?: string; message?: string; suggestion?: string } } | undefined)?.error;
+    throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `The server answered ${response.status}.`, error?.suggestion ?? 'Retry, or check the server log.');
+  }
+  return parsed as T;
+}
+
+const enc = encodeURIComponent;
+const project = (id: string) => `/p/${enc(id)}`;
+
+/** Query parameters of a row list (contract §6). */
+export interface ListParams {
+  limit: number;
+  offset: number;
+  sort?: string;
+  filter?: string;
+}
+
+/** Every call the dashboard makes, one function per endpoint. */
+export const api = {
+  listProjects: (s: Session, limit = 1000, offset = 0) => call<Page<Project>>(s, 'GET', `/v1/projects?limit=${limit}&offset=${offset}`),
+  createProject: (s: Session, body: { name: string; id?: string }) => call<{ data: CreatedProject }>(s, 'POST', '/v1/projects', body).then((r) => r.data),
+  deleteProject: (s: Session, id: string) => call<void>(s, 'DELETE', `/v1/projects/${enc(id)}`),
+
+  listTables: (s: Session, id: string) => call<{ data: Table[] }>(s, 'GET', `${project(id)}/v1/tables`).then((r) => r.data),
+  getTable: (s: Session, id: string, table: string) => call<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then((r) => r.data),
+  putTable: (s: Session, id: string, table: string, body: Omit<Table, 'name'>, allowDestructive = false) =>
+    call<{ data: Table }>(s, 'PUT', `${project(id)}/v1/tables/${enc(table)}${allowDestructive ? '?allow_destructive=true' : ''}`, body).then((r) => r.data),
+  deleteTable: (s: Session, id: string, table: string) => call<void>(s, 'DELETE', `${project(id)}/v1/tables/${enc(table)}`),
+
+  listRows: (s: Session, id: string, table: string, params: ListParams) => {
+    const query = new URLSearchParams({ limit: String(params.limit), offset: String(params.offset) });
+    if (params.sort) query.set('sort', params.sort);
+    if (params.filter) query.set('filter', params.filter);
+    return call<Page<Row>>(s, 'GET', `${project(id)}/api/${enc(table)}?${query}`);
+  },
+  createRow: (s: Session, id: string, table: string, body: Record<string, unknown>) => call<{ data: Row }>(s, 'POST', `${project(id)}/api/${enc(table)}`, body).then((r) => r.data),
+  updateRow: (s: Session, id: string, table: string, rowId: string, body: Record<string, unknown>) =>
+    call<{ data: Row }>(s, 'PATCH', `${project(id)}/api/${enc(table)}/${enc(rowId)}`, body).then((r) => r.data),
+  deleteRow: (s: Session, id: string, table: string, rowId: string) => call<void>(s, 'DELETE', `${project(id)}/api/${enc(table)}/${enc(rowId)}`),
+
+  getSettings: (s: Session, id: string) => call<{ data: Settings }>(s, 'GET', `${project(id)}/v1/settings`).then((r) => r.data),
+  patchSettings: (s: Session, id: string, patch: Settings) => call<{ data: Settings }>(s, 'PATCH', `${project(id)}/v1/settings`, patch).then((r) => r.data),
+  rotateKeys: (s: Session, id: string, body: { type?: 'sk' | 'pk'; grace_seconds?: number }) =>
+    call<{ data: { admin_key?: string; publishable_key?: string } }>(s, 'POST', `${project(id)}/v1/rotate-keys`, body).then((r) => r.data),
+  rotateJwtSecret: (s: Session, id: string, revokeSessions: boolean) =>
+    call<{ data: { rotated_at: string } }>(s, 'POST', `${project(id)}/v1/rotate-jwt-secret`, { revoke_sessions: revokeSessions }).then((r) => r.data),
+  listKeys: (s: Session, id: string) => call<{ data: KeyInfo[] }>(s, 'GET', `${project(id)}/v1/keys`).then((r) => r.data),
+  listEmails: (s: Session, id: string, limit = 100, offset = 0) => call<Page<Email>>(s, 'GET', `${project(id)}/v1/emails?limit=${limit}&offset=${offset}`),
+};

@@ -1,0 +1,48 @@
+/**
+ * Conversions between row values and the text of form fields, per column type. Pure.
+ */
+import type { Column, ColumnType } from '../api';
+
+/** How a value shows in a grid cell: always a plain string (rendered as text, never HTML). */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** The form text for a stored value. Timestamps become `YYYY-MM-DDTHH:MM:SS` in UTC for the picker. */
+export function fieldText(type: ColumnType, value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (type === 'json') return JSON.stringify(value, null, 2);
+  if (type === 'timestamp' && typeof value === 'string') return value.slice(0, 19);
+  return String(value);
+}
+
+/**
+ * The value to send for a field's text: an empty field is null. Throws an Error naming the
+ * column when the text cannot be read as the column's type.
+ */
+export function fieldValue(column: Pick<Column, 'name' | 'type'>, text: string): unknown {
+  if (text.trim() === '') return null;
+  switch (column.type) {
+    case 'integer':
+    case 'number': {
+      const value = Number(text);
+      if (Number.isNaN(value)) throw new Error(`${column.name}: not a number.`);
+      return value;
+    }
+    case 'boolean':
+      return text === 'true';
+    case 'timestamp':
+      // The picker shows UTC; an explicit zone typed by hand is kept.
+      return /[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`;
+    case 'json':
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`${column.name}: not valid JSON.`);
+      }
+    default:
+      return text;
+  }
+}

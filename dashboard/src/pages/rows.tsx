@@ -1,0 +1,206 @@
+/**
+ * The rows grid of one table: server-side paging (limit/offset), sort by clicking a column,
+ * a filter box in the filter language (the server's error shown inline), create/edit/delete
+ * through the row form, and bulk delete of selected rows with confirmation.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Row } from '../api';
+import { ErrorBox, Modal, PageHead, when } from '../components/ui';
+import { href } from '../router';
+import type { Session } from '../session';
+import { useLoad } from '../use-load';
+import { RowForm } from './row-form';
+import { cellText } from './row-values';
+
+const PAGE_SIZE = 50;
+
+/** The rows page; `key` it by project and table so state resets on navigation. */
+export function RowsPage({ session, projectId, tableName }: { session: Session; projectId: string; tableName: string }) {
+  const table = useLoad(() => api.getTable(session, projectId, tableName), [projectId, tableName]);
+  const [offset, setOffset] = useState(0);
+  const [sort, setSort] = useState('');
+  const [filterText, setFilterText] = useState('');
+  const [filter, setFilter] = useState('');
+  const rows = useLoad(() => api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, sort, filter }), [projectId, tableName, offset, sort, filter]);
+  const [editing, setEditing] = useState<Row | 'new' | null>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [deleteError, setDeleteError] = useState<unknown>(null);
+
+  useEffect(() => setSelected(new Set()), [offset, sort, filter]);
+
+  const definition = table.data;
+  const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
+  const page = rows.data;
+
+  const toggleSort = (name: string) => {
+    setOffset(0);
+    setSort(sort === name ? `-${name}` : sort === `-${name}` ? '' : name);
+  };
+  const applyFilter = (event: Event) => {
+    event.preventDefault();
+    setOffset(0);
+    setFilter(filterText.trim());
+  };
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSelected(next);
+  };
+  const deleteSelected = async () => {
+    setDeleteError(null);
+    try {
+      for (const id of selected) await api.deleteRow(session, projectId, tableName, id);
+      setConfirmDelete(false);
+      setSelected(new Set());
+      rows.reload();
+    } catch (e) {
+      setDeleteError(e);
+      rows.reload();
+    }
+  };
+  const deleteOne = async (row: Row) => {
+    await api.deleteRow(session, projectId, tableName, row.id);
+    setEditing(null);
+    rows.reload();
+  };
+
+  const allOnPage = (page?.data ?? []).map((r) => r.id);
+  const total = page?.meta.total ?? 0;
+  return (
+    <section>
+      <PageHead title={tableName} sub={page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}>
+        <a class="button" href={href('p', projectId, 'tables', tableName, 'schema')} data-testid="open-schema">
+          Schema
+        </a>
+        {selected.size > 0 && (
+          <button type="button" class="danger" onClick={() => setConfirmDelete(true)} data-testid="delete-selected">
+            Delete {selected.size} selected
+          </button>
+        )}
+        <button type="button" class="primary" disabled={!definition} onClick={() => setEditing('new')} data-testid="new-row">
+          New row
+        </button>
+      </PageHead>
+      <ErrorBox error={table.error} />
+      <form class="filter-bar" onSubmit={applyFilter}>
+        <input
+          name="filter"
+          class="mono grow"
+          aria-label="Filter"
+          placeholder={'filter, e.g. done = false && title ~ "milk"'}
+          value={filterText}
+          onInput={(e) => setFilterText((e.currentTarget as HTMLInputElement).value)}
+        />
+        <button type="submit" data-testid="apply-filter">
+          Filter
+        </button>
+        {filter && (
+          <button
+            type="button"
+            class="link"
+            onClick={() => {
+              setFilterText('');
+              setFilter('');
+              setOffset(0);
+            }}
+          >
+            Clear
+          </button>
+        )}
+      </form>
+      <ErrorBox error={rows.error} testId="rows-error" />
+      <div class="grid-wrap">
+        <table class="grid rows" data-testid="rows" data-loading={rows.loading ? 'true' : 'false'}>
+          <thead>
+            <tr>
+              <th class="select">
+                <input
+                  type="checkbox"
+                  aria-label="Select all on this page"
+                  checked={allOnPage.length > 0 && allOnPage.every((id) => selected.has(id))}
+                  onChange={(e) => setSelected((e.currentTarget as HTMLInputElement).checked ? new Set(allOnPage) : new Set())}
+                />
+              </th>
+              {names.map((name) => (
+                <th key={name} class="sortable" onClick={() => toggleSort(name)} data-testid={`sort-${name}`} aria-sort={sort === name ? 'ascending' : sort === `-${name}` ? 'descending' : 'none'}>
+                  {name}
+                  <span class="sort-mark">{sort === name ? ' ▲' : sort === `-${name}` ? ' ▼' : ''}</span>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {(page?.data ?? []).map((row) => (
+              <tr key={row.id} data-row-id={row.id}>
+                <td class="select">
+                  <input type="checkbox" aria-label={`Select ${row.id}`} checked={selected.has(row.id)} onChange={() => toggle(row.id)} />
+                </td>
+                {names.map((name) => (
+                  <td key={name} class={name === 'id' ? 'mono link-cell' : cellClass(row[name])} onClick={() => setEditing(row)} title={cellText(row[name])}>
+                    {name === 'created_at' || name === 'updated_at' ? when(row[name]) : row[name] === null || row[name] === undefined ? <span class="null">null</span> : cellText(row[name])}
+                  </td>
+                ))}
+              </tr>
+            ))}
+            {page && page.data.length === 0 && (
+              <tr>
+                <td colSpan={names.length + 1} class="empty">
+                  {filter ? 'No rows match this filter.' : 'No rows yet.'}
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      {page && (
+        <div class="pager">
+          <span class="muted" data-testid="page-info">
+            {page.data.length === 0 ? 0 : offset + 1}–{offset + page.data.length} of {total}
+          </span>
+          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))} data-testid="prev-page">
+            Previous
+          </button>
+          <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)} data-testid="next-page">
+            Next
+          </button>
+        </div>
+      )}
+      {editing && definition && (
+        <RowForm
+          session={session}
+          projectId={projectId}
+          table={definition}
+          row={editing === 'new' ? undefined : editing}
+          onClose={() => setEditing(null)}
+          onDelete={editing === 'new' ? undefined : () => deleteOne(editing)}
+          onSaved={() => {
+            setEditing(null);
+            rows.reload();
+          }}
+        />
+      )}
+      {confirmDelete && (
+        <Modal title={`Delete ${selected.size} row${selected.size === 1 ? '' : 's'}?`} onClose={() => setConfirmDelete(false)}>
+          <p>The selected rows of {tableName} are deleted for good (rows that reference them follow their on_delete rule).</p>
+          <ErrorBox error={deleteError} />
+          <div class="actions">
+            <button type="button" onClick={() => setConfirmDelete(false)}>
+              Cancel
+            </button>
+            <button type="button" class="danger" onClick={deleteSelected} data-testid="confirm-delete-rows">
+              Delete
+            </button>
+          </div>
+        </Modal>
+      )}
+    </section>
+  );
+}
+
+function cellClass(value: unknown): string {
+  if (typeof value === 'number') return 'num';
+  if (typeof value === 'object' && value !== null) return 'mono small';
+  return '';
+}

@@ -1,0 +1,145 @@
+/**
+ * Users of the project's auth table: list, search by email, set email_verified, delete.
+ * Sessions per user come with the sessions endpoints (not on this server yet).
+ */
+import { useState } from 'preact/hooks';
+import { api, type Row } from '../api';
+import { ErrorBox, Modal, PageHead, when } from '../components/ui';
+import { href } from '../router';
+import type { Session } from '../session';
+import { useLoad } from '../use-load';
+
+const PAGE_SIZE = 50;
+
+/** The users page. */
+export function UsersPage({ session, projectId }: { session: Session; projectId: string }) {
+  const tables = useLoad(() => api.listTables(session, projectId), [projectId]);
+  const authTable = tables.data?.find((t) => t.auth_table);
+  if (tables.error) return <ErrorBox error={tables.error} />;
+  if (!tables.data) return null;
+  if (!authTable) {
+    return (
+      <section>
+        <PageHead title="Users" />
+        <p class="muted">
+          This project has no auth table. <a href={href('p', projectId, 'tables', 'new')}>Create a table</a> and tick “Auth table” to get sign-up and login.
+        </p>
+      </section>
+    );
+  }
+  return <UserList session={session} projectId={projectId} table={authTable.name} />;
+}
+
+function UserList({ session, projectId, table }: { session: Session; projectId: string; table: string }) {
+  const [searchText, setSearchText] = useState('');
+  const [search, setSearch] = useState('');
+  const [offset, setOffset] = useState(0);
+  const users = useLoad(
+    () => api.listRows(session, projectId, table, { limit: PAGE_SIZE, offset, sort: '-created_at', ...(search && { filter: `email ~ ${JSON.stringify(search)}` }) }),
+    [projectId, table, search, offset],
+  );
+  const [error, setError] = useState<unknown>(null);
+  const [deleting, setDeleting] = useState<Row | null>(null);
+
+  const setVerified = async (user: Row, verified: boolean) => {
+    setError(null);
+    try {
+      await api.updateRow(session, projectId, table, user.id, { email_verified: verified });
+      users.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const remove = async () => {
+    try {
+      await api.deleteRow(session, projectId, table, deleting!.id);
+      setDeleting(null);
+      users.reload();
+    } catch (e) {
+      setError(e);
+      setDeleting(null);
+    }
+  };
+  const total = users.data?.meta.total ?? 0;
+  return (
+    <section>
+      <PageHead title="Users" sub={`Auth table ${table} · ${total} user${total === 1 ? '' : 's'}`}>
+        <a class="button" href={href('p', projectId, 'tables', table)}>
+          All columns
+        </a>
+      </PageHead>
+      <form
+        class="filter-bar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setOffset(0);
+          setSearch(searchText.trim());
+        }}
+      >
+        <input name="email-search" class="grow" aria-label="Search by email" placeholder="search by email" value={searchText} onInput={(e) => setSearchText((e.currentTarget as HTMLInputElement).value)} />
+        <button type="submit" data-testid="search-users">
+          Search
+        </button>
+      </form>
+      <ErrorBox error={users.error ?? error} />
+      <table class="grid" data-testid="users">
+        <thead>
+          <tr>
+            <th>Email</th>
+            <th>Verified</th>
+            <th>Created</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(users.data?.data ?? []).map((u) => (
+            <tr key={u.id} data-user={String(u.email)}>
+              <td>{String(u.email)}</td>
+              <td>
+                <label class="check">
+                  <input type="checkbox" aria-label={`Email verified for ${String(u.email)}`} checked={u.email_verified === true} onChange={(e) => setVerified(u, (e.currentTarget as HTMLInputElement).checked)} />
+                  {u.email_verified ? 'verified' : 'not verified'}
+                </label>
+              </td>
+              <td class="muted">{when(u.created_at)}</td>
+              <td class="right">
+                <button type="button" class="link danger" onClick={() => setDeleting(u)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+          {users.data && users.data.data.length === 0 && (
+            <tr>
+              <td colSpan={4} class="empty">
+                {search ? 'No user matches.' : 'No users yet.'}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <div class="pager">
+        <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+          Previous
+        </button>
+        <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+          Next
+        </button>
+      </div>
+      <p class="muted small">Sessions per user appear here once the server has the sessions endpoints.</p>
+      {deleting && (
+        <Modal title={`Delete ${String(deleting.email)}?`} onClose={() => setDeleting(null)}>
+          <p>The user and their sessions are deleted for good.</p>
+          <div class="actions">
+            <button type="button" onClick={() => setDeleting(null)}>
+              Cancel
+            </button>
+            <button type="button" class="danger" onClick={remove} data-testid="confirm-delete-user">
+              Delete user
+            </button>
+          </div>
+        </Modal>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,23 @@
+/**
+ * Builds the admin dashboard (Preact) into dist/dashboard/, served by the server at /_/.
+ * `npm run build` (and so `npm install`, through `prepare`) runs it; the output is not committed.
+ */
+import { fileURLToPath } from 'node:url';
+import preact from '@preact/preset-vite';
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/_/',
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false })],
+  build: {
+    outDir: fileURLToPath(new URL('../dist/dashboard', import.meta.url)),
+    emptyOutDir: true,
+    // The page's CSP is default-src 'self': no inline script, no data: URLs for assets.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    sourcemap: false,
+    target: 'es2020',
+    reportCompressedSize: false,
+  },
+});
