@@ -89,13 +89,34 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
     await client.destroy();
     throw unavailable(error);
   }
-  const timed = client.withCommandOptions({ timeout: options.commandTimeoutMs ?? 500 });
+  const timeoutMs = options.commandTimeoutMs ?? 500;
   let failedAt: number | undefined;
+  // Calls that timed out and have not settled: a frozen Redis keeps them forever, so while
+  // one is pending no other is sent (node-redis's own command timeout stops at the socket).
+  let stuck = 0;
+  const timed = <T>(command: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stuck++;
+        reject(new Error(`Redis did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const settle = (): boolean => {
+        clearTimeout(timer);
+        if (timedOut) stuck--;
+        return !timedOut;
+      };
+      command.then(
+        (value) => settle() && resolve(value),
+        (error: unknown) => settle() && reject(error),
+      );
+    });
 
   /** Runs `onRedis`; on failure (or shortly after one) runs `onFallback` instead, or throws without one. */
   const withFallback = async <T>(onRedis: () => Promise<T>, onFallback: (fallback: RateCounter) => Promise<T>): Promise<T> => {
     const fallback = options.fallback;
-    if (fallback && failedAt !== undefined && Date.now() - failedAt < RETRY_REDIS_AFTER_MS) return onFallback(fallback);
+    if (fallback && (stuck > 0 || (failedAt !== undefined && Date.now() - failedAt < RETRY_REDIS_AFTER_MS))) return onFallback(fallback);
     try {
       const result = await onRedis();
       if (failedAt !== undefined) {
@@ -116,7 +137,7 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
       return withFallback(
         async () => {
           const now = options.clock.now();
-          const [allowed, reset] = (await timed.eval(CONSUME, { keys: [prefix + key], arguments: [String(now), String(windowSeconds * 1000), String(limit)] })) as [number, number];
+          const [allowed, reset] = (await timed(client.eval(CONSUME, { keys: [prefix + key], arguments: [String(now), String(windowSeconds * 1000), String(limit)] }))) as [number, number];
           if (allowed === 1) return { allowed: true, retryAfterSeconds: 0 };
           return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)) };
         },
@@ -126,7 +147,7 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
     refund(key) {
       return withFallback(
         async () => {
-          await timed.eval(REFUND, { keys: [prefix + key] });
+          await timed(client.eval(REFUND, { keys: [prefix + key] }));
         },
         (fallback) => fallback.refund(key),
       );
