@@ -81,14 +81,16 @@ export function applyCors(request: FastifyRequest, reply: FastifyReply, registry
   const id = corsProjectId(request.url);
   if (id === undefined) return undefined;
   // A route has loaded the project through `get` (which checks for changes made by other
-  // processes), so the cache is current: no storage access here.
+  // processes), so the cache is current: no storage access here. An answer given before
+  // that lookup (unknown route, a body refused by its declared size or by the parser at an
+  // auth endpoint) may see a change made by another process one lookup late; it carries an
+  // error envelope only.
   const cached = registry.cached(id);
   if (cached) {
     setCorsHeaders(reply, cached.settings.cors_origins, origin);
     return undefined;
   }
-  // Only answers given before the project was loaded (unknown project, unknown route, a URL
-  // the router cannot decode, a body refused by its declared size) get here.
+  // Not cached: an unknown project, or an answer given before the project was ever loaded.
   return registry.find(id).then(
     (state) => setCorsHeaders(reply, state?.settings.cors_origins, origin),
     () => undefined,
