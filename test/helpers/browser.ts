@@ -35,14 +35,15 @@ export function browserSkipReason(suite: string): string | false {
 
 let shared: Promise<Browser> | undefined;
 
-/** Launches headless Chromium once per test file; it is closed when the file's tests end. */
+// Registered when a test file imports this module, so it belongs to the file's root and runs
+// once all its tests end (an `after` made inside a `before` hook would run at once).
+after(async () => {
+  const browser = await shared?.catch(() => undefined);
+  await browser?.close();
+});
+
+/** Launches headless Chromium once per test file (from a test, hook or suite body); it is closed when the file's tests end. */
 export function launchBrowser(): Promise<Browser> {
-  if (!shared) {
-    shared = chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
-    after(async () => {
-      const browser = await shared?.catch(() => undefined);
-      await browser?.close();
-    });
-  }
+  shared ??= chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
   return shared;
 }
