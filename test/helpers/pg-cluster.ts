@@ -5,7 +5,7 @@
  * so they run as the `postgres` user (`runuser`) when the tests run as root.
  */
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -31,6 +31,12 @@ export interface PgCluster {
   urlOn(onPort: number): string;
   /** Stops it: `fast` (clean, like a restart) or `immediate` (like a crash; recovered from WAL on start). */
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP to the postmaster and every backend): sockets stay open and
+   * nothing answers, like a hung machine. `resume` undoes it.
+   */
+  freeze(): Promise<void>;
+  resume(): Promise<void>;
   /** Stops the server if it runs and removes its folder. Never throws. */
   destroy(): Promise<void>;
 }
@@ -51,6 +57,18 @@ export async function startPgCluster(): Promise<PgCluster> {
   const port = await freePort();
   const ctl = (args: string[]) => exec('pg_ctl', ['-D', dataDir, ...args]);
   let running = false;
+  /** Sends `signal` to the postmaster and its children (the pids are read afresh each time). */
+  const signalAll = async (signal: NodeJS.Signals): Promise<void> => {
+    const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+    const children = await run('pgrep', ['-P', String(postmaster)]).then(({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number), () => []);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // a backend that exited meanwhile
+      }
+    }
+  };
   const cluster: PgCluster = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
@@ -63,7 +81,10 @@ export async function startPgCluster(): Promise<PgCluster> {
       await ctl(['-m', mode, '-w', '-t', '30', 'stop']);
       running = false;
     },
+    freeze: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
     async destroy() {
+      await signalAll('SIGCONT').catch(() => undefined);
       if (running) await ctl(['-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       running = false;
       rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  *
  * - getting a connection (waiting for a free one, or opening one): `poolTimeoutMs`;
  * - one statement: `statementTimeoutMs` on the server (`statement_timeout`), and the same
- *   plus a margin on the client, for a server that stopped answering altogether;
+ *   plus 2 s on the client, for a server that stopped answering altogether (a hung machine);
  * - a transaction left open by a crashed request: 60 s (`idle_in_transaction_session_timeout`).
  */
 import pg from 'pg';
@@ -13,7 +13,7 @@ import { translatePgError } from './pg-errors.js';
 import { PG_TYPE_PARSERS } from './pg-types.js';
 
 /** How long past the server's statement timeout the client gives up on a silent server. */
-const CLIENT_TIMEOUT_MARGIN_MS = 5_000;
+const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
 
 export interface PgPoolOptions {
   readonly url: string;
