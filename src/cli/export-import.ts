@@ -15,9 +15,9 @@ import { importProject } from '../projects/project-import.js';
 import type { ParsedArgs } from './args.js';
 import { HELP } from './help.js';
 import type { Output } from './output.js';
+import { buildWritingServices } from './write-lock.js';
 
-async function withServices<T>(config: Config, use: (services: Services) => Promise<T>): Promise<T> {
-  const services = await buildServices(config);
+async function withServices<T>(services: Services, use: (services: Services) => Promise<T>): Promise<T> {
   try {
     return await use(services);
   } finally {
@@ -41,7 +41,8 @@ export async function exportCommand(config: Config, args: ParsedArgs, out: Outpu
   const file = args.positionals[1];
   if (!projectId || !file || args.positionals.length > 2) return usage(out, 'export needs --project ID and one FILE.');
   const partial = `${file}.partial`;
-  const counts = await withServices(config, async (services) => {
+  // Export only reads: it runs beside a server.
+  const counts = await withServices(await buildServices(config), async (services) => {
     // The archive holds password hashes and the JWT secret: readable by its owner only.
     const stream = createWriteStream(partial, { mode: 0o600 });
     const failed = new Promise<never>((_, reject) => stream.once('error', reject));
@@ -91,7 +92,8 @@ export async function importCommand(config: Config, args: ParsedArgs, out: Outpu
   }
   const file = args.positionals[1];
   if (!file || args.positionals.length > 2) return usage(out, 'import needs one FILE.');
-  const result = await withServices(config, (services) =>
+  // Import writes: it holds a SQLite data folder, and refuses beside a running server.
+  const result = await withServices(await buildWritingServices(config, 'import'), (services) =>
     importProject(services.storage, readArchive(file), { targetId: args.flags.project, now: isoNow(services.clock) }),
   );
   const rows = Object.entries(result.counts).filter(([name]) => name.startsWith('rows:')).reduce((sum, [, n]) => sum + n, 0);

@@ -19,8 +19,21 @@ export function buildOutput(json: boolean): Output {
   };
 }
 
+/** A command's refusal that is not an HTTP error: its own code and what to do instead. */
+export class CliRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly suggestion: string,
+  ) {
+    super(message);
+    this.name = 'CliRefusal';
+  }
+}
+
 /** Prints an error thrown by a command in the same words the HTTP API uses. */
 export function reportError(out: Output, error: unknown): void {
   if (isAppError(error)) out.error(`${error.code}: ${error.message}`, error.code, error.suggestion);
+  else if (error instanceof CliRefusal) out.error(error.message, error.code, error.suggestion);
   else out.error(error instanceof Error ? error.message : String(error));
 }

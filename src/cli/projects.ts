@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { ParsedArgs } from './args.js';
 import { HELP } from './help.js';
 import type { Output } from './output.js';
+import { buildWritingServices } from './write-lock.js';
 
 /** Runs a projects subcommand; resolves with the exit code. */
 export async function projectsCommand(config: Config, args: ParsedArgs, out: Output): Promise<number> {
@@ -12,7 +13,8 @@ export async function projectsCommand(config: Config, args: ParsedArgs, out: Out
     out.text(HELP.projects);
     return action || args.switches.has('help') ? 0 : 2;
   }
-  const services = await buildServices(config);
+  // create and delete write: they hold a SQLite data folder, and refuse beside a running server.
+  const services = action === 'create' || action === 'delete' ? await buildWritingServices(config, `projects ${action}`, target) : await buildServices(config);
   try {
     switch (action) {
       case 'create': {

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import type { ParsedArgs } from './args.js';
 import { HELP } from './help.js';
 import type { Output } from './output.js';
+import { buildWritingServices } from './write-lock.js';
 
 export async function schemaCommand(config: Config, args: ParsedArgs, out: Output): Promise<number> {
   const [, action, file] = args.positionals;
@@ -22,7 +23,8 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
     out.error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const services = await buildServices(config);
+  // A dry run changes nothing, so it may run beside a server; applying holds a SQLite data folder.
+  const services = args.switches.has('dry-run') ? await buildServices(config) : await buildWritingServices(config, 'schema apply', projectId);
   try {
     await services.registry.get(projectId);
     const allowDestructive = args.switches.has('allow-destructive');

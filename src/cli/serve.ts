@@ -1,10 +1,14 @@
 /** `rowbase serve`: build the app, listen, and shut down gracefully on SIGTERM/SIGINT. */
 import { buildApp } from '../app/build-app.js';
 import type { Config } from '../config/config.js';
+import { refusalFor } from './write-lock.js';
 
 /** Runs the server until a signal; resolves with the exit code. */
 export async function serve(config: Config): Promise<number> {
-  const { app, services } = await buildApp(config);
+  // The app takes a SQLite data folder for itself: a second server on it is refused, naming the holder.
+  const { app, services } = await buildApp(config).catch((error: unknown) => {
+    throw refusalFor(error, 'serve');
+  });
   if (services.platformKey.generated) {
     // Printed once, on stdout rather than the log, so it is not kept in log files.
     process.stdout.write(

@@ -1,16 +1,19 @@
 /**
  * The rowbase CLI as a process (`node --import tsx src/main.ts ...`) over a temporary data
- * folder: projects create/list/delete, schema apply with its plan, --help and exit codes.
+ * folder: projects create/list/delete, schema apply with its plan, --help and exit codes. These
+ * commands write, so they run with no server on the folder; beside a running server they refuse
+ * (test/e2e/data-dir-lock.test.ts).
  * @engine sqlite — the commands run over DATA_DIR and the test checks the project files, so the
  * PostgreSQL pass leaves it out.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { PROCESS_PLATFORM_KEY } from '../helpers/server-process.js';
 
 interface Run {
   readonly code: number;
@@ -58,25 +61,20 @@ describe('rowbase CLI', () => {
     });
   });
 
-  describe('projects and schemas, next to a running server', () => {
-    let server: ServerProcess;
+  describe('projects and schemas', () => {
     let projectId: string;
-    let admin: Record<string, string>;
-    const platform = { 'x-platform-key': PROCESS_PLATFORM_KEY };
+    // The declared tables, read from the project's file (no server runs on the folder here).
     const tableNames = async () => {
-      const response = await call(server.url, 'GET', `/p/${projectId}/v1/tables`, admin);
-      assert.equal(response.status, 200, JSON.stringify(response.body));
-      return response.body.data.map((t: { name: string }) => t.name).sort();
+      const db = new Database(path.join(dataDir, 'projects', `${projectId}.db`), { readonly: true });
+      try {
+        return (db.prepare('SELECT name FROM _rb_tables').pluck().all() as string[]).sort();
+      } finally {
+        db.close();
+      }
     };
-    before(async () => {
-      server = await startServerProcess(dataDir);
-    });
-    after(async () => {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    });
+    const listed = async () => JSON.parse((await run(['projects', 'list', '--json'])).stdout).data.map((p: { id: string }) => p.id);
 
-    it('projects create --name demo --json prints the project and its keys; the server serves it at once', async () => {
+    it('projects create --name demo --json prints the project and its keys; its storage exists at once', async () => {
       const result = await run(['projects', 'create', '--name', 'demo', '--json']);
       assert.equal(result.code, 0, result.stderr);
       const { data } = JSON.parse(result.stdout);
@@ -85,8 +83,6 @@ describe('rowbase CLI', () => {
       assert.match(data.admin_key, /^sk_[0-9A-Za-z]{32,}$/);
       assert.match(data.publishable_key, /^pk_[0-9A-Za-z]{32,}$/);
       projectId = data.id;
-      admin = { 'x-admin-key': data.admin_key };
-      assert.equal((await call(server.url, 'GET', `/v1/projects/${projectId}`, platform)).status, 200);
       assert.deepEqual(await tableNames(), []);
     });
 
@@ -149,7 +145,7 @@ describe('rowbase CLI', () => {
       const result = await run(['projects', 'delete', projectId]);
       assert.equal(result.code, 0, result.stderr);
       assert.equal(existsSync(path.join(dataDir, 'projects', `${projectId}.db`)), false);
-      assert.equal((await call(server.url, 'GET', `/v1/projects/${projectId}`, platform)).status, 404);
+      assert.deepEqual(await listed(), []);
       const again = await run(['projects', 'delete', projectId, '--json']);
       assert.equal(again.code, 1);
       assert.equal(JSON.parse(again.stderr).error.code, 'PROJECT_NOT_FOUND');

@@ -5,22 +5,39 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { StorageEngine } from '../types.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { openSqliteFile, SqliteDatabase, type SqliteOptions } from './sqlite-database.js';
 import { migrate, PROJECT_MIGRATIONS, SYSTEM_MIGRATIONS } from './sqlite-migrations.js';
 
 export interface SqliteEngineOptions extends SqliteOptions {
   readonly dataDir: string;
   readonly maxOpenProjects: number;
+  /**
+   * Take the data folder exclusively for this command (e.g. "rowbase serve") until close:
+   * servers and writing CLI commands do; read-only commands and the storage tests do not.
+   */
+  readonly lockAs?: string;
 }
 
 // Project ids are validated long before this, but a file path built from one must never escape the folder.
 const SAFE_PROJECT_ID = /^[a-z0-9][a-z0-9-]{2,39}$/;
 
-/** Builds the SQLite engine, creating the data folder and migrating the system database. */
+/**
+ * Builds the SQLite engine, creating the data folder and migrating the system database. With
+ * `lockAs`, takes the folder first; throws DataDirInUseError when another process holds it.
+ */
 export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
-  mkdirSync(path.join(options.dataDir, 'projects'), { recursive: true });
-  const systemConnection = openSqliteFile(path.join(options.dataDir, 'system.db'));
-  migrate(systemConnection, SYSTEM_MIGRATIONS);
+  // Locked before anything is opened or migrated; released by close().
+  const lock = options.lockAs === undefined ? undefined : lockDataDir(options.dataDir, options.lockAs);
+  let systemConnection: ReturnType<typeof openSqliteFile>;
+  try {
+    mkdirSync(path.join(options.dataDir, 'projects'), { recursive: true });
+    systemConnection = openSqliteFile(path.join(options.dataDir, 'system.db'));
+    migrate(systemConnection, SYSTEM_MIGRATIONS);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const system = new SqliteDatabase(() => systemConnection, undefined, options);
   // Every project's database object lives as long as the engine; only open handles are bounded.
   const known = new Map<string, SqliteDatabase>();
@@ -114,6 +131,7 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
       await system.close();
       // The system connection is opened eagerly (to migrate it); close it even if never used since.
       if (systemConnection.open) systemConnection.close();
+      lock?.release();
     },
   };
 }
