@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import { AppError } from '../errors/app-error.js';
+import { checkVerifyRedirectUrl } from './verify-redirect-url.js';
 
 export interface RateLimitSettings {
   /** Requests per minute per client address on each rate-limited auth endpoint. */
@@ -27,6 +28,8 @@ export interface ProjectSettings {
   readonly email_from: string | null;
   readonly min_password_length: number;
   readonly rate_limits: RateLimitSettings;
+  /** Where a browser goes after opening a verification link (verify-redirect-url.ts); null: a page of our own. */
+  readonly verify_redirect_url: string | null;
 }
 
 export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
@@ -41,6 +44,7 @@ export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
   email_from: null,
   min_password_length: 8,
   rate_limits: Object.freeze({ per_address_per_minute: 30, failed_logins_per_email: 10, mails_per_email_per_hour: 5 }),
+  verify_redirect_url: null,
 });
 
 const positive = (max: number) => ({ type: 'integer', minimum: 1, maximum: max });
@@ -60,6 +64,7 @@ const patchSchema = {
     // One line: `addr@host` or `Name <addr@host>`; a line break would let a value inject mail headers.
     email_from: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 254, pattern: '^(?:[^\\r\\n<>@]*<[^\\s<>@]+@[^\\s<>@]+>|[^\\s<>@]+@[^\\s<>@]+)$' }] },
     min_password_length: { type: 'integer', minimum: 8, maximum: 256 },
+    verify_redirect_url: { anyOf: [{ type: 'null' }, { type: 'string' }] },
     rate_limits: {
       type: 'object',
       additionalProperties: false,
@@ -145,7 +150,7 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
     });
   }
   const body = patch as Partial<ProjectSettings>;
-  return Object.freeze({
+  const next: ProjectSettings = Object.freeze({
     ...current,
     ...body,
     allowed_redirect_origins: body.allowed_redirect_origins
@@ -154,6 +159,8 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
     cors_origins: body.cors_origins ? normalizeCorsOrigins(body.cors_origins) : current.cors_origins,
     rate_limits: Object.freeze({ ...current.rate_limits, ...(body.rate_limits ?? {}) }),
   });
+  // Checked against the allow-list as it is after this PATCH (which may extend it).
+  return body.verify_redirect_url === undefined ? next : Object.freeze({ ...next, verify_redirect_url: checkVerifyRedirectUrl(body.verify_redirect_url, next.allowed_redirect_origins) });
 }
 
 /** Reads stored settings, filling defaults for anything added since they were written. */
