@@ -51,7 +51,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
   });
   // Services are built after the app so that they log through the app's (redacting) logger.
-  const services = await buildServices(config, { ...options, log: app.log });
+  // A server holds its SQLite data folder until it closes: one process per folder (docs/deploy.md).
+  const services = await buildServices(config, { lockDataDirAs: 'rowbase serve', ...options, log: app.log });
   // Bodies are JSON only: drop Fastify's text/plain parser so anything else is a 415.
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);

@@ -44,9 +44,10 @@ export interface Services {
 
 /**
  * Opens storage for the config: PostgreSQL for `DATABASE_URL=postgres://...`, else SQLite
- * files under DATA_DIR. Throws StoreError('unavailable') when PostgreSQL cannot be reached.
+ * files under DATA_DIR (taken exclusively with `lockAs`). Throws StoreError('unavailable') when
+ * PostgreSQL cannot be reached, DataDirInUseError when another process holds the data folder.
  */
-export async function buildStorage(config: Config, log: MailLog = silentMailLog): Promise<StorageEngine> {
+export async function buildStorage(config: Config, log: MailLog = silentMailLog, lockAs?: string): Promise<StorageEngine> {
   if (config.databaseUrl) {
     return buildPostgresEngine({
       url: config.databaseUrl,
@@ -55,7 +56,7 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog)
       onError: (error) => log.warn({ err: error }, 'PostgreSQL connection error'),
     });
   }
-  return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects });
+  return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects, ...(lockAs !== undefined && { lockAs }) });
 }
 
 /**
@@ -90,13 +91,18 @@ export interface ServiceOptions {
   readonly smtpTimeouts?: Partial<SmtpTimeouts>;
   /** Password-hasher slots and wait queue; tests shrink the queue. */
   readonly hasher?: Argon2HasherOptions;
+  /**
+   * Take a SQLite data folder exclusively for this command ("rowbase serve", "rowbase import"...)
+   * until storage closes; throws DataDirInUseError when another process holds it. Unset: no lock.
+   */
+  readonly lockDataDirAs?: string;
 }
 
 /** Builds every service for a config; `clock` may be replaced in tests. */
 export async function buildServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? silentMailLog;
-  const storage = await buildStorage(config, log);
+  const storage = await buildStorage(config, log, options.lockDataDirAs);
   const hasher = buildArgon2Hasher(options.hasher);
   const schemas = new SchemaService(storage, clock);
   const rows = new RowService(schemas, hasher, clock);
