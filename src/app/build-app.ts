@@ -33,7 +33,7 @@ export interface BuiltApp {
 /** What tests may replace when building the app: the clock, mail worker and SMTP tunables. */
 export type AppOptions = Omit<ServiceOptions, 'log'>;
 
-/** Builds the app and its services; closing the app drains auth work, stops the mail worker, then closes storage. */
+/** Builds the app and its services; closing the app stops the mail request worker and the mail worker, then closes storage. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: buildLoggerOptions(config.logLevel),
@@ -62,12 +62,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // The mail worker runs only while the app does; it never sits on a request's path.
   app.addHook('onReady', async () => {
     services.mailWorker?.start();
+    services.mailRequests.start();
     // The dummy hash is made now, so the first login with an unknown email takes no longer than the next ones.
     services.hasher.dummyHash().catch(() => undefined);
   });
   app.addHook('onClose', async () => {
-    // Background auth work may still queue mail: let it finish before the worker stops.
-    await services.auth.drain();
+    // Requests being resolved may still queue mail: let them finish before the mail worker stops.
+    await services.mailRequests.stop();
     await services.mailWorker?.stop();
     await services.rateLimiter.close?.();
     await services.hasher.close();

@@ -8,6 +8,7 @@ import { buildMemoryRateLimiter } from '../auth/memory-rate-limiter.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
 import type { Config } from '../config/config.js';
 import { silentMailLog, StoredMailQueue, type MailLog, type MailQueue } from '../email/mail-queue.js';
+import { MailRequestWorker } from '../email/mail-request-worker.js';
 import { MailWorker, type MailWorkerOptions } from '../email/mail-worker.js';
 import { buildSmtpTransport, DEFAULT_SMTP_TIMEOUTS, type SmtpTimeouts } from '../email/smtp-transport.js';
 import type { AccessTokenVerifier } from '../http/credentials.js';
@@ -40,6 +41,8 @@ export interface Services {
   readonly mail: MailQueue;
   /** Sends queued mail over SMTP_URL; undefined without SMTP_URL (mail stays in the outbox). */
   readonly mailWorker: MailWorker | undefined;
+  /** Resolves queued mail requests (forgot-password) to mails or nothing, in either mode. */
+  readonly mailRequests: MailRequestWorker;
 }
 
 /**
@@ -106,17 +109,31 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const hasher = buildArgon2Hasher(options.hasher);
   const schemas = new SchemaService(storage, clock);
   const rows = new RowService(schemas, hasher, clock);
-  const mail = buildMail(config, storage, clock, log, options);
+  // The queue wakes the request worker, which needs the auth service built below.
+  let wakeRequests = () => {};
+  const mail = buildMail(config, storage, clock, log, options, () => wakeRequests());
   const rateLimiter = await buildRateLimiter(config, storage, clock, log);
   const auth = buildAuthService({
     schemas, rows, hasher, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
   });
   const platformKey = await loadPlatformKey(storage.system, config.platformKey);
+  const registry = new ProjectRegistry(storage, clock, platformKey);
+  const mailRequests = new MailRequestWorker(
+    storage.system,
+    async (request) => {
+      const state = await registry.find(request.projectId);
+      return state && auth.resolveMailRequest(state, request);
+    },
+    log,
+    { delivery: config.smtpUrl ? 'smtp' : 'outbox' },
+    () => mail.mailWorker?.wake(),
+  );
+  wakeRequests = () => mailRequests.wake();
   return {
     config,
     clock,
     storage,
-    registry: new ProjectRegistry(storage, clock, platformKey),
+    registry,
     schemas,
     rows,
     platformKey,
@@ -125,17 +142,18 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     auth,
     rateLimiter,
     ...mail,
+    mailRequests,
   };
 }
 
 /** SMTP_URL set: a queue whose rows the worker sends. Unset: a queue that is the outbox. */
-function buildMail(config: Config, storage: StorageEngine, clock: Clock, log: MailLog, options: ServiceOptions): Pick<Services, 'mail' | 'mailWorker'> {
+function buildMail(config: Config, storage: StorageEngine, clock: Clock, log: MailLog, options: ServiceOptions, onRequested: () => void): Pick<Services, 'mail' | 'mailWorker'> {
   const defaultFrom = config.emailFrom;
   if (!config.smtpUrl) {
-    return { mail: new StoredMailQueue(storage.system, { delivery: 'outbox', defaultFrom, clock, log }), mailWorker: undefined };
+    return { mail: new StoredMailQueue(storage.system, { delivery: 'outbox', defaultFrom, clock, log, onRequested }), mailWorker: undefined };
   }
   const transport = buildSmtpTransport(config.smtpUrl, { ...DEFAULT_SMTP_TIMEOUTS, ...options.smtpTimeouts });
   const worker = new MailWorker(storage.system, transport, log, options.mailWorker);
-  const mail = new StoredMailQueue(storage.system, { delivery: 'smtp', defaultFrom, clock, log, onEnqueued: () => worker.wake() });
+  const mail = new StoredMailQueue(storage.system, { delivery: 'smtp', defaultFrom, clock, log, onEnqueued: () => worker.wake(), onRequested });
   return { mail, mailWorker: worker };
 }

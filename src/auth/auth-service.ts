@@ -2,9 +2,11 @@
  * The auth module's front door: builds the flows over shared ports and hands the HTTP layer
  * one object. `buildServices` is the only caller.
  */
+import type { MailRequest, ResolvedMail } from '../email/mail-request-worker.js';
+import type { ProjectState } from '../projects/project-registry.js';
 import type { AuthDeps } from './auth-deps.js';
 import { AuthRateLimits } from './auth-rate-limits.js';
-import { PasswordService } from './password-service.js';
+import { PasswordService, RESET_REQUEST_KIND } from './password-service.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { SessionService } from './session-service.js';
 import { revokeAllSessions } from './sessions.js';
@@ -21,8 +23,12 @@ export interface AuthService {
   readonly verification: VerificationService;
   /** Revokes every session of a project (rotate-jwt-secret with revoke_sessions). */
   revokeAllSessions(projectId: string): Promise<void>;
-  /** Waits for background auth work (reset mails being prepared) before storage closes. */
-  drain(): Promise<void>;
+  /**
+   * Resolves a mail request the auth flows queued (forgot-password) to its mail, or to
+   * undefined when there is nothing to send (unknown email, unknown kind). Storage errors
+   * propagate: the request worker retries.
+   */
+  resolveMailRequest(state: ProjectState, request: MailRequest): Promise<ResolvedMail | undefined>;
 }
 
 /** What the auth service is built from: the flows' ports, minus what it builds itself. */
@@ -49,6 +55,8 @@ export function buildAuthService(options: AuthServiceOptions): AuthService {
       const schema = await options.schemas.schema(projectId);
       await revokeAllSessions(schema.db, options.clock.now());
     },
-    drain: () => passwords.drain(),
+    async resolveMailRequest(state, request) {
+      return request.kind === RESET_REQUEST_KIND ? passwords.resolveResetRequest(state, request) : undefined;
+    },
   };
 }

@@ -4,6 +4,11 @@
  * request never waits for a mail server and a restart loses no mail. With SMTP configured
  * the worker (`mail-worker.ts`) sends queued rows; without it they stay as the project's
  * outbox, readable through GET /p/{id}/v1/emails.
+ *
+ * A mail that must not reveal whether its recipient exists (the password reset) is queued
+ * as a *request* instead: one row holding what was asked, written the same way for every
+ * email before the HTTP answer, which the request worker (`mail-request-worker.ts`) later
+ * turns into a mail or deletes.
  */
 import { isoNow, systemClock, type Clock } from '../lib/clock.js';
 import { newRowId } from '../lib/ids.js';
@@ -34,15 +39,38 @@ export interface MailView {
   readonly status: string;
 }
 
+/**
+ * A mail asked for but not yet known to exist (forgot-password): the request worker hands it
+ * to the resolver that owns `kind`, which returns the mail to send or nothing.
+ */
+export interface MailRequestInput {
+  readonly projectId: string;
+  /** Names the resolver, e.g. `reset-password`. */
+  readonly kind: string;
+  /** The address asked about, which may belong to nobody. */
+  readonly email: string;
+  /** What the resolver needs (JSON-serialisable), e.g. the redirect URL. */
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** The From header; defaults to EMAIL_FROM. Fixed now, like a queued mail's. */
+  readonly from?: string;
+}
+
 export interface MailQueue {
   /** Stores the mail durably in the system database and returns at once; never waits for SMTP. */
   enqueue(mail: OutgoingMail): Promise<void>;
+  /**
+   * Stores a mail request durably (one insert, the same for every email) and returns at once;
+   * the request worker resolves it to a mail or to nothing later.
+   */
+  enqueueRequest(request: MailRequestInput): Promise<void>;
   /** A project's mails, newest first. */
   list(projectId: string, limit: number, offset: number): Promise<{ items: MailView[]; total: number }>;
 }
 
 /** The states of a `mail_queue` row. */
 export const MAIL_STATUS = Object.freeze({
+  /** A mail request waiting for the request worker; never listed, never sent as is. */
+  request: 'request',
   /** Kept for reading through the outbox endpoint; nothing sends it. */
   outbox: 'outbox',
   /** Waiting for the worker (first try or a retry). */
@@ -77,6 +105,8 @@ export interface StoredMailQueueOptions {
   readonly log: MailLog;
   /** Called after each enqueue so the worker sends at once instead of at its next poll. */
   readonly onEnqueued?: () => void;
+  /** Called after each request is stored, so the request worker resolves it at once. */
+  readonly onRequested?: () => void;
 }
 
 const VIEW_COLUMNS = ['id', 'recipient', 'subject', 'text_body', 'html_body', 'created_at', 'status'].map((name) => col(MAIL_QUEUE, name));
@@ -131,9 +161,36 @@ export class StoredMailQueue implements MailQueue {
     }
   }
 
-  /** A project's mails, newest first (ties broken by the time-ordered id). */
+  /**
+   * Writes the request as one row (status `request`, the kind in `subject`, the payload as
+   * JSON in `text_body`); it is committed (durable) when this resolves. Logs nothing: the
+   * address may belong to nobody, and the log must not differ between the two.
+   */
+  async enqueueRequest(request: MailRequestInput): Promise<void> {
+    if (/[\r\n]/.test(request.email) || /[\r\n]/.test(request.from ?? '')) throw new Error('mail queue: email and from must not contain line breaks');
+    const values: Record<string, unknown> = {
+      id: newRowId(),
+      project_id: request.projectId,
+      recipient: request.email,
+      subject: request.kind,
+      text_body: JSON.stringify(request.payload),
+      html_body: '',
+      status: MAIL_STATUS.request,
+      attempts: 0,
+      next_attempt_at: isoNow(this.schedulingClock),
+      locked_until: null,
+      created_at: isoNow(this.options.clock),
+      sent_at: null,
+      last_error: null,
+      sender: request.from ?? this.options.defaultFrom,
+    };
+    await this.db.run({ kind: 'insert', table: MAIL_QUEUE.table, columns: MAIL_QUEUE.columns, rows: [MAIL_QUEUE.columns.map((c) => values[c.name])] });
+    this.options.onRequested?.();
+  }
+
+  /** A project's mails, newest first (ties broken by the time-ordered id); unresolved requests are not mails yet. */
   async list(projectId: string, limit: number, offset: number): Promise<{ items: MailView[]; total: number }> {
-    const where = sql.eq('project_id', projectId);
+    const where = sql.and(sql.eq('project_id', projectId), sql.not(sql.eq('status', MAIL_STATUS.request)));
     const rows = await this.db.all({
       kind: 'select',
       table: MAIL_QUEUE.table,

@@ -87,10 +87,19 @@ const FIELD_HINTS: Readonly<Record<string, string>> = {
 
 /**
  * Normalises an origin (`scheme://host[:port]`, http or https): lower-case, default port
- * dropped. Throws VALIDATION_FAILED, naming `field` (the setting being written), for anything
- * with a path, query, fragment or userinfo.
+ * dropped, an internationalised host in its punycode form. Throws VALIDATION_FAILED, naming
+ * `field` (the setting being written), for anything with a path, query, fragment or
+ * userinfo, a control character or whitespace (the URL parser would silently drop some), a
+ * wildcard (it can never match a real origin), or a host that is neither a DNS name nor an
+ * IP literal.
  */
 export function normalizeOrigin(input: string, field = 'allowed_redirect_origins'): string {
+  if (/[\u0000-\u0020\u007f-\u009f\s]/u.test(input)) {
+    throw invalidOrigin(input, field, 'holds a control character or whitespace');
+  }
+  if (input.includes('*')) {
+    throw invalidOrigin(input, field, 'holds a wildcard, which never matches a real origin', 'List every origin in full, e.g. "https://app.example.com" and "https://admin.example.com".');
+  }
   let url: URL;
   try {
     url = new URL(input);
@@ -102,13 +111,20 @@ export function normalizeOrigin(input: string, field = 'allowed_redirect_origins
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || hasExtras || bare.toLowerCase().includes('@') || /[?#]/.test(input)) {
     throw invalidOrigin(input, field);
   }
+  if (!isDnsNameOrIp(url.hostname)) throw invalidOrigin(input, field, 'has a host that is neither a DNS name nor an IP address');
   return url.origin;
 }
 
-function invalidOrigin(input: string, field: string): AppError {
+/** A parsed URL host that is an IP literal (the parser already checked it) or a DNS name of letter-digit-hyphen labels. */
+function isDnsNameOrIp(hostname: string): boolean {
+  if (hostname.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(hostname)) return true;
+  return hostname.length <= 253 && hostname.split('.').every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
+}
+
+function invalidOrigin(input: string, field: string, reason = 'is not an origin (scheme://host[:port], http or https)', suggestion?: string): AppError {
   return new AppError('VALIDATION_FAILED', {
-    message: `${field}: ${JSON.stringify(input)} is not an origin (scheme://host[:port], http or https).`,
-    suggestion: 'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
+    message: `${field}: ${JSON.stringify(input)} ${reason}.`,
+    suggestion: suggestion ?? 'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
   });
 }
 

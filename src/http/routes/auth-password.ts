@@ -20,8 +20,8 @@ export function registerAuthPasswordRoutes(app: FastifyInstance, services: Servi
 
   app.post<ProjectRoute>('/p/:id/auth/forgot-password', async (request) => {
     const state = await authProject(request, registry, auth, 'forgot-password');
-    // The mail is prepared after the answer; its failures are logged, never shown to the caller.
-    return auth.passwords.forgotPassword(state, request.body, (error) => request.log.error({ err: error }, 'reset mail could not be queued'));
+    // The request is stored durably before the answer; the mail is resolved from it in the background.
+    return auth.passwords.forgotPassword(state, request.body);
   });
 
   app.post<ProjectRoute>('/p/:id/auth/reset-password', async (request) => {

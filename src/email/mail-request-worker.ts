@@ -1,0 +1,274 @@
+/**
+ * The mail request worker: turns `request` rows of the mail queue (forgot-password, written
+ * before the HTTP answer, the same for every email) into mails or into nothing, in the
+ * background. It claims due rows with a lease inside one transaction (`FOR UPDATE SKIP
+ * LOCKED` on PostgreSQL), like the mail worker, so several processes never resolve a row at
+ * once and a crashed process's rows become due again when the lease runs out. A resolved row
+ * becomes an ordinary mail in place (`pending` for SMTP, `outbox` without it) by one
+ * conditional UPDATE, so the mail worker's once-only sending applies to it unchanged.
+ * Resolution is at least once: a crash after the resolver's work (a reset token issued) but
+ * before the row changed resolves it again, which issues a second token and one mail.
+ */
+import { isoNow, systemClock, type Clock } from '../lib/clock.js';
+import { col, MAIL_QUEUE } from '../projects/system-tables.js';
+import { sql, type Expr } from '../query/sql-tree.js';
+import type { Database, Executor, Row } from '../store/types.js';
+import { MAIL_STATUS, type MailLog } from './mail-queue.js';
+
+/** A stored request, as the resolver sees it. */
+export interface MailRequest {
+  readonly id: string;
+  readonly projectId: string;
+  readonly kind: string;
+  readonly email: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+}
+
+/** The mail a request resolves to (the From header was fixed when it was asked). */
+export interface ResolvedMail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+}
+
+/** Resolves a request to its mail, or to undefined (nobody to mail); throws to retry later. */
+export type MailRequestResolver = (request: MailRequest) => Promise<ResolvedMail | undefined>;
+
+/** Tunables; tests shorten them. */
+export interface MailRequestWorkerOptions {
+  /** `smtp`: a resolved mail waits for the mail worker. `outbox`: it is kept for the outbox. */
+  readonly delivery: 'smtp' | 'outbox';
+  /** How often to look for due requests when nothing woke the worker. */
+  readonly pollIntervalMs: number;
+  readonly batchSize: number;
+  /** How long a claim holds its rows (a crashed process's claim frees them after this). */
+  readonly leaseMs: number;
+  /** After this many failed resolutions a request is dropped (logged as an error). */
+  readonly maxAttempts: number;
+  /** Retry delay after a failed resolution: base·2^(n−1), capped at 60 s. */
+  readonly backoffBaseMs: number;
+}
+
+/**
+ * Defaults: resolve at once when woken, else every 5 s; retry storage failures for about an
+ * hour. The lease is short because resolving takes a few queries: a crashed process's
+ * requests are resolved by the next one within seconds. A resolution outliving it is
+ * harmless: the row changes once (see `write`), at worst one unused reset token more.
+ */
+export const DEFAULT_MAIL_REQUEST_WORKER_OPTIONS: Omit<MailRequestWorkerOptions, 'delivery'> = Object.freeze({
+  pollIntervalMs: 5_000,
+  batchSize: 20,
+  leaseMs: 10_000,
+  maxAttempts: 60,
+  backoffBaseMs: 1_000,
+});
+
+const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'attempts'].map((name) => col(MAIL_QUEUE, name));
+
+/** Resolves queued mail requests in the background. One per process; start() when the app is ready. */
+export class MailRequestWorker {
+  private readonly options: MailRequestWorkerOptions;
+  private running = false;
+  private stopping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wakeRequested = false;
+  private wakeSleeper: (() => void) | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly resolve: MailRequestResolver,
+    private readonly log: MailLog,
+    options: Partial<MailRequestWorkerOptions> & Pick<MailRequestWorkerOptions, 'delivery'>,
+    /** Called when a request became a mail to send, so the mail worker sends it at once. */
+    private readonly onMailQueued: () => void = () => {},
+    /** Real time: leases are compared across processes and restarts. */
+    private readonly clock: Clock = systemClock,
+  ) {
+    this.options = Object.freeze({ ...DEFAULT_MAIL_REQUEST_WORKER_OPTIONS, ...options });
+  }
+
+  /** Starts the background loop (idempotent). Never throws; storage errors are logged and retried. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stopping = false;
+    this.loopDone = this.loop();
+  }
+
+  /**
+   * Asks the worker to look for due requests soon rather than at its next poll: on the next
+   * turn of the event loop, so that the answer of the request that stored it is written out
+   * first (on SQLite, resolving runs synchronous statements, and the answer's timing must not
+   * include them: they differ between a known and an unknown email).
+   */
+  wake(): void {
+    setImmediate(() => {
+      this.wakeRequested = true;
+      this.wakeSleeper?.();
+    });
+  }
+
+  /** Stops the loop after the batch in hand; unresolved requests stay queued for the next start. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.stopping = true;
+    this.wakeSleeper?.();
+    await this.loopDone;
+  }
+
+  /** Claims one batch of due requests and resolves it. Resolves with how many rows it claimed. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim();
+    await Promise.all(claimed.map((row) => this.settle(row)));
+    return claimed.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      this.wakeRequested = false;
+      let claimedFullBatch = false;
+      try {
+        claimedFullBatch = (await this.runOnce()) >= this.options.batchSize;
+      } catch (error) {
+        this.log.error({ err: error }, 'mail request worker: could not read the mail queue; retrying at the next poll');
+      }
+      if (!this.running) break;
+      if (claimedFullBatch || this.wakeRequested) continue;
+      await this.sleep(this.options.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeSleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      // The loop alone must not keep a process alive.
+      timer.unref();
+      this.wakeSleeper = done;
+      if (this.wakeRequested || !this.running) done();
+    });
+  }
+
+  /** Takes due, unleased requests and leases them, in one transaction. */
+  private async claim(): Promise<Row[]> {
+    const now = isoNow(this.clock);
+    const leaseUntil = new Date(this.clock.now() + this.options.leaseMs).toISOString();
+    const due = sql.and(
+      sql.eq('status', MAIL_STATUS.request),
+      compare('next_attempt_at', '<=', now),
+      sql.or(sql.isNull(sql.column('locked_until')), compare('locked_until', '<=', now)),
+    );
+    return this.db.transaction(async (tx: Executor) => {
+      const rows = await tx.all({
+        kind: 'select',
+        table: MAIL_QUEUE.table,
+        columns: COLUMNS,
+        where: due,
+        orderBy: [
+          { column: 'next_attempt_at', descending: false },
+          { column: 'id', descending: false },
+        ],
+        limit: this.options.batchSize,
+        forUpdate: true,
+        skipLocked: true,
+      });
+      if (rows.length === 0) return rows;
+      await tx.run({
+        kind: 'update',
+        table: MAIL_QUEUE.table,
+        set: [
+          { column: col(MAIL_QUEUE, 'locked_until'), value: sql.value(leaseUntil, 'text') },
+          { column: col(MAIL_QUEUE, 'attempts'), value: { kind: 'add', left: sql.column('attempts'), right: sql.value(1, 'integer') } },
+        ],
+        where: sql.and(due, { kind: 'in', expr: sql.column('id'), values: rows.map((row) => sql.value(row.id, 'text')) }),
+      });
+      return rows.map((row) => ({ ...row, attempts: Number(row.attempts) + 1 }));
+    });
+  }
+
+  /** Resolves one claimed row and writes the outcome; failures are recorded for a retry. */
+  private async settle(row: Row): Promise<void> {
+    const id = String(row.id);
+    const projectId = String(row.project_id);
+    try {
+      const mail = await this.resolve({ id, projectId, kind: String(row.subject), email: String(row.recipient), payload: parsePayload(row.text_body) });
+      if (!mail) {
+        await this.db.run({ kind: 'delete', table: MAIL_QUEUE.table, where: stillRequested(id) });
+        return;
+      }
+      const status = this.options.delivery === 'smtp' ? MAIL_STATUS.pending : MAIL_STATUS.outbox;
+      const changed = await this.write(id, {
+        status, recipient: mail.to, subject: mail.subject, text_body: mail.text, html_body: mail.html,
+        attempts: 0, locked_until: null, next_attempt_at: isoNow(this.clock), last_error: null,
+      });
+      // 0: another process resolved it after our lease ran out; its mail stands, ours is dropped.
+      if (changed === 0) return;
+      if (status === MAIL_STATUS.outbox) {
+        this.log.info({ projectId, mailId: id }, `mail to ${mail.to} queued in the outbox of project ${projectId}`);
+      } else {
+        this.log.info({ projectId, mailId: id }, `mail to ${mail.to} queued for SMTP delivery (project ${projectId})`);
+        this.onMailQueued();
+      }
+    } catch (error) {
+      await this.recordFailure(row, error).catch((failure: unknown) => {
+        this.log.error({ err: failure, mailId: id }, 'mail request worker: could not record a failed resolution; the request is retried when its lease ends');
+      });
+    }
+  }
+
+  private async recordFailure(row: Row, error: unknown): Promise<void> {
+    const id = String(row.id);
+    const attempts = Number(row.attempts);
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    if (this.stopping) {
+      // Shutting down is not the request's fault: put it back as due without counting the attempt.
+      await this.write(id, { locked_until: null, next_attempt_at: isoNow(this.clock), attempts: attempts - 1 });
+      return;
+    }
+    if (attempts >= this.options.maxAttempts) {
+      await this.db.run({ kind: 'delete', table: MAIL_QUEUE.table, where: stillRequested(id) });
+      this.log.error({ err: error, mailId: id, projectId: row.project_id }, `mail request dropped after ${attempts} failed attempt(s)`);
+      return;
+    }
+    const delayMs = Math.min(this.options.backoffBaseMs * 2 ** Math.min(attempts - 1, 20), 60_000);
+    const next = new Date(this.clock.now() + delayMs).toISOString();
+    await this.write(id, { locked_until: null, next_attempt_at: next, last_error: reason });
+    this.log.warn({ err: error, mailId: id, projectId: row.project_id, nextAttemptAt: next }, 'mail request could not be resolved; retrying');
+  }
+
+  /** Updates a row that is still a request; resolves with the number of rows changed (0 or 1). */
+  private write(id: string, values: Record<string, unknown>): Promise<number> {
+    return this.db.run({
+      kind: 'update',
+      table: MAIL_QUEUE.table,
+      set: Object.entries(values).map(([name, value]) => {
+        const column = col(MAIL_QUEUE, name);
+        return { column, value: sql.value(value, column.type) };
+      }),
+      where: stillRequested(id),
+    });
+  }
+}
+
+function stillRequested(id: string): Expr {
+  return sql.and(sql.eq('id', id), sql.eq('status', MAIL_STATUS.request));
+}
+
+function parsePayload(value: unknown): Readonly<Record<string, unknown>> {
+  try {
+    const parsed: unknown = JSON.parse(String(value));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function compare(name: string, op: '<=' | '<', value: string): Expr {
+  return { kind: 'compare', op, left: sql.column(name), right: sql.value(value, 'text') };
+}
