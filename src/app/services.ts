@@ -21,6 +21,7 @@ import { buildSqliteEngine } from '../store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../store/types.js';
 import { RowService } from '../tables/row-service.js';
 import { SchemaService } from '../tables/schema-service.js';
+import { ProjectDocuments } from '../openapi/project-documents.js';
 
 export interface Services {
   readonly config: Config;
@@ -43,6 +44,8 @@ export interface Services {
   readonly mailWorker: MailWorker | undefined;
   /** Resolves queued mail requests (forgot-password) to mails or nothing, in either mode. */
   readonly mailRequests: MailRequestWorker;
+  /** Each project's OpenAPI document and type declarations, built once per schema version. */
+  readonly openapi: ProjectDocuments;
 }
 
 /**
@@ -143,6 +146,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     rateLimiter,
     ...mail,
     mailRequests,
+    openapi: new ProjectDocuments(schemas, config.publicUrl),
   };
 }
 

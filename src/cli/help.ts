@@ -19,6 +19,8 @@ Commands:
   schema apply --project ID FILE apply a schema file, printing the plan first
   export --project ID FILE       write a project (schema, rows, users, settings) to FILE
   import FILE [--project NEW_ID] read a project from FILE (any engine to any engine)
+  openapi --project ID           print the project's OpenAPI 3.1 document
+  types --project ID             print TypeScript declarations of the project's tables
 
 Run "rowbase <command> --help" for a command's options.`,
   serve: `Usage: rowbase serve [options]
@@ -51,6 +53,20 @@ written with owner-only permissions; keep it safe.
 Imported under its own id, the project keeps its keys, JWT secret and sessions, so clients
 and signed-in users carry on. With --project NEW_ID it is a copy: new keys (printed once),
 a new JWT secret, no sessions. An import is all or nothing.`,
+  openapi: `Usage: rowbase openapi --project ID [--url URL --admin-key KEY]
+
+Prints the project's OpenAPI 3.1 document (the same as GET /p/{id}/v1/openapi.json).
+Reads the storage named by --data-dir / DATA_DIR or --database-url / DATABASE_URL, or,
+with --url (the server's base URL, as in PUBLIC_URL), asks a running server for it; the
+admin key then comes from --admin-key or ROWBASE_ADMIN_KEY. See docs/openapi.md.`,
+  types: `Usage: rowbase types --project ID [--url URL --admin-key KEY]
+
+Prints TypeScript declarations of the project's tables: per table the row as read
+(<Name>Row), the create body (<Name>Create) and the PATCH body (<Name>Update), and
+Database, the map @rowbase/client is typed by. Save it: rowbase types --project ID > db.ts
+Reads the storage named by --data-dir / DATA_DIR or --database-url / DATABASE_URL, or,
+with --url (the server's base URL), a running server; the admin key then comes from
+--admin-key or ROWBASE_ADMIN_KEY. See docs/openapi.md.`,
 } as const;
 
 /** The help text of `rowbase <command>` (the main help without a command), or undefined. */

@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from '../config/config.js';
 import { parseArgs } from './args.js';
 import { exportCommand, importCommand } from './export-import.js';
+import { generatedDocsCommand } from './generated-docs.js';
 import { HELP } from './help.js';
 import { checkFlags } from './known-flags.js';
 import { buildOutput, reportError } from './output.js';
@@ -33,6 +34,9 @@ export async function runCli(argv: readonly string[], env: Readonly<Record<strin
         return await exportCommand(config, args, out);
       case 'import':
         return await importCommand(config, args, out);
+      case 'openapi':
+      case 'types':
+        return await generatedDocsCommand(command, config, args, env, out);
       case undefined:
         return print(out, HELP.main, args.switches.has('help') ? 0 : 2);
       default:

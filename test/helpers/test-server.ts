@@ -8,6 +8,7 @@ import path from 'node:path';
 import { buildApp, type AppOptions, type BuiltApp } from '../../src/app/build-app.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { checkAnswer } from './openapi-truth.js';
 import { createTestDatabase, testEngine } from './test-database.js';
 
 export const PLATFORM_KEY = 'rb_test_platform_key_0123456789abcdef';
@@ -59,7 +60,12 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     url: address,
     built,
     dataDir,
-    request: (method, route, requestOptions = {}) => send(address, method, route, requestOptions),
+    request: async (method, route, requestOptions = {}) => {
+      const response = await send(address, method, route, requestOptions);
+      // Every answer on a path the project's OpenAPI document describes must match it (contract §9).
+      await checkAnswer(built.services, method, route, response);
+      return response;
+    },
     async close() {
       await built.app.close();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

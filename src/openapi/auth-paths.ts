@@ -1,0 +1,89 @@
+/**
+ * The auth endpoints in the OpenAPI document (contract §5), present when the project has an
+ * auth table; verify and resend-verification only when that table has `verify_email`.
+ * Answers are plain objects (not the data envelope); `user` is the auth table's row.
+ */
+import type { ErrorCode } from '../errors/codes.js';
+import { PASSWORD_LENGTH } from './column-schemas.js';
+import { componentNames } from './data-paths.js';
+import { BEARER, BODY, errorResponses } from './error-responses.js';
+import type { TableModel } from './schema-model.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+const object = (properties: Record<string, object>) => ({ type: 'object', additionalProperties: false, required: Object.keys(properties), properties });
+
+const TOKEN = { type: 'string', description: 'The access token: a JWT (HS256) to send as Authorization: Bearer <token>.' };
+const REFRESH_TOKEN = { type: 'string', description: 'An opaque token to exchange at POST /auth/refresh.' };
+const MESSAGE = { type: 'string' };
+const PASSWORD = { type: 'string', writeOnly: true, minLength: PASSWORD_LENGTH.min, maxLength: PASSWORD_LENGTH.max };
+const NO_CREDENTIALS: object[] = [];
+const BEARER_SECURITY = [{ BearerAuth: [] }];
+
+interface Endpoint {
+  readonly method: 'get' | 'post';
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly bearer: boolean;
+  readonly body?: object;
+  readonly query?: object[];
+  readonly status: number;
+  readonly answer?: object;
+  readonly errors: readonly ErrorCode[];
+}
+
+/** The auth paths for the project's auth table, keyed by path. */
+export function authPaths(table: TableModel): Record<string, object> {
+  const user = ref(componentNames(table).row);
+  const signup = ref(componentNames(table).signup);
+  const session = object({ token: TOKEN, refresh_token: REFRESH_TOKEN, user });
+  const endpoints: Endpoint[] = [
+    { method: 'post', path: '/auth/signup', operationId: 'signUp', summary: 'Create a user and sign in', bearer: false, body: signup, status: 201, answer: session,
+      errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'VALIDATION_UNKNOWN_COLUMN', 'VALIDATION_PASSWORD', 'AUTH_EMAIL_TAKEN', 'FORBIDDEN', 'CONFLICT_UNIQUE', 'CONFLICT_REFERENCE', ...BODY] },
+    { method: 'post', path: '/auth/login', operationId: 'logIn', summary: 'Sign in with email and password', bearer: false,
+      body: object({ email: { type: 'string', maxLength: 320 }, password: { type: 'string', writeOnly: true, maxLength: 4096 } }), status: 200, answer: session,
+      errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'AUTH_INVALID_CREDENTIALS', 'AUTH_EMAIL_NOT_VERIFIED', ...BODY] },
+    { method: 'post', path: '/auth/refresh', operationId: 'refresh', summary: 'Exchange a refresh token for a new access token', bearer: false,
+      body: object({ refresh_token: { type: 'string', maxLength: 512 } }), status: 200, answer: object({ token: TOKEN, refresh_token: REFRESH_TOKEN }),
+      errors: ['VALIDATION_FAILED', 'AUTH_INVALID_REFRESH_TOKEN', 'AUTH_REFRESH_TOKEN_REUSED', 'AUTH_EMAIL_NOT_VERIFIED', ...BODY] },
+    { method: 'get', path: '/auth/me', operationId: 'me', summary: 'The signed-in user', bearer: true, status: 200, answer: object({ user }), errors: BEARER },
+    { method: 'post', path: '/auth/logout', operationId: 'logOut', summary: "End this session (its refresh token and access tokens)", bearer: true, status: 204, errors: [...BEARER, ...BODY] },
+    { method: 'post', path: '/auth/change-password', operationId: 'changePassword', summary: 'Change the password; older access tokens stop working', bearer: true,
+      body: object({ current_password: { type: 'string', writeOnly: true, maxLength: 4096 }, new_password: PASSWORD }), status: 200, answer: object({ token: TOKEN, user }),
+      errors: [...BEARER, 'RATE_LIMITED', 'VALIDATION_FAILED', 'VALIDATION_PASSWORD', 'AUTH_INVALID_CREDENTIALS', ...BODY] },
+    { method: 'post', path: '/auth/forgot-password', operationId: 'forgotPassword', summary: 'Mail a password reset link (the same answer for every email)', bearer: false,
+      body: object({ email: { type: 'string', maxLength: 320 }, redirect_url: { type: 'string', format: 'uri', description: "Its origin must be in the project's allowed_redirect_origins." } }),
+      status: 200, answer: object({ message: MESSAGE }), errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'VALIDATION_REDIRECT_URL', ...BODY] },
+    { method: 'post', path: '/auth/reset-password', operationId: 'resetPassword', summary: 'Set a new password with the token from the reset mail', bearer: false,
+      body: object({ token: { type: 'string', maxLength: 512 }, new_password: PASSWORD }), status: 200, answer: object({ message: MESSAGE }),
+      errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'VALIDATION_PASSWORD', 'AUTH_INVALID_ONE_TIME_TOKEN', ...BODY] },
+  ];
+  if (table.verifyEmail) {
+    endpoints.push(
+      { method: 'get', path: '/auth/verify', operationId: 'verifyEmail', summary: 'Verify an email address with the token from the verification mail', bearer: false,
+        query: [{ name: 'token', in: 'query', required: true, schema: { type: 'string', maxLength: 512 } }], status: 200, answer: object({ message: MESSAGE, user }),
+        errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'AUTH_INVALID_ONE_TIME_TOKEN'] },
+      { method: 'post', path: '/auth/resend-verification', operationId: 'resendVerification', summary: 'Mail a new verification link to the signed-in user', bearer: true,
+        status: 200, answer: object({ message: MESSAGE }), errors: [...BEARER, 'RATE_LIMITED', 'AUTH_ALREADY_VERIFIED', ...BODY] },
+    );
+  }
+  const paths: Record<string, object> = {};
+  for (const e of endpoints) {
+    paths[e.path] = {
+      [e.method]: {
+        operationId: e.operationId,
+        summary: e.summary,
+        tags: ['auth'],
+        security: e.bearer ? BEARER_SECURITY : NO_CREDENTIALS,
+        ...(e.query && { parameters: e.query }),
+        ...(e.body && { requestBody: { required: true, content: json(e.body) } }),
+        responses: {
+          [String(e.status)]: { description: e.status === 204 ? 'Done.' : 'Success.', ...(e.answer && { content: json(e.answer) }) },
+          ...errorResponses(e.errors),
+        },
+      },
+    };
+  }
+  return paths;
+}

@@ -1,0 +1,154 @@
+/**
+ * The data API of one table in the OpenAPI document: `/api/{table}`, `/api/{table}/{row_id}`
+ * and `/api/{table}/bulk`, with request and response schemas from the table's model.
+ */
+import type { ErrorCode } from '../errors/codes.js';
+import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
+import type { TableModel } from './schema-model.js';
+
+/** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
+const LIST_PARAMETERS = [
+  { name: 'limit', schema: { type: 'integer', minimum: 0, default: 50 }, description: 'Rows per page; larger values than 1000 are clamped to 1000 (meta.limit shows the value used).' },
+  { name: 'offset', schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Rows to skip.' },
+  { name: 'count', schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' }, description: 'none skips counting: meta.total is then null.' },
+  { name: 'sort', schema: { type: 'string' }, description: 'Comma-separated columns, - for descending (sort=-created_at,title). id is always the last key.' },
+  { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included.' },
+  { name: 'filter', schema: { type: 'string' }, description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.' },
+] as const;
+const RESERVED = new Set<string>(LIST_PARAMETERS.map((p) => p.name));
+
+/** Who may call the data API: any one of the credentials (contract §4, and §12's platform key). */
+export const DATA_SECURITY = [{ AdminKey: [] }, { BearerAuth: [] }, { ApiKey: [] }, { PlatformKey: [] }];
+
+/** Component names of a table's schemas. */
+export function componentNames(table: TableModel) {
+  const t = table.typeName;
+  return { row: `${t}Row`, listItem: `${t}ListItem`, create: `${t}Create`, update: `${t}Update`, signup: `${t}Signup` };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+const single = (name: string) => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: ref(name) } });
+
+/** The component schemas of one table: row, list item, create, update (and signup for the auth table). */
+export function tableComponents(table: TableModel): Record<string, object> {
+  const names = componentNames(table);
+  return {
+    [names.row]: { ...table.row, description: `A row of "${table.name}" as every answer returns it.` },
+    [names.listItem]: {
+      ...table.row,
+      required: ['id'],
+      description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
+    },
+    [names.create]: { ...table.create, description: `The body that creates a row of "${table.name}".` },
+    [names.update]: { ...table.update, description: `The body that changes a row of "${table.name}": any subset of its writable columns.` },
+    ...(table.signup && { [names.signup]: { ...table.signup, description: 'The body of POST /auth/signup: email, password and the custom columns.' } }),
+  };
+}
+
+/** The three paths of one table, keyed by path. */
+export function tablePaths(table: TableModel): Record<string, object> {
+  const names = componentNames(table);
+  const t = table.typeName;
+  const tags = [table.name];
+  const common: readonly ErrorCode[] = [...DATA_CREDENTIALS, 'TABLE_NOT_FOUND', 'FORBIDDEN'];
+  // VALIDATION_PASSWORD can only come from a password column.
+  const writes = ROW_WRITE.filter((code) => table.authTable || code !== 'VALIDATION_PASSWORD');
+  const rowId = { name: 'row_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The id of the row.' };
+  const shorthand = table.readable
+    .filter((column) => !RESERVED.has(column))
+    .map((column) => ({
+      name: column,
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
+      description: `Shorthand filter on ${column}: op.value with op one of eq, neq, gt, gte, lt, lte, like, ilike, in, is (${column}=eq.value).`,
+    }));
+
+  return {
+    [`/api/${table.name}`]: {
+      get: {
+        operationId: `list${t}`,
+        summary: `List rows of ${table.name}`,
+        description: 'Rows the caller may list (the list rule is ANDed with the filter), in creation order unless sort says otherwise.',
+        tags,
+        security: DATA_SECURITY,
+        parameters: [...LIST_PARAMETERS.map((p) => ({ ...p, in: 'query', required: false })), ...shorthand],
+        responses: {
+          '200': {
+            description: 'One page of rows.',
+            content: json({
+              type: 'object',
+              additionalProperties: false,
+              required: ['data', 'meta'],
+              properties: { data: { type: 'array', items: ref(names.listItem) }, meta: ref('ListMeta') },
+            }),
+          },
+          ...errorResponses([...common, 'VALIDATION_FILTER']),
+        },
+      },
+      post: {
+        operationId: `create${t}`,
+        summary: `Create a row of ${table.name}`,
+        tags,
+        security: DATA_SECURITY,
+        requestBody: { required: true, content: json(ref(names.create)) },
+        responses: { '201': { description: 'The created row.', content: json(single(names.row)) }, ...errorResponses([...common, ...writes, ...BODY]) },
+      },
+    },
+    [`/api/${table.name}/bulk`]: {
+      post: {
+        operationId: `bulkCreate${t}`,
+        summary: `Create several rows of ${table.name}, all or nothing`,
+        description: 'Every row is validated first, then all are written in one transaction. An error message starts with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
+        tags,
+        security: DATA_SECURITY,
+        requestBody: { required: true, content: json({ type: 'array', minItems: 1, maxItems: 10000, items: ref(names.create) }) },
+        responses: {
+          '201': {
+            description: 'The created rows, in the order sent.',
+            content: json({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: ref(names.row) } } }),
+          },
+          ...errorResponses([...common, ...writes, ...BODY]),
+        },
+      },
+    },
+    [`/api/${table.name}/{row_id}`]: {
+      parameters: [rowId],
+      get: {
+        operationId: `get${t}`,
+        summary: `Get a row of ${table.name}`,
+        tags,
+        security: DATA_SECURITY,
+        responses: { '200': { description: 'The row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND']) },
+      },
+      patch: {
+        operationId: `update${t}`,
+        summary: `Change a row of ${table.name}`,
+        tags,
+        security: DATA_SECURITY,
+        requestBody: { required: true, content: json(ref(names.update)) },
+        responses: { '200': { description: 'The changed row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', ...writes, ...BODY]) },
+      },
+      delete: {
+        operationId: `delete${t}`,
+        summary: `Delete a row of ${table.name}`,
+        tags,
+        security: DATA_SECURITY,
+        responses: { '204': { description: 'Deleted.' }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE']) },
+      },
+    },
+  };
+}
+
+/** The `meta` of a list answer. */
+export const LIST_META_SCHEMA = Object.freeze({
+  type: 'object',
+  additionalProperties: false,
+  required: ['total', 'limit', 'offset'],
+  properties: {
+    total: { type: ['integer', 'null'], minimum: 0, description: 'Rows matching the filter and the list rule; null with count=none.' },
+    limit: { type: 'integer', minimum: 0, description: 'The page size used.' },
+    offset: { type: 'integer', minimum: 0, description: 'The offset used.' },
+  },
+});

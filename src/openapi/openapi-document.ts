@@ -1,0 +1,56 @@
+/**
+ * The OpenAPI 3.1 document of one project (contract §9), printed from the schema model:
+ * the data API of every table and, with an auth table, the auth endpoints. Deterministic:
+ * the same schema always gives the same bytes (keys sorted at every level).
+ */
+import { authPaths } from './auth-paths.js';
+import { LIST_META_SCHEMA, tableComponents, tablePaths } from './data-paths.js';
+import { ERROR_ENVELOPE_SCHEMA } from './error-responses.js';
+import type { SchemaModel } from './schema-model.js';
+import { sortKeys } from './sort-keys.js';
+
+/** What the document says about where the project lives. */
+export interface DocumentTarget {
+  readonly projectId: string;
+  /** The server's public base URL (PUBLIC_URL), without a trailing slash. */
+  readonly publicUrl: string;
+}
+
+/** An OpenAPI document as plain JSON data. */
+export type OpenApiDocument = Readonly<Record<string, unknown>>;
+
+const SECURITY_SCHEMES = {
+  ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: "The project's publishable key (pk_...): an anonymous client; table rules decide what it may do." },
+  BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from /auth/signup, /auth/login or /auth/refresh: a user of the auth table, seen by rules as @request.auth.' },
+  AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: "The project's admin key (sk_...): full access, rules are not evaluated. Never put it in a browser app." },
+  PlatformKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Key', description: "The server operator's platform key: the admin key's powers on every project." },
+};
+
+/** Builds the document for a project's schema model. */
+export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget): OpenApiDocument {
+  const paths: Record<string, object> = {};
+  const schemas: Record<string, object> = { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA, ListMeta: LIST_META_SCHEMA };
+  for (const table of model.tables) {
+    Object.assign(paths, tablePaths(table));
+    Object.assign(schemas, tableComponents(table));
+  }
+  if (model.authTable) Object.assign(paths, authPaths(model.authTable));
+  const tags = [
+    ...(model.authTable ? [{ name: 'auth', description: `Email and password sign-in for the users of "${model.authTable.name}".` }] : []),
+    ...model.tables.map((t) => ({ name: t.name, description: `The rows of "${t.name}".` })),
+  ];
+  return sortKeys({
+    openapi: '3.1.0',
+    info: {
+      title: `Rowbase project ${target.projectId}`,
+      version: model.version,
+      description:
+        'The data API of every table and, when the project has an auth table, its auth endpoints, as they are now. ' +
+        'Every error answers {"error": {"code", "message", "suggestion"}}. The admin endpoints (/v1/...) are described in docs/schema.md and docs/auth.md.',
+    },
+    servers: [{ url: `${target.publicUrl.replace(/\/+$/, '')}/p/${encodeURIComponent(target.projectId)}` }],
+    tags,
+    paths,
+    components: { schemas, securitySchemes: SECURITY_SCHEMES },
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * The one model of a project's schema that every generated artefact comes from: per table,
+ * JSON Schemas of the row as read, the create body and the update body (and, for the auth
+ * table, the signup body). The OpenAPI document and the TypeScript declarations are both
+ * printed from this model, so they cannot disagree.
+ */
+import { createHash } from 'node:crypto';
+import type { TableDefinition } from '../tables/definition.js';
+import { columnSchema, READ_SYSTEM_COLUMNS, WRITE_SYSTEM_COLUMNS, type JsonSchema } from './column-schemas.js';
+import { typeNames } from './identifiers.js';
+import { sortKeys } from './sort-keys.js';
+
+/** A JSON Schema of an object with known properties, in column order. */
+export interface ObjectSchema {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, JsonSchema>>;
+  readonly required: readonly string[];
+  readonly additionalProperties: false;
+}
+
+/** One table, as generated artefacts see it. */
+export interface TableModel {
+  readonly name: string;
+  /** PascalCase base of the table's type names (`TasksRow`, `TasksCreate`, ...). */
+  readonly typeName: string;
+  readonly authTable: boolean;
+  readonly verifyEmail: boolean;
+  /** Columns a caller may read, filter, sort and select: system, auth (no password), declared. */
+  readonly readable: readonly string[];
+  /** The row as every answer returns it: every readable column, always present. */
+  readonly row: ObjectSchema;
+  /** The body of POST /api/{table} (and each item of /bulk). */
+  readonly create: ObjectSchema;
+  /** The body of PATCH /api/{table}/{row_id}: any subset of the writable columns. */
+  readonly update: ObjectSchema;
+  /** The auth table only: the body of POST /auth/signup. */
+  readonly signup?: ObjectSchema;
+}
+
+/** A project's schema, tables in name order. */
+export interface SchemaModel {
+  readonly tables: readonly TableModel[];
+  readonly authTable: TableModel | undefined;
+  /** A short hash of the definitions: changes whenever the schema does. */
+  readonly version: string;
+}
+
+/** Builds the model of a project's tables (in any order; the model sorts them by name). */
+export function buildSchemaModel(definitions: readonly TableDefinition[]): SchemaModel {
+  const sorted = [...definitions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const names = typeNames(sorted.map((t) => t.name));
+  const tables = sorted.map((definition) => Object.freeze(buildTableModel(definition, names.get(definition.name)!)));
+  const version = createHash('sha256').update(JSON.stringify(sortKeys(sorted))).digest('hex').slice(0, 12);
+  return Object.freeze({ tables: Object.freeze(tables), authTable: tables.find((t) => t.authTable), version });
+}
+
+function objectSchema(properties: Record<string, JsonSchema>, required: readonly string[]): ObjectSchema {
+  return Object.freeze({ type: 'object', properties: Object.freeze(properties), required: Object.freeze([...required]), additionalProperties: false });
+}
+
+function buildTableModel(table: TableDefinition, typeName: string): TableModel {
+  const auth = table.auth_table;
+  const read: Record<string, JsonSchema> = {
+    id: READ_SYSTEM_COLUMNS.id,
+    created_at: READ_SYSTEM_COLUMNS.created_at,
+    updated_at: READ_SYSTEM_COLUMNS.updated_at,
+    ...(auth && { email: READ_SYSTEM_COLUMNS.email, email_verified: READ_SYSTEM_COLUMNS.email_verified }),
+  };
+  const declaredWrite: Record<string, JsonSchema> = {};
+  for (const column of table.columns) {
+    // A required column is NOT NULL in storage; any other may hold null.
+    read[column.name] = columnSchema(column, 'read', !column.required);
+    declaredWrite[column.name] = columnSchema(column, 'write', !column.required);
+  }
+  const requiredDeclared = table.columns.filter((c) => c.required && c.default === undefined).map((c) => c.name);
+  const authWrite: Record<string, JsonSchema> = auth ? { email: WRITE_SYSTEM_COLUMNS.email, password: WRITE_SYSTEM_COLUMNS.password, email_verified: WRITE_SYSTEM_COLUMNS.email_verified } : {};
+  const create = objectSchema({ id: WRITE_SYSTEM_COLUMNS.id, ...authWrite, ...declaredWrite }, [...(auth ? ['email', 'password'] : []), ...requiredDeclared]);
+  const update = objectSchema({ ...authWrite, ...declaredWrite }, []);
+  const signup = auth
+    ? objectSchema({ email: WRITE_SYSTEM_COLUMNS.email, password: WRITE_SYSTEM_COLUMNS.password, ...declaredWrite }, ['email', 'password', ...requiredDeclared])
+    : undefined;
+  return {
+    name: table.name,
+    typeName,
+    authTable: auth,
+    verifyEmail: auth && table.verify_email,
+    readable: Object.freeze(Object.keys(read)),
+    row: objectSchema(read, Object.keys(read)),
+    create,
+    update,
+    ...(signup && { signup }),
+  };
+}
