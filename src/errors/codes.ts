@@ -57,7 +57,7 @@ const catalogue = {
   AUTH_REFRESH_TOKEN_REUSED: { status: 401, message: 'This refresh token was already used; the session has been revoked.', suggestion: 'Sign in again with POST /p/{id}/auth/login.' },
   AUTH_INVALID_ONE_TIME_TOKEN: { status: 400, message: 'The token is invalid, used or expired.', suggestion: 'Request a new email and use its link within its lifetime.' },
   VALIDATION_PASSWORD: { status: 400, message: 'The password does not meet the rules.', suggestion: 'Use between 8 and 256 characters.' },
-  VALIDATION_REDIRECT_URL: { status: 400, message: "The redirect_url's origin is not in this project's allowed_redirect_origins.", suggestion: 'Add the origin with PUT /p/{id}/v1/redirect-origins, or use an allowed one.' },
+  VALIDATION_REDIRECT_URL: { status: 400, message: "The redirect_url is refused: not an absolute http(s) URL exactly as sent (no control characters or whitespace, at most 2048 characters), or its origin is not in this project's allowed_redirect_origins.", suggestion: 'Add the origin with PUT /p/{id}/v1/redirect-origins, or use an allowed one.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof catalogue;

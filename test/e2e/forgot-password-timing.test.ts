@@ -27,8 +27,8 @@ const WARM_UP = 20;
 // Each round measures pairs until its budget is spent (at least MIN_PAIRS): a busy machine
 // gets fewer, slower samples rather than a longer test.
 const ROUNDS = 4;
-const ROUND_BUDGET_MS = 4_000;
-const MIN_PAIRS = 100;
+const ROUND_BUDGET_MS = 3_000;
+const MIN_PAIRS = 80;
 // A pause after each request: the request worker resolves the previous request meanwhile, as
 // it would between two requests of a real client, instead of competing with the next answer.
 const PAUSE_MS = 10;
