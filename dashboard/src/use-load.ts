@@ -4,26 +4,27 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 export interface Loaded<T> {
   data: T | undefined;
   error: unknown;
+  /** True from the render where `deps` change (or reload is called) until the answer is in. */
   loading: boolean;
   reload: () => void;
 }
 
 /** Runs `load` and keeps its result or error; a stale answer (deps changed meanwhile) is dropped. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
   const [tick, setTick] = useState(0);
+  const key = JSON.stringify([...deps, tick]);
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; key: string | null }>({ data: undefined, error: null, key: null });
   useEffect(() => {
     let current = true;
-    setState((s) => ({ ...s, loading: true }));
     load().then(
-      (data) => current && setState({ data, error: null, loading: false }),
-      (error) => current && setState((s) => ({ data: s.data, error, loading: false })),
+      (data) => current && setState({ data, error: null, key }),
+      (error) => current && setState((s) => ({ data: s.data, error, key })),
     );
     return () => {
       current = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, tick]);
+  }, [key]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { ...state, reload };
+  return { data: state.data, error: state.error, loading: state.key !== key, reload };
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
-import { openDashboard, signInWithAdminKey, signInWithPlatformKey } from '../helpers/dashboard-page.js';
+import { openDashboard, screenshot, signInWithAdminKey, signInWithPlatformKey } from '../helpers/dashboard-page.js';
 import { createProject, PLATFORM_KEY, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 const skip = browserSkipReason('dashboard');
@@ -45,6 +45,15 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
       assert.equal(response.headers.get('referrer-policy'), 'no-referrer', path);
     }
     assert.equal((await fetch(`${server.url}/_/assets/missing.js`)).status, 404);
+  });
+
+  it('first load (page and every asset it names) is under the 300 KB budget, even uncompressed', async () => {
+    const html = await (await fetch(`${server.url}/_/`)).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/_\/[^"]+)"/g)].map((m) => m[1]!);
+    let bytes = Buffer.byteLength(html);
+    for (const asset of assets) bytes += (await (await fetch(`${server.url}${asset}`)).arrayBuffer()).byteLength;
+    console.log(`# dashboard first load: ${bytes} bytes uncompressed (${assets.length} assets)`);
+    assert.ok(bytes < 300 * 1024, `${bytes} bytes`);
   });
 
   it('the platform key signs in to every project; the key stays in sessionStorage and out of every URL; sign-out forgets it', async () => {
@@ -87,6 +96,7 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     assert.match((await error.textContent()) ?? '', /AUTH_INVALID_KEY/);
     assert.match((await error.locator('.error-message').textContent()) ?? '', /platform key is wrong/i);
     assert.ok(((await error.locator('.error-suggestion').textContent()) ?? '').length > 10);
+    await screenshot(tab.page, 'sign-in-error');
     await signInWithAdminKey(tab, project.id, 'sk_wrong');
     await tab.page.getByTestId('signin-error').getByText('AUTH_INVALID_KEY').waitFor();
     assert.equal(await tab.page.evaluate(() => sessionStorage.length), 0);

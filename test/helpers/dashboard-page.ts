@@ -4,6 +4,7 @@
  * and every request URL (to prove no key ever travels in one).
  */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { PLATFORM_KEY } from './test-server.js';
 
@@ -22,6 +23,8 @@ export interface DashboardTab {
 export async function openDashboard(browser: Browser, base: string): Promise<DashboardTab> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
+  // A page that shows what it should does so within a second or two; fail fast otherwise.
+  page.setDefaultTimeout(10_000);
   const tab: DashboardTab = {
     page,
     consoleErrors: [],
@@ -66,4 +69,11 @@ export async function signInWithAdminKey(tab: DashboardTab, projectId: string, k
   await tab.page.locator('input[name=project]').fill(projectId);
   await tab.page.locator('input[name=key]').fill(key);
   await tab.page.getByTestId('signin-submit').click();
+}
+
+/** With UPDATE_SCREENSHOTS=1, writes docs/images/dashboard-<name>.png (the pictures in docs/dashboard.md). */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync('docs/images', { recursive: true });
+  await page.screenshot({ path: `docs/images/dashboard-${name}.png`, fullPage: options.fullPage ?? false });
 }
