@@ -28,7 +28,7 @@ const NOW = '2026-01-01T00:00:00.000Z';
 const insert = (id: string) => ({
   kind: 'insert',
   table: 'notes',
-  columns: ['id', 'title', 'created_at', 'updated_at'].map((name) => ({ name, type: 'text' })),
+  columns: ['id', 'title', 'created_at', 'updated_at'].map((name) => ({ name, type: 'text' as const })),
   rows: [[id, id, NOW, NOW]],
 }) as const;
 
