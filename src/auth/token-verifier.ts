@@ -51,7 +51,7 @@ export class TokenVerifier {
       // Logout and revocation end the refresh token too: refreshing cannot help here.
       throw invalidToken(
         'The session of this access token has ended (logout, revocation or expiry); its refresh token no longer works either.',
-        'Sign in again with POST /p/{id}/auth/login.',
+        `Sign in again with POST /p/${state.project.id}/auth/login.`,
       );
     }
     const user = await findUserById(schema.db, table, claims.userId);

@@ -68,7 +68,7 @@ async function openVerifyingTable(deps: AuthDeps, state: ProjectState): Promise<
   if (!auth.verifyEmail) {
     throw new AppError('AUTH_NOT_CONFIGURED', {
       message: `Email verification is off: the auth table "${auth.table.name}" has verify_email false.`,
-      suggestion: `Set "verify_email": true with PUT /p/{id}/v1/tables/${auth.table.name}.`,
+      suggestion: `Set "verify_email": true with PUT /p/${state.project.id}/v1/tables/${auth.table.name}.`,
     });
   }
   return auth;

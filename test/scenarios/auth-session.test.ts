@@ -272,7 +272,9 @@ describe('POST /p/{id}/auth/refresh, GET me, POST logout', () => {
     const out = await server.request('POST', `/p/${project.id}/auth/logout`, { headers: bearer(a.token) });
     assert.equal(out.status, 204);
     assert.equal(out.text, '');
-    assertError(await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(a.token) }), 401, 'AUTH_INVALID_TOKEN');
+    const ended = await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(a.token) });
+    assertError(ended, 401, 'AUTH_INVALID_TOKEN');
+    assert.ok(ended.body.error.suggestion.includes(`POST /p/${project.id}/auth/login`), `the suggestion names the real project id: ${ended.body.error.suggestion}`);
     assertError(await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: a.refresh_token } }), 401, 'AUTH_INVALID_REFRESH_TOKEN');
     assertError(await server.request('POST', `/p/${project.id}/auth/logout`, { headers: bearer(a.token) }), 401, 'AUTH_INVALID_TOKEN');
     assert.equal((await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(b.token) })).status, 200);

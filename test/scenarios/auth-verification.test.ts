@@ -159,7 +159,9 @@ describe('tables without verify_email', () => {
     const plain = await createAuthProject(server);
     const user = await signUp(server, plain, 'erin@example.com');
     assert.equal((await mailsTo(server, plain, 'erin@example.com')).length, 0);
-    assertError(await server.request('GET', `/p/${plain.id}/auth/verify?token=x`), 404, 'AUTH_NOT_CONFIGURED');
+    const verify = await server.request('GET', `/p/${plain.id}/auth/verify?token=x`);
+    assertError(verify, 404, 'AUTH_NOT_CONFIGURED');
+    assert.ok(verify.body.error.suggestion.includes(`PUT /p/${plain.id}/v1/tables/users`), `the suggestion names the real project id: ${verify.body.error.suggestion}`);
     assertError(await server.request('POST', `/p/${plain.id}/auth/resend-verification`, { headers: bearer(user.token) }), 404, 'AUTH_NOT_CONFIGURED');
   });
 });
