@@ -5,7 +5,8 @@
  *
  * Records, in order: header, project, settings (with the JWT secret), keys (hashes only),
  * tables (definitions), rows of every table (every physical column, password hashes
- * included), internal rows (sessions, one-time tokens), mail (the project's queue/outbox),
+ * included), internal rows (sessions, spent refresh tokens, one-time tokens), mail (the
+ * project's queue/outbox),
  * end (counts, so a truncated file is refused).
  */
 import { AppError } from '../errors/app-error.js';
@@ -36,6 +37,12 @@ export const INTERNAL_TABLES: readonly { readonly table: string; readonly key: s
     table: '_rb_sessions',
     key: 'id',
     columns: ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at'].map(text),
+  },
+  {
+    // Refresh tokens spent by rotation: with them, a replay of an old token after the move is still caught as reuse.
+    table: '_rb_spent_refresh_tokens',
+    key: 'hash',
+    columns: ['hash', 'session_id', 'user_id', 'spent_at', 'expires_at'].map(text),
   },
   {
     table: '_rb_one_time_tokens',

@@ -12,9 +12,10 @@ import { AppError } from '../errors/app-error.js';
 import { newRowId } from '../lib/ids.js';
 import { randomBase62 } from '../lib/random.js';
 import { sql, type ColumnRef } from '../query/sql-tree.js';
-import type { Row, StorageEngine } from '../store/types.js';
+import { StoreError, type Row, type StorageEngine } from '../store/types.js';
 import { physicalColumns, type TableDefinition } from '../tables/definition.js';
 import { parseDefinition } from '../tables/parse-definition.js';
+import { buildStoredRowCheck, type StoredRowProblem } from '../tables/row-validator.js';
 import { generateKey } from './keys.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, DEFINITION_COLUMNS, INTERNAL_TABLES, MAIL_COLUMNS, type ArchiveRecord } from './project-archive.js';
 import { PROJECT_ID_PATTERN } from './project-registry.js';
@@ -35,6 +36,22 @@ const BATCH = 500;
 
 function invalid(message: string): AppError {
   return new AppError('VALIDATION_FAILED', { message: `The archive is not usable: ${message}`, suggestion: 'Use a file written by rowbase export, complete and unedited.' });
+}
+
+/**
+ * A storage refusal of archive rows (a duplicate unique value, a dangling reference) as
+ * VALIDATION_FAILED naming `where`; the driver's own words are never shown. Other errors unchanged.
+ */
+function storeRefusal(error: unknown, where: string): unknown {
+  if (!(error instanceof StoreError) || error.kind === 'busy' || error.kind === 'unavailable') return error;
+  const column = error.column ? `column "${error.column}"` : 'a column';
+  const reasons: Record<'unique' | 'reference' | 'not-null' | 'check', string> = {
+    unique: `two rows have the same value in ${column}, which is unique`,
+    reference: 'a row refers to a row that does not exist',
+    'not-null': `a row has no value for ${column}, which is required`,
+    check: `a value does not fit ${column}`,
+  };
+  return invalid(`${where}: ${reasons[error.kind]}.`);
 }
 
 /** Values of `row` in the order of `columns` (missing ones null). */
@@ -100,7 +117,7 @@ export async function importProject(storage: StorageEngine, records: AsyncIterab
 
 async function fill(storage: StorageEngine, id: string, keep: boolean, source: Row, next: () => Promise<ArchiveRecord>, now: string): Promise<ImportResult> {
   const db = await storage.project(id);
-  const tables = new Map<string, { definition: TableDefinition; columns: ColumnRef[] }>();
+  const tables = new Map<string, { definition: TableDefinition; columns: ColumnRef[]; check: (values: Row) => StoredRowProblem | undefined; rows: number }>();
   const counts: Record<string, number> = {};
   const count = (name: string) => (counts[name] = (counts[name] ?? 0) + 1);
   let settings: Row | undefined;
@@ -108,7 +125,9 @@ async function fill(storage: StorageEngine, id: string, keep: boolean, source: R
   const mail: Row[] = [];
   let tablesCreated = false;
   const batches = new Batches(async (table, columns, rows) => {
-    await db.transaction((tx) => tx.run({ kind: 'insert', table, columns, rows }));
+    await db.transaction((tx) => tx.run({ kind: 'insert', table, columns, rows })).catch((error: unknown) => {
+      throw storeRefusal(error, `rows of table "${table}"`);
+    });
   });
 
   // Tables are created without their references first, so rows load in any order (cycles and
@@ -138,7 +157,7 @@ async function fill(storage: StorageEngine, id: string, keep: boolean, source: R
         // The stored definition carries its name; the parser takes the body a PUT would send.
         const { name: _name, ...body } = record.definition;
         const definition = parseDefinition(record.name, body);
-        tables.set(record.name, { definition, columns: physicalColumns(definition).map((c) => ({ name: c.name, type: c.type })) });
+        tables.set(record.name, { definition, columns: physicalColumns(definition).map((c) => ({ name: c.name, type: c.type })), check: buildStoredRowCheck(definition), rows: 0 });
         await db.run({ kind: 'insert', table: '_rb_tables', columns: DEFINITION_COLUMNS, rows: [[record.name, definition, record.created_at, record.updated_at]] });
         count('tables');
         break;
@@ -146,6 +165,10 @@ async function fill(storage: StorageEngine, id: string, keep: boolean, source: R
       case 'row': {
         const table = tables.get(record.table);
         if (!table) throw invalid(`rows of "${record.table}", a table it does not define.`);
+        // Checked as a create would be, so a bad value is named here rather than by the database.
+        table.rows += 1;
+        const problem = table.check(record.values);
+        if (problem) throw invalid(`table "${record.table}", row ${table.rows} (id ${JSON.stringify(record.values.id ?? null)}), column "${problem.column}": ${problem.reason}.`);
         await batches.add(record.table, table.columns, record.values);
         count(`rows:${record.table}`);
         break;
@@ -165,7 +188,9 @@ async function fill(storage: StorageEngine, id: string, keep: boolean, source: R
         const expected = JSON.stringify(Object.entries(record.counts).sort());
         if (JSON.stringify(Object.entries(counts).sort()) !== expected) throw invalid(`its record counts ${expected} do not match what it holds (truncated or edited?).`);
         await batches.drain();
-        await addReferences(db, [...tables.values()].map((t) => t.definition));
+        await addReferences(db, [...tables.values()].map((t) => t.definition)).catch((error: unknown) => {
+          throw storeRefusal(error, 'rows of its tables');
+        });
         return writeProject(storage, id, keep, source, settings, keys, mail, counts, now);
       }
       default:

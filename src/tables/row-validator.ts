@@ -89,6 +89,30 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   };
 }
 
+/** Why a stored row does not fit its table: the first column at fault and the reason. */
+export interface StoredRowProblem {
+  readonly column: string;
+  readonly reason: string;
+}
+
+/**
+ * A check of whole stored rows (an import's rows, every physical column present) against the
+ * table's declared columns: type, required, finite numbers, enum, length, range. Returns the
+ * first problem, or undefined when the row fits. Never throws.
+ */
+export function buildStoredRowCheck(table: TableDefinition): (values: RowValues) => StoredRowProblem | undefined {
+  const checks = table.columns.map((column) => ({ column, validate: compileSchema(columnJsonSchema(column, !column.required)) }));
+  return (values) => {
+    if (typeof values.id !== 'string' || values.id === '') return { column: 'id', reason: 'must be a non-empty string' };
+    for (const { column, validate } of checks) {
+      const value = values[column.name] ?? null;
+      if (validate(value)) continue;
+      return { column: column.name, reason: value === null ? 'is required, but the value is null' : describeColumnError(column, validate.errors![0]!, value) };
+    }
+    return undefined;
+  };
+}
+
 /** VALIDATION_UNKNOWN_COLUMN for `column`, suggesting the closest writable column when one is near. */
 function unknownColumn(column: string, writable: ReadonlySet<string>, table: string, columnList: string, where: string): AppError {
   const closest = closestName(column, writable);

@@ -2,8 +2,9 @@
  * Moving a project between engines with the CLI (issue 4): a project built over HTTP on
  * SQLite is exported, imported into PostgreSQL, exported again and imported into a fresh
  * SQLite folder, and every step serves the same schema, rows, users (their passwords still
- * work), settings, keys, sessions and outbox. Also: a copy under a new id gets new keys and
- * no sessions, and a truncated archive or a taken id imports nothing.
+ * work), settings, keys, sessions (with their spent refresh tokens, so a replay is still caught
+ * as reuse) and outbox. Also: a copy under a new id gets new keys and no sessions, and a
+ * truncated archive, an edited row that does not fit its column, or a taken id imports nothing.
  * @engine postgres — it needs both engines, so it runs in the PostgreSQL pass.
  */
 import assert from 'node:assert/strict';
@@ -67,6 +68,8 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
   let project: TestProject;
   let expected: Awaited<ReturnType<typeof snapshot>>;
   let user: { token: string; refresh_token: string };
+  /** A refresh token of Ada's session spent two rotations before the export (beyond the grace of the previous one). */
+  let spentRefreshToken: string;
   let archive: string;
 
   before(async () => {
@@ -89,9 +92,16 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
         indexes: [['owner', 'due']],
         rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id', create: '', update: null, delete: null },
       });
-      const patched = await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { allowed_redirect_origins: ['https://app.example.com'], access_token_ttl: 900 } });
+      const patched = await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { allowed_redirect_origins: ['https://app.example.com'], access_token_ttl: 900, refresh_token_rotation: true } });
       assert.equal(patched.status, 200, patched.text);
       user = await signUp(server, project, 'ada@example.com', { name: 'Ada Lovelace' });
+      spentRefreshToken = user.refresh_token;
+      for (const _ of [1, 2]) {
+        const rotated = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
+        assert.equal(rotated.status, 200, rotated.text);
+        assert.notEqual(rotated.body.refresh_token, user.refresh_token, 'rotation is on');
+        user = { ...user, refresh_token: rotated.body.refresh_token };
+      }
       await signUp(server, project, 'second@example.com', { name: '日本語 🦀' });
       const owner = (await server.request('GET', `/p/${project.id}/auth/me`, { headers: { authorization: `Bearer ${user.token}` } })).body.user.id;
       // The child comes first and points at its parent: the import must load rows in any order.
@@ -124,6 +134,10 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
       assert.equal(listed.body.meta.total, 2, 'rules still apply');
       const refreshed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
       assert.equal(refreshed.status, 200, `the session moved: ${refreshed.text}`);
+      // Last: reuse detection revokes the session.
+      const replayed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: spentRefreshToken } });
+      assert.equal(replayed.status, 401, replayed.text);
+      assert.equal(replayed.body.error.code, 'AUTH_REFRESH_TOKEN_REUSED', 'the spent refresh tokens moved with the session');
     } finally {
       await server.close();
     }
@@ -185,6 +199,28 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     ['an archive with a line that is not JSON', (file) => readFileSync(file, 'utf8').replace('\n', '\n{oops\n'), 'VALIDATION_FAILED'],
     ['an id that is taken', (file) => readFileSync(file, 'utf8'), 'PROJECT_EXISTS'],
   ];
+  // An archive edited so that one row no longer fits: the import names the table, the row and the column.
+  const badRows: [string, (text: string) => string, RegExp][] = [
+    ['a required column set to null', (text) => text.replace('"title":"child"', '"title":null'), /table "notes", row \d+ \(id "a-child"\), column "title": is required/],
+    ['an integer of 1e400', (text) => text.replace(`"n":${Number.MAX_SAFE_INTEGER}`, '"n":1e400'), /table "notes", row \d+ \(id "z-parent"\), column "n": must be a whole number within ±\(2\^53-1\)/],
+    ['a duplicate unique value', (text) => text.replace('"title":"child"', '"title":"nulls"'), /rows of table "notes": two rows have the same value in (column "title"|a column), which is unique/],
+  ];
+  for (const [label, edit, message] of badRows) {
+    it(`an archive with ${label} → exit 1, VALIDATION_FAILED naming table, row and column; nothing is imported`, async () => {
+      const text = readFileSync(archive, 'utf8');
+      const broken = path.join(tempDir(), 'bad-row.rowbase');
+      writeFileSync(broken, edit(text));
+      assert.notEqual(edit(text), text, 'the edit applies');
+      const target = label.startsWith('a duplicate') ? await freshPostgres() : sqliteAt(tempDir());
+      const run = await rowbase(['import', broken], target);
+      assert.equal(run.code, 1, run.stdout);
+      const { error } = JSON.parse(run.stderr);
+      assert.equal(error.code, 'VALIDATION_FAILED', run.stderr);
+      assert.match(error.message, message);
+      assert.doesNotMatch(error.message, /SQLITE|constraint|violates/i, 'no driver message');
+      assert.equal(await projectStorageExists({ databaseUrl: target.DATABASE_URL, dataDir: target.DATA_DIR }, project.id), false, 'nothing was left behind');
+    });
+  }
   for (const [label, make, code] of refusals) {
     it(`${label} → exit 1 with ${code}; nothing is imported`, async () => {
       const broken = path.join(tempDir(), 'broken.rowbase');
