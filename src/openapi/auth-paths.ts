@@ -31,6 +31,21 @@ interface Endpoint {
   readonly status: number;
   readonly answer?: object;
   readonly errors: readonly ErrorCode[];
+  /** A browser (Accept: text/html) gets an HTML page, or a 303 to the project's verify_redirect_url. */
+  readonly page?: boolean;
+}
+
+const HTML = { 'text/html': { schema: { type: 'string' } } };
+
+/** Adds the HTML page and the redirect a browser may get instead of JSON. */
+function withPage(responses: Record<string, object>): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const [status, response] of Object.entries(responses)) out[status] = { ...response, content: { ...(response as { content?: object }).content, ...HTML } };
+  out['303'] = {
+    description: "For a browser (Accept: text/html) when the setting verify_redirect_url is set: a redirect there with verified=true, or verified=false&error=CODE.",
+    headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+  };
+  return out;
 }
 
 /** The auth paths for the project's auth table, keyed by path. */
@@ -63,7 +78,7 @@ export function authPaths(table: TableModel): Record<string, object> {
     endpoints.push(
       { method: 'get', path: '/auth/verify', operationId: 'verifyEmail', summary: 'Verify an email address with the token from the verification mail', bearer: false,
         query: [{ name: 'token', in: 'query', required: true, schema: { type: 'string', maxLength: 512 } }], status: 200, answer: object({ message: MESSAGE, user }),
-        errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'AUTH_INVALID_ONE_TIME_TOKEN'] },
+        errors: ['RATE_LIMITED', 'VALIDATION_FAILED', 'AUTH_INVALID_ONE_TIME_TOKEN'], page: true },
       { method: 'post', path: '/auth/resend-verification', operationId: 'resendVerification', summary: 'Mail a new verification link to the signed-in user', bearer: true,
         status: 200, answer: object({ message: MESSAGE }), errors: [...BEARER, 'RATE_LIMITED', 'AUTH_ALREADY_VERIFIED', ...BODY] },
     );
@@ -78,10 +93,10 @@ export function authPaths(table: TableModel): Record<string, object> {
         security: e.bearer ? BEARER_SECURITY : NO_CREDENTIALS,
         ...(e.query && { parameters: e.query }),
         ...(e.body && { requestBody: { required: true, content: json(e.body) } }),
-        responses: {
+        responses: (e.page ? withPage : (r: object) => r)({
           [String(e.status)]: { description: e.status === 204 ? 'Done.' : 'Success.', ...(e.answer && { content: json(e.answer) }) },
           ...errorResponses(e.errors),
-        },
+        }),
       },
     };
   }

@@ -192,3 +192,58 @@ describe('GET /p/{id}/docs', () => {
     assertError(await server.request('GET', '/p/no-such-project/docs/assets/docs-page.js'), 404, 'PROJECT_NOT_FOUND');
   });
 });
+
+// The README's quickstart, step by step: every answer is checked against the project's
+// document by test-server.ts (truthfulness), and the document passes the validator.
+describe("the README's demo project", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it('every quickstart answer matches the document, which @readme/openapi-parser accepts', async () => {
+    const project = await createProject(server, 'demo');
+    await putTable(server, project, 'tasks', {
+      columns: [
+        { name: 'title', type: 'text', required: true, max_length: 200 },
+        { name: 'done', type: 'boolean', default: false },
+        { name: 'due', type: 'timestamp' },
+      ],
+      rules: { list: '', view: '' },
+    });
+    const base = `/p/${project.id}`;
+    const one = await server.request('POST', `${base}/api/tasks`, { headers: project.admin, body: { title: 'Buy milk', due: '2026-12-01T09:00:00Z' } });
+    assert.equal(one.status, 201, one.text);
+    const bulk = await server.request('POST', `${base}/api/tasks/bulk`, { headers: project.admin, body: [{ title: 'Urgent: call the bank' }, { title: 'Water plants', done: true }] });
+    assert.equal(bulk.status, 201, bulk.text);
+    const filter = encodeURIComponent('done = false && title ~ "urgent"');
+    const list = await server.request('GET', `${base}/api/tasks?filter=${filter}&sort=-created_at`, { headers: project.anon });
+    assert.equal(list.body.meta.total, 1, list.text);
+    assertError(await server.request('GET', `${base}/api/tasks?filter=${encodeURIComponent('titel = "x"')}`, { headers: project.anon }), 400, 'VALIDATION_FILTER');
+    assertError(await server.request('POST', `${base}/api/tasks`, { headers: project.anon, body: { title: 'x' } }), 403, 'FORBIDDEN');
+    const selected = await server.request('GET', `${base}/api/tasks?select=title&count=none&limit=1`, { headers: project.anon });
+    assert.deepEqual(Object.keys(selected.body.data[0]).sort(), ['id', 'title']);
+    assert.equal(selected.body.meta.total, null);
+    const patched = await server.request('PATCH', `${base}/api/tasks/${one.body.data.id}`, { headers: project.admin, body: { done: true, due: null } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal((await server.request('DELETE', `${base}/api/tasks/${one.body.data.id}`, { headers: project.admin })).status, 204);
+    assertError(await server.request('GET', `${base}/api/tasks/${one.body.data.id}`, { headers: project.admin }), 404, 'ROW_NOT_FOUND');
+
+    await putTable(server, project, 'users', { auth_table: true, columns: [{ name: 'name', type: 'text' }] });
+    const signup = await server.request('POST', `${base}/auth/signup`, { body: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada' } });
+    assert.equal(signup.status, 201, signup.text);
+    const me = await server.request('GET', `${base}/auth/me`, { headers: { authorization: `Bearer ${signup.body.token}` } });
+    assert.equal(me.body.user.name, 'Ada');
+    assertError(await server.request('POST', `${base}/auth/login`, { body: { email: 'ada@example.com', password: 'wrong password' } }), 401, 'AUTH_INVALID_CREDENTIALS');
+    const refreshed = await server.request('POST', `${base}/auth/refresh`, { body: { refresh_token: signup.body.refresh_token } });
+    assert.equal(refreshed.status, 200, refreshed.text);
+    assertError(await server.request('POST', `${base}/auth/forgot-password`, { body: { email: 'ada@example.com', redirect_url: 'https://evil.example.com/' } }), 400, 'VALIDATION_REDIRECT_URL');
+    assert.equal((await server.request('POST', `${base}/auth/logout`, { headers: { authorization: `Bearer ${signup.body.token}` } })).status, 204);
+
+    const document = await server.request('GET', `${base}/v1/openapi.json`, { headers: project.admin });
+    const result = await validate(structuredClone(document.body));
+    assert.ok(result.valid, result.valid ? '' : compileErrors(result));
+    assert.ok(document.body.paths['/api/users/{row_id}'] && document.body.paths['/auth/signup']);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The API reference page (GET /p/{id}/docs) in headless Chromium: it asks for the admin key in
+ * the page, loads the document with it in a header (never in a URL), and Swagger UI lists the
+ * project's table paths, with no CSP violation. A wrong key shows the error envelope as text.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
+import { applySchema, NO_AUTH_SCHEMA } from '../helpers/openapi-fixtures.js';
+import { createProject, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+
+const skip = browserSkipReason('API reference page browser test');
+
+describe('API reference page in Chromium', { skip }, () => {
+  const launched = skip ? undefined : launchBrowser();
+  let server: TestServer;
+  let project: TestProject;
+
+  before(async () => {
+    server = await startTestServer();
+    project = await createProject(server);
+    await applySchema(server, project, NO_AUTH_SCHEMA);
+  });
+  after(() => server.close());
+
+  it('the key typed into the page loads the document; the table paths are listed; no CSP violation, no key in any URL', async () => {
+    const browser = await launched!;
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const problems: string[] = [];
+      const urls: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' && !/status of 404/.test(message.text())) problems.push(message.text());
+      });
+      page.on('request', (request) => urls.push(request.url()));
+      const response = await page.goto(`${server.url}/p/${project.id}/docs`);
+      assert.equal(response?.status(), 200);
+
+      await page.fill('#rb-admin-key', 'sk_not_the_key');
+      await page.click('button[type=submit]');
+      await page.waitForFunction(() => /AUTH_INVALID_KEY/.test(document.getElementById('rb-key-status')?.textContent ?? ''));
+
+      await page.fill('#rb-admin-key', project.adminKey);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+      const paths = await page.$$eval('.opblock-summary-path', (elements) => elements.map((e) => e.textContent?.replace(/\u200b/g, '').trim()));
+      for (const path of ['/api/notes', '/api/notes/{row_id}', '/api/notes/bulk']) assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
+      assert.equal(await page.textContent('#rb-key-status'), '');
+      // Problems other than the failed-key request (401 logged by Chromium) are CSP or script errors.
+      assert.deepEqual(problems.filter((p) => !/status of 401/.test(p)), []);
+      assert.ok(urls.every((url) => !url.includes(project.adminKey) && !url.includes('sk_not_the_key')), urls.join('\n'));
+    } finally {
+      await context.close();
+    }
+  });
+});
