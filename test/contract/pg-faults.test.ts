@@ -2,7 +2,7 @@
  * The PostgreSQL engine's fault handling, on a real server (TEST_DATABASE_URL, a fresh
  * database of this file's own): every wait is bounded and ends in a StoreError kind that the
  * HTTP layer answers 503, and a connection that dies while a request holds it neither ends
- * the process nor poisons the pool. (Stopping a whole server under traffic, over HTTP:
+ * the process nor poisons the pool, and the LISTEN connection comes back by itself. (Stopping a whole server under traffic, over HTTP:
  * test/e2e/pg-outage.test.ts.) Skipped visibly without a PostgreSQL server.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { sql } from '../../src/query/sql-tree.js';
 import { buildPostgresEngine, type PostgresEngine } from '../../src/store/postgres/pg-engine.js';
+import { ListenConnection } from '../../src/store/postgres/pg-listen-connection.js';
 import { StoreError, type ProjectDatabase } from '../../src/store/types.js';
 import { tableOf } from '../helpers/storage-engines.js';
 import { createTestDatabase, isPostgresReachable, type TestDatabase } from '../helpers/test-database.js';
@@ -22,6 +23,14 @@ const deferred = () => {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
+};
+/** Polls `check` every 20 ms for up to 5 s; fails the test if it never holds. */
+const waitFor = async (check: () => boolean): Promise<void> => {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, 'timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 };
 const select = { kind: 'select', table: 'notes', columns: [{ name: 'id', type: 'text' }] } as const;
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -102,6 +111,30 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     assert.deepEqual(rows, [], 'the interrupted transaction left nothing');
     await db.transaction((tx) => tx.run(insert('kept')));
     assert.deepEqual((await db.all(select)).map((row) => row.id), ['kept']);
+  });
+
+  it('the reusable LISTEN connection, killed: says so (onLost, onReconnect), LISTENs again by itself, delivers the next notifications', async () => {
+    const connection = new ListenConnection({ connectionString: database.url });
+    const received: string[] = [];
+    const events: string[] = [];
+    connection.onLost(() => events.push('lost'));
+    connection.onReconnect(() => events.push('reconnected'));
+    await connection.listen('faults_test', (payload) => received.push(payload));
+    await connection.start();
+    try {
+      await raw.query("SELECT pg_notify('faults_test', 'before')");
+      await waitFor(() => received.includes('before'));
+      const killed = await raw.query("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase-listen'");
+      assert.ok(killed.rows[0].n >= 1, 'this connection (and the engine’s own) ended');
+      await waitFor(() => events.includes('reconnected'));
+      assert.deepEqual(events, ['lost', 'reconnected']);
+      assert.ok(connection.listening);
+      await raw.query("SELECT pg_notify('faults_test', 'after')");
+      await waitFor(() => received.includes('after'));
+      assert.deepEqual(received, ['before', 'after']);
+    } finally {
+      await connection.close();
+    }
   });
 
   it('idle pooled connections killed → the next statements reconnect (at most one 503-worthy error each)', async () => {

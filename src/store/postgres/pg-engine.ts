@@ -14,7 +14,7 @@ import { StoreError, type StorageEngine } from '../types.js';
 import { ChangeListener } from './pg-change-listener.js';
 import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
 import { translatePgError } from './pg-errors.js';
-import { lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { EVENT_CHANNEL, lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
 import { buildPgPool, checkOut } from './pg-pool.js';
 
@@ -56,12 +56,13 @@ const WATCHED_PROJECT_TABLES = new Set(['_rb_tables']);
  */
 export async function buildPostgresEngine(options: PostgresEngineOptions): Promise<PostgresEngine> {
   const onError = options.onError ?? (() => undefined);
+  const poolTimeoutMs = options.poolTimeoutMs ?? 5_000;
   const listener = new ChangeListener({ connectionString: options.url, onError });
   const pool = buildPgPool({
     url: options.url,
     maxConnections: options.maxConnections ?? 10,
     statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
-    poolTimeoutMs: options.poolTimeoutMs ?? 5_000,
+    poolTimeoutMs,
     onError: (error) => {
       // An idle connection died: the server restarted or went away. Caches reload once it is back.
       listener.noteConnectionFailure();
@@ -97,6 +98,17 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
 
   return {
     capabilities: { name: 'postgres', sharedAcrossProcesses: true },
+    eventWakeups: {
+      onEvents(handler) {
+        // The payload is the schema; project ids hold no `_`, so `p_my_app` is project `my-app`.
+        void listener.connection.listen(EVENT_CHANNEL, (schema) => {
+          if (schema.startsWith('p_')) handler(schema.slice(2).replaceAll('_', '-'));
+        }).catch(() => undefined);
+      },
+      onReconnect(handler) {
+        listener.connection.onReconnect(handler);
+      },
+    },
     system,
     async createProject(projectId) {
       ensureOpen();
@@ -135,7 +147,8 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
     async ping() {
       if (closed) return false;
       try {
-        await pool.query('SELECT 1');
+        // Bounded even with PG_STATEMENT_TIMEOUT_MS=0: /health must answer while the server hangs.
+        await pool.query({ text: 'SELECT 1', query_timeout: poolTimeoutMs } as pg.QueryConfig);
         return true;
       } catch {
         return false;
