@@ -84,7 +84,8 @@ export function tablePaths(table: TableModel): Record<string, object> {
               properties: { data: { type: 'array', items: ref(names.listItem) }, meta: ref('ListMeta') },
             }),
           },
-          ...errorResponses([...common, 'VALIDATION_FILTER']),
+          // A declared body over the limit is refused before anything else, on every data route.
+          ...errorResponses([...common, 'VALIDATION_FILTER', 'PAYLOAD_TOO_LARGE']),
         },
       },
       post: {
@@ -120,7 +121,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
         summary: `Get a row of ${table.name}`,
         tags,
         security: DATA_SECURITY,
-        responses: { '200': { description: 'The row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND']) },
+        responses: { '200': { description: 'The row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'PAYLOAD_TOO_LARGE']) },
       },
       patch: {
         operationId: `update${t}`,
@@ -135,7 +136,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
         summary: `Delete a row of ${table.name}`,
         tags,
         security: DATA_SECURITY,
-        responses: { '204': { description: 'Deleted.' }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE']) },
+        responses: { '204': { description: 'Deleted.' }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE', ...BODY]) },
       },
     },
   };

@@ -23,11 +23,12 @@ export const BEARER: readonly ErrorCode[] = ['AUTH_REQUIRED', 'AUTH_INVALID_TOKE
 export const ROW_WRITE: readonly ErrorCode[] = ['VALIDATION_FAILED', 'VALIDATION_UNKNOWN_COLUMN', 'VALIDATION_PASSWORD', 'CONFLICT_UNIQUE', 'CONFLICT_REFERENCE'];
 
 /**
- * Codes that the documented paths never answer (platform, schema and admin endpoints only),
- * plus AUTH_NOT_CONFIGURED: the auth paths are documented only where it cannot happen.
+ * Codes that the documented paths never answer (platform, schema, admin endpoints and the
+ * dashboard only), plus AUTH_NOT_CONFIGURED: the auth paths are documented only where it
+ * cannot happen.
  */
 const NOT_ON_DOCUMENTED_PATHS: readonly ErrorCode[] = [
-  'PROJECT_EXISTS', 'AUTH_TABLE_EXISTS', 'SCHEMA_CHANGE_DESTRUCTIVE', 'SCHEMA_CHANGE_REJECTED', 'TABLE_IN_USE', 'AUTH_NOT_CONFIGURED',
+  'PROJECT_EXISTS', 'AUTH_TABLE_EXISTS', 'SCHEMA_CHANGE_DESTRUCTIVE', 'SCHEMA_CHANGE_REJECTED', 'TABLE_IN_USE', 'AUTH_NOT_CONFIGURED', 'DASHBOARD_NOT_BUILT',
 ];
 
 /** Every code some operation claims; filled as operations are described. */

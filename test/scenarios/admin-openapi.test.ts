@@ -112,7 +112,12 @@ describe('GET /p/{id}/v1/openapi.json', () => {
     const first = await server.request('GET', `/p/${project.id}/v1/openapi.json`, { headers: project.admin });
     const again = await server.request('GET', `/p/${project.id}/v1/openapi.json`, { headers: project.admin });
     assert.equal(again.text, first.text);
+    // Built once per schema version, not per request: the same artefacts until a table changes.
+    const documents = server.built.services.openapi;
+    const built = await documents.artefacts(project.id);
+    assert.equal(await documents.artefacts(project.id), built);
     await putTable(server, project, 'tags', { columns: [{ name: 'label', type: 'text' }] });
+    assert.notEqual(await documents.artefacts(project.id), built);
     const changed = await server.request('GET', `/p/${project.id}/v1/openapi.json`, { headers: project.admin });
     assert.ok(changed.body.paths['/api/tags'], 'the new table is documented at once');
     assert.notEqual(changed.body.info.version, first.body.info.version);
