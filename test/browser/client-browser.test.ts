@@ -220,6 +220,36 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://app.example.com');
   });
 
+  it('two tabs of one origin: a sign-in and a sign-out in one reach the other through localStorage', async () => {
+    const context = await (await browserReady!).newContext();
+    try {
+      const [first, second] = [await context.newPage(), await context.newPage()];
+      for (const tab of [first, second]) {
+        await tab.goto(`${pages.origin}/`);
+        await tab.waitForFunction(() => document.title === 'ready');
+      }
+      await second.evaluate((options) => {
+        const { createClient, localStorageStore } = (window as any).rowbase;
+        const client = createClient({ ...options, store: localStorageStore('tabs.session') });
+        (window as any).heard = [];
+        client.auth.onChange((session: any, event: string) => (window as any).heard.push([event, session?.user?.email ?? null]));
+      }, options);
+      await first.evaluate(
+        async ({ options, password }) => {
+          const { createClient, localStorageStore } = (window as any).rowbase;
+          const client = createClient({ ...options, store: localStorageStore('tabs.session') });
+          await client.auth.signIn({ email: 'page@example.com', password });
+          await client.auth.signOut();
+        },
+        { options, password: PASSWORD },
+      );
+      await second.waitForFunction(() => (window as any).heard.length >= 2);
+      assert.deepEqual(await second.evaluate(() => (window as any).heard), [['SIGNED_IN', 'page@example.com'], ['SIGNED_OUT', null]]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('the quickstart page of docs/client.md, as written: lists, signs up through its form, stays signed in after a reload', async () => {
     await rowbase.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 'Seeded <b>not bold</b>' } });
     const quickstart = await (await browserReady!).newPage();

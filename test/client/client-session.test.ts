@@ -148,6 +148,26 @@ describe('refreshing the access token', () => {
     assert.equal(refreshes(), 1);
   });
 
+  it('signing out while a refresh is on its way: the late answer does not sign the client back in', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { client } = recordedClient(server, project, {
+      now: () => clock.now(),
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (String(input).endsWith('/auth/refresh')) await held;
+        return response;
+      },
+    });
+    await client.auth.signIn({ email: 'ada@example.com', password: PASSWORD });
+    const refreshing = rejection(client.auth.refresh());
+    await client.auth.signOut();
+    release();
+    const error = await refreshing;
+    assert.equal(error.code, 'NOT_SIGNED_IN');
+    assert.equal(client.auth.session, null);
+  });
+
   it('refresh() signed out → RowbaseError NOT_SIGNED_IN, no request sent', async () => {
     const { client, sent } = recordedClient(server, project);
     const error = await rejection(client.auth.refresh());
