@@ -208,3 +208,23 @@ describe('client.auth: email verification', () => {
     await patchSettings(server, project, { require_verified_email: false });
   });
 });
+
+describe('client.auth: rate limits', () => {
+  let limited: TestServer;
+  before(async () => {
+    limited = await startTestServer({ RATE_LIMITS: 'on' });
+  });
+  after(() => limited.close());
+
+  it('past a limit → RowbaseError 429 RATE_LIMITED carrying Retry-After (retryAfter) and the request id', async () => {
+    const project = await createClientProject(limited, { settings: { rate_limits: { per_address_per_minute: 2 } } });
+    const { client } = recordedClient(limited, project);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      assertServerError(await rejection(client.auth.signIn({ email: 'nobody@example.com', password: PASSWORD })), 401, 'AUTH_INVALID_CREDENTIALS');
+    }
+    const error = await rejection(client.auth.signIn({ email: 'nobody@example.com', password: PASSWORD }));
+    assertServerError(error, 429, 'RATE_LIMITED');
+    assert.ok(typeof error.retryAfter === 'number' && error.retryAfter > 0 && error.retryAfter <= 60, `retryAfter ${error.retryAfter}`);
+    assert.ok(typeof error.requestId === 'string' && error.requestId.length > 0, 'the X-Request-Id of the answer');
+  });
+});
