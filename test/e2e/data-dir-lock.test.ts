@@ -15,6 +15,9 @@ import { DataDirInUseError } from '../../src/store/data-dir-in-use.js';
 import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { startTestServer } from '../helpers/test-server.js';
 
+// Generous: the machine running the suite may be busy, and each process loads the app through tsx.
+const START_TIMEOUT_MS = 60_000;
+
 interface Run {
   readonly code: number;
   readonly stdout: string;
@@ -33,7 +36,7 @@ describe('one process per SQLite data folder', () => {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/main.ts', ...args],
-        { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, PORT: '0' }, timeout: 30_000 },
+        { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, PORT: '0' }, timeout: 90_000 },
         (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       );
     });
@@ -78,7 +81,7 @@ describe('one process per SQLite data folder', () => {
 
     before(async () => {
       dataDir = tempDir();
-      server = await startServerProcess(dataDir);
+      server = await startServerProcess(dataDir, {}, START_TIMEOUT_MS);
       const created = await call(server.url, 'POST', '/v1/projects', platform, { name: 'held', id: 'held' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       project = { id: 'held', admin: { 'x-admin-key': created.body.data.admin_key } };
@@ -158,7 +161,7 @@ describe('one process per SQLite data folder', () => {
 
     it('after SIGKILL the folder is free at once: a new server starts, and records itself as the holder', async () => {
       await stop(server, 'SIGKILL');
-      server = await startServerProcess(dataDir);
+      server = await startServerProcess(dataDir, {}, START_TIMEOUT_MS);
       assert.deepEqual(await projectIds(), ['held']);
       assert.equal(Number(readFileSync(path.join(dataDir, 'rowbase.pid'), 'utf8').split('\n')[0]), server.child.pid);
     });
