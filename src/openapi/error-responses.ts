@@ -85,7 +85,7 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<string, obje
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const list = byStatus.get(status)!.sort();
     responses[String(status)] = {
-      description: list.map((code) => `${code}: ${ERROR_CODES[code].message}`).join('\n\n'),
+      description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].message}`).join('\n\n'),
       ...(RETRY_AFTER_STATUSES.has(status) && {
         headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
       }),

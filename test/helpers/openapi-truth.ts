@@ -83,14 +83,16 @@ export async function checkAnswer(services: Services, method: string, route: str
   } catch {
     return; // not a path the router would match either
   }
-  // Only projects that exist have a document; the artefacts come from the current schema.
-  let document: OpenApiDocument;
+  // Only projects that exist have a document; it comes from the current schema. A project
+  // whose storage fails (outage and fault tests) has nothing to check against, but a failure
+  // of the generator itself (with the schema loaded) must surface.
   try {
     if (!(await services.registry.find(projectId))) return;
-    document = (await services.openapi.artefacts(projectId)).document;
+    await services.schemas.schema(projectId);
   } catch {
-    return; // storage unavailable (outage tests) or the project just went away
+    return;
   }
+  const document = (await services.openapi.artefacts(projectId)).document;
   const found = matchPath(document, path, lower);
   if (!found) return;
   const where = `${method} ${route} (documented as ${lower.toUpperCase()} ${found.template})`;

@@ -24,7 +24,7 @@ export function docsPageHtml(projectId: string): string {
 <h1>API reference of project <code>${id}</code></h1>
 <form id="rb-key-form" autocomplete="off">
 <label for="rb-admin-key">Admin key</label>
-<input id="rb-admin-key" type="password" placeholder="sk_..." required spellcheck="false">
+<input id="rb-admin-key" type="password" placeholder="sk_..." required spellcheck="false" autocomplete="off">
 <button type="submit">Show the reference</button>
 </form>
 <p id="rb-key-status" role="status"></p>
