@@ -169,6 +169,16 @@ describe('failures without an answer', () => {
     assert.equal(error.cause, reason);
   });
 
+  it('a body JSON cannot hold (a BigInt) → RowbaseError INVALID_BODY with the TypeError as cause; nothing is sent', async () => {
+    const { client, sent } = recordedClient(server, project);
+    const untyped = client.table('tasks') as unknown as { create(values: Record<string, unknown>): Promise<unknown> };
+    const error = await rejection(untyped.create({ title: 'x', priority: 10n }));
+    assert.equal(error.code, 'INVALID_BODY');
+    assert.equal(error.status, 0);
+    assert.ok(error.cause instanceof TypeError);
+    assert.equal(sent.length, 0);
+  });
+
   it('an answer that is not Rowbase JSON → RowbaseError INVALID_RESPONSE with the status', async () => {
     const client = createClient({
       url: server.url,

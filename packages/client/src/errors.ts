@@ -4,7 +4,7 @@
  */
 
 /** Codes the SDK makes itself (the server's codes are listed in Rowbase's docs/errors.md). */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE' | 'INVALID_CLIENT_OPTIONS' | 'NOT_SIGNED_IN';
+export type ClientErrorCode = 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE' | 'INVALID_CLIENT_OPTIONS' | 'INVALID_BODY' | 'NOT_SIGNED_IN';
 
 /** The fields a RowbaseError is built from. */
 export interface RowbaseErrorInit {

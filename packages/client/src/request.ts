@@ -118,14 +118,10 @@ export class Requester<U> {
     const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': apiKey };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const body = options.body === undefined ? null : encodeBody(options.body);
     let response: Response;
     try {
-      response = await this.config.fetch(target, {
-        method,
-        headers,
-        body: options.body === undefined ? null : JSON.stringify(options.body),
-        signal: options.signal ?? null,
-      });
+      response = await this.config.fetch(target, { method, headers, body, signal: options.signal ?? null });
     } catch (cause) {
       throw transportError(cause, options.signal, url);
     }
@@ -166,6 +162,21 @@ async function readAnswer<T>(response: Response, signal: AbortSignal | undefined
     message: typeof envelope.message === 'string' ? envelope.message : envelope.code,
     suggestion: typeof envelope.suggestion === 'string' ? envelope.suggestion : '',
   });
+}
+
+/** The body as JSON; a value JSON cannot hold (a BigInt, a cycle) is refused before anything is sent. */
+function encodeBody(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (cause) {
+    throw new RowbaseError({
+      status: 0,
+      code: 'INVALID_BODY',
+      message: `The request body cannot be sent as JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
+      suggestion: 'Send plain JSON values: strings, numbers, booleans, null, arrays and objects (no BigInt, no cycles).',
+      cause,
+    });
+  }
 }
 
 /** The error for a request that got no answer: aborted by its signal, or a network failure. */
