@@ -34,13 +34,16 @@ ${settingLines}`,
   rowbase projects delete ID [--json]
 
 Works directly on the storage named by --data-dir / DATA_DIR or --database-url / DATABASE_URL.
-Keys are printed once, at creation; only their hashes are stored.`,
+Keys are printed once, at creation; only their hashes are stored.
+On SQLite, create and delete refuse while a server runs on the data folder (use the
+HTTP API, or stop the server first); list runs beside it.`,
   schema: `Usage: rowbase schema apply --project ID FILE.json [--dry-run] [--allow-destructive] [--json]
 
 FILE.json holds {"tables": {"name": <table definition>, ...}} (see docs/schema.md).
 Prints the plan for every table, then applies the tables in file order, all or none.
 --dry-run prints the plan only. Changes that lose data need --allow-destructive.
-Tables in the project but not in the file are left alone.`,
+Tables in the project but not in the file are left alone.
+On SQLite, applying refuses while a server runs on the data folder; --dry-run runs beside it.`,
   transfer: `Usage:
   rowbase export --project ID FILE [--json]
   rowbase import FILE [--project NEW_ID] [--json]
@@ -52,7 +55,8 @@ password hashes), settings, key hashes, the JWT secret, sessions and the outbox.
 written with owner-only permissions; keep it safe.
 Imported under its own id, the project keeps its keys, JWT secret and sessions, so clients
 and signed-in users carry on. With --project NEW_ID it is a copy: new keys (printed once),
-a new JWT secret, no sessions. An import is all or nothing.`,
+a new JWT secret, no sessions. An import is all or nothing.
+On SQLite, export runs beside a server; import refuses while one runs on the data folder.`,
   openapi: `Usage: rowbase openapi --project ID [--url URL --admin-key KEY]
 
 Prints the project's OpenAPI 3.1 document (the same as GET /p/{id}/v1/openapi.json).
