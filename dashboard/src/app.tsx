@@ -35,10 +35,10 @@ export function App() {
     setSession(null);
     history.replaceState(null, '', location.pathname);
   };
-  return <Shell session={session} route={route} onSignOut={signOut} />;
+  return <Shell session={session} route={route} onSignOut={signOut} onSessionChange={setSession} />;
 }
 
-function Shell({ session, route, onSignOut }: { session: Session; route: string[]; onSignOut: () => void }) {
+function Shell({ session, route, onSignOut, onSessionChange }: { session: Session; route: string[]; onSignOut: () => void; onSessionChange: (s: Session) => void }) {
   const projectId = route[0] === 'p' ? route[1] : session.kind === 'project' ? session.projectId : undefined;
   return (
     <div class="shell">
@@ -67,7 +67,7 @@ function Shell({ session, route, onSignOut }: { session: Session; route: string[
         </div>
       </aside>
       <main class="content">
-        <Routes session={session} route={route} />
+        <Routes session={session} route={route} onSessionChange={onSessionChange} />
       </main>
     </div>
   );
@@ -102,7 +102,7 @@ function ProjectNav({ session, projectId, route }: { session: Session; projectId
   );
 }
 
-function Routes({ session, route }: { session: Session; route: string[] }) {
+function Routes({ session, route, onSessionChange }: { session: Session; route: string[]; onSessionChange: (s: Session) => void }) {
   if (route.length === 0) {
     if (session.kind === 'platform') return <ProjectsPage session={session} />;
     go(href('p', session.projectId));
@@ -118,7 +118,7 @@ function Routes({ session, route }: { session: Session; route: string[] }) {
   if (area === 'tables' && name && sub === 'schema') return <TableEditorPage session={session} projectId={projectId} tableName={name} />;
   if (area === 'tables' && name) return <RowsPage key={`${projectId}/${name}`} session={session} projectId={projectId} tableName={name} />;
   if (area === 'users') return <UsersPage session={session} projectId={projectId} />;
-  if (area === 'settings') return <SettingsPage session={session} projectId={projectId} />;
+  if (area === 'settings') return <SettingsPage session={session} projectId={projectId} onSessionChange={onSessionChange} />;
   if (area === 'outbox') return <OutboxPage session={session} projectId={projectId} />;
   return <NotFound />;
 }

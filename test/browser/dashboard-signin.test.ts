@@ -88,6 +88,24 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     await tab.close();
   });
 
+  it('signed in with an admin key, rotating that key keeps the tab working with the new one; the old one is refused', async () => {
+    const own = await createProject(server);
+    const tab = await openDashboard(browser, server.url);
+    await signInWithAdminKey(tab, own.id, own.adminKey);
+    await tab.page.getByTestId('nav-settings').click();
+    await tab.page.locator('select[name=rotate-which]').selectOption('sk');
+    await tab.page.getByTestId('rotate-keys-submit').click();
+    const fresh = await tab.page.getByTestId('new-admin-key').inputValue();
+    assert.equal((await server.request('GET', `/p/${own.id}/v1/tables`, { headers: own.admin })).status, 401);
+    assert.ok((await tab.page.evaluate(() => JSON.stringify({ ...sessionStorage }))).includes(fresh), 'the tab keeps the new key');
+    await tab.page.getByTestId('nav-tables').click();
+    // The table list loads with the new key (with the old one it would show AUTH_INVALID_KEY).
+    await tab.page.getByTestId('tables').getByText('No tables yet').waitFor();
+    assert.equal(await tab.page.getByRole('alert').count(), 0, 'no error after the rotation');
+    tab.assertClean([own.adminKey, fresh]);
+    await tab.close();
+  });
+
   it("a wrong key shows the server's message and suggestion, and nothing is stored", async () => {
     const tab = await openDashboard(browser, server.url);
     await signInWithPlatformKey(tab, 'rb_wrong');

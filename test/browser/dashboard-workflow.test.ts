@@ -203,7 +203,7 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     assert.match((await box.locator('.error-message').textContent()) ?? '', /price/);
     const before = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;
     assert.ok(before.columns.some((c: { name: string }) => c.name === 'price'), 'nothing changed before confirming');
-    await screenshot(page, 'destructive-change');
+    await screenshot(page, 'destructive-change', { fullPage: true });
     await page.getByTestId('apply-destructive').click();
     await page.getByTestId('saved').waitFor();
     const afterChange = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;

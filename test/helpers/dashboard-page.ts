@@ -75,5 +75,12 @@ export async function signInWithAdminKey(tab: DashboardTab, projectId: string, k
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   mkdirSync('docs/images', { recursive: true });
-  await page.screenshot({ path: `docs/images/dashboard-${name}.png`, fullPage: options.fullPage ?? false });
+  const viewport = page.viewportSize();
+  if (options.fullPage && viewport) {
+    // A window as tall as the page (rather than a stitched capture) keeps the sidebar whole.
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: viewport.width, height: Math.min(height, 2400) });
+  }
+  await page.screenshot({ path: `docs/images/dashboard-${name}.png` });
+  if (options.fullPage && viewport) await page.setViewportSize(viewport);
 }

@@ -24,7 +24,7 @@ const HELP: Record<string, string> = {
 };
 
 /** The settings and security page. */
-export function SettingsPage({ session, projectId }: { session: Session; projectId: string }) {
+export function SettingsPage({ session, projectId, onSessionChange }: { session: Session; projectId: string; onSessionChange: (s: Session) => void }) {
   const settings = useLoad(() => api.getSettings(session, projectId), [projectId]);
   const keys = useLoad(() => api.listKeys(session, projectId), [projectId]);
   return (
@@ -56,7 +56,7 @@ export function SettingsPage({ session, projectId }: { session: Session; project
           ))}
         </tbody>
       </table>
-      <RotateKeys session={session} projectId={projectId} onRotated={keys.reload} />
+      <RotateKeys session={session} projectId={projectId} onRotated={keys.reload} onSessionChange={onSessionChange} />
       <RotateJwt session={session} projectId={projectId} />
     </section>
   );
@@ -175,7 +175,7 @@ function SettingField({ name, value, onChange }: { name: string; value: unknown;
   );
 }
 
-function RotateKeys({ session, projectId, onRotated }: { session: Session; projectId: string; onRotated: () => void }) {
+function RotateKeys({ session, projectId, onRotated, onSessionChange }: { session: Session; projectId: string; onRotated: () => void; onSessionChange: (s: Session) => void }) {
   const [which, setWhich] = useState<'both' | 'sk' | 'pk'>('both');
   const [grace, setGrace] = useState('0');
   const [fresh, setFresh] = useState<{ admin_key?: string; publishable_key?: string } | null>(null);
@@ -186,8 +186,12 @@ function RotateKeys({ session, projectId, onRotated }: { session: Session; proje
     try {
       const result = await api.rotateKeys(session, projectId, { ...(which !== 'both' && { type: which }), grace_seconds: Number(grace) || 0 });
       // Signed in with this project's admin key: keep working with the new one.
-      if (result.admin_key && session.kind === 'project') saveSession({ ...session, key: result.admin_key });
       setFresh(result);
+      if (result.admin_key && session.kind === 'project') {
+        const next = { ...session, key: result.admin_key };
+        saveSession(next);
+        onSessionChange(next);
+      }
       onRotated();
     } catch (e) {
       setError(e);

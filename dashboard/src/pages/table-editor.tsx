@@ -231,8 +231,14 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
       </div>
       {c.type === 'text' && (
         <div class="column-options">
-          <input name="column-max-length" aria-label="Max length" placeholder="max length" value={c.maxLength} onInput={field('maxLength')} />
-          <input name="column-enum" class="grow" aria-label="Allowed values" placeholder="allowed values, comma-separated" value={c.enumText} onInput={field('enumText')} />
+          <label class="mini">
+            max length
+            <input name="column-max-length" aria-label="Max length" placeholder="none" value={c.maxLength} onInput={field('maxLength')} />
+          </label>
+          <label class="mini grow">
+            allowed values
+            <input name="column-enum" class="grow" aria-label="Allowed values" placeholder="any (or: a, b, c)" value={c.enumText} onInput={field('enumText')} />
+          </label>
           <select name="column-references" aria-label="References" value={c.refTable} onChange={(e) => onChange({ refTable: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="">no reference</option>
             {tables.map((t) => (
@@ -252,8 +258,14 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
       )}
       {(c.type === 'integer' || c.type === 'number') && (
         <div class="column-options">
-          <input name="column-min" aria-label="Minimum" placeholder="min" value={c.min} onInput={field('min')} />
-          <input name="column-max" aria-label="Maximum" placeholder="max" value={c.max} onInput={field('max')} />
+          <label class="mini">
+            min
+            <input name="column-min" aria-label="Minimum" placeholder="none" value={c.min} onInput={field('min')} />
+          </label>
+          <label class="mini">
+            max
+            <input name="column-max" aria-label="Maximum" placeholder="none" value={c.max} onInput={field('max')} />
+          </label>
         </div>
       )}
     </div>

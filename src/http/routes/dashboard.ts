@@ -3,7 +3,8 @@
  * /_/ with the page security headers on every answer (HTML, assets and errors alike). When the
  * build is missing, /_/ answers 503 DASHBOARD_NOT_BUILT instead of failing.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -36,9 +37,14 @@ export async function registerDashboardRoutes(app: FastifyInstance, options: { r
     app.get('/_/*', notBuilt);
     return;
   }
-  // The page itself, read once: /_ and /_/ (the static plugin serves the hashed assets).
-  const page = readFileSync(path.join(root, 'index.html'));
-  const sendPage = async (_request: unknown, reply: FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+  // The page itself at /_ and /_/ (the static plugin serves the hashed assets). Read per request
+  // (it is tiny), so a rebuild while the server runs never serves a page naming deleted assets.
+  const sendPage = async (_request: unknown, reply: FastifyReply) => {
+    const page = await readFile(path.join(root, 'index.html')).catch(() => {
+      throw new AppError('DASHBOARD_NOT_BUILT'); // removed since the server started (a build in progress)
+    });
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page);
+  };
   app.get('/_', sendPage);
   app.get('/_/index.html', sendPage);
   await app.register(fastifyStatic, {
