@@ -159,6 +159,7 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await error.getByText('VALIDATION_FILTER').waitFor();
     assert.match((await error.locator('.error-message').textContent()) ?? '', /qtty/);
     assert.match((await error.locator('.error-suggestion').textContent()) ?? '', /qty/);
+    assert.equal(await page.locator('[data-testid=rows] tbody tr[data-row-id]').count(), 0, "the previous filter's rows are not shown as this one's");
     await screenshot(page, 'rows-filter-error');
     await page.locator('input[name=filter]').fill('');
     await page.getByTestId('apply-filter').click();

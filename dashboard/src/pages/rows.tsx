@@ -31,7 +31,8 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
 
   const definition = table.data;
   const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
-  const page = rows.data;
+  // After a refused filter, the previous answer's rows would look like its result: show none.
+  const page = rows.error ? undefined : rows.data;
 
   const toggleSort = (name: string) => {
     setOffset(0);
