@@ -19,9 +19,12 @@ const MESSAGE = { type: 'string' };
 const PASSWORD = { type: 'string', writeOnly: true, minLength: PASSWORD_LENGTH.min, maxLength: PASSWORD_LENGTH.max };
 const NO_CREDENTIALS: object[] = [];
 const BEARER_SECURITY = [{ BearerAuth: [] }];
+const NULLABLE_TEXT = { type: ['string', 'null'] };
+/** One session of GET /auth/sessions (contract §13). */
+const SESSION = object({ id: { type: 'string' }, created_at: { type: 'string', format: 'date-time' }, last_used_at: { type: ['string', 'null'], format: 'date-time' }, user_agent: NULLABLE_TEXT, current: { type: 'boolean' } });
 
 interface Endpoint {
-  readonly method: 'get' | 'post';
+  readonly method: 'get' | 'post' | 'delete';
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
@@ -63,7 +66,13 @@ export function authPaths(table: TableModel): Record<string, object> {
       body: object({ refresh_token: { type: 'string', maxLength: 512 } }), status: 200, answer: object({ token: TOKEN, refresh_token: REFRESH_TOKEN }),
       errors: ['VALIDATION_FAILED', 'AUTH_INVALID_REFRESH_TOKEN', 'AUTH_REFRESH_TOKEN_REUSED', 'AUTH_EMAIL_NOT_VERIFIED', ...BODY] },
     { method: 'get', path: '/auth/me', operationId: 'me', summary: 'The signed-in user', bearer: true, status: 200, answer: object({ user }), errors: BEARER },
-    { method: 'post', path: '/auth/logout', operationId: 'logOut', summary: "End this session (its refresh token and access tokens)", bearer: true, status: 204, errors: [...BEARER, ...BODY] },
+    { method: 'post', path: '/auth/logout', operationId: 'logOut', summary: "End this session (its refresh token and access tokens), every other one, or all", bearer: true,
+      query: [{ name: 'scope', in: 'query', required: false, schema: { type: 'string', enum: ['local', 'others', 'global'], default: 'local' } }],
+      status: 204, errors: [...BEARER, 'VALIDATION_FAILED', ...BODY] },
+    { method: 'get', path: '/auth/sessions', operationId: 'listSessions', summary: "The signed-in user's live sessions", bearer: true, status: 200,
+      answer: object({ data: { type: 'array', items: SESSION } }), errors: BEARER },
+    { method: 'delete', path: '/auth/sessions/{session_id}', operationId: 'endSession', summary: "End one of the signed-in user's sessions", bearer: true,
+      query: [{ name: 'session_id', in: 'path', required: true, schema: { type: 'string' } }], status: 204, errors: [...BEARER, 'ROW_NOT_FOUND', ...BODY] },
     { method: 'post', path: '/auth/change-password', operationId: 'changePassword', summary: 'Change the password; older access tokens stop working', bearer: true,
       body: object({ current_password: { type: 'string', writeOnly: true, maxLength: 4096 }, new_password: PASSWORD }), status: 200, answer: object({ token: TOKEN, user }),
       errors: [...BEARER, 'RATE_LIMITED', 'VALIDATION_FAILED', 'VALIDATION_PASSWORD', 'AUTH_INVALID_CREDENTIALS', ...BODY] },

@@ -71,16 +71,24 @@ export const READ_SYSTEM_COLUMNS: Readonly<Record<'id' | 'created_at' | 'updated
 /** Minimum and maximum password length the server accepts (the minimum is a project setting, 8 by default). */
 export const PASSWORD_LENGTH = Object.freeze({ min: 8, max: 256 });
 
+const PASSWORD_SCHEMA = {
+  type: 'string',
+  writeOnly: true,
+  minLength: PASSWORD_LENGTH.min,
+  maxLength: PASSWORD_LENGTH.max,
+  description: 'Write-only: stored as an argon2id hash, never returned. At least the setting min_password_length (8 by default).',
+};
+
+/** email and password in the signup body. */
+export const SIGNUP_COLUMNS: Readonly<Record<'email' | 'password', JsonSchema>> = Object.freeze({
+  email: { type: 'string', format: 'email', maxLength: 254, description: 'Stored lower-case; matched case-insensitively.' },
+  password: PASSWORD_SCHEMA,
+});
+
 /** The system and auth columns as written (create bodies; update bodies leave out `id`). */
 export const WRITE_SYSTEM_COLUMNS: Readonly<Record<'id' | 'email' | 'password' | 'email_verified', JsonSchema>> = Object.freeze({
   id: { type: 'string', pattern: ROW_ID_PATTERN, description: 'Optional: 1 to 64 characters of A-Z a-z 0-9 _ -. A UUIDv7 when left out.' },
   email: { type: 'string', format: 'email', maxLength: 254, description: 'Stored lower-case. Through the data API only with the admin key.' },
-  password: {
-    type: 'string',
-    writeOnly: true,
-    minLength: PASSWORD_LENGTH.min,
-    maxLength: PASSWORD_LENGTH.max,
-    description: 'Write-only: stored as an argon2id hash, never returned. At least the setting min_password_length (8 by default). Through the data API only with the admin key.',
-  },
+  password: { ...PASSWORD_SCHEMA, description: `${PASSWORD_SCHEMA.description} Through the data API only with the admin key.` },
   email_verified: { type: 'boolean', description: 'Only the admin key may set it.' },
 });

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TableDefinition } from '../tables/definition.js';
-import { columnSchema, READ_SYSTEM_COLUMNS, WRITE_SYSTEM_COLUMNS, type JsonSchema } from './column-schemas.js';
+import { columnSchema, READ_SYSTEM_COLUMNS, SIGNUP_COLUMNS, WRITE_SYSTEM_COLUMNS, type JsonSchema } from './column-schemas.js';
 import { typeNames } from './identifiers.js';
 import { sortKeys } from './sort-keys.js';
 
@@ -77,7 +77,7 @@ function buildTableModel(table: TableDefinition, typeName: string): TableModel {
   const create = objectSchema({ id: WRITE_SYSTEM_COLUMNS.id, ...authWrite, ...declaredWrite }, [...(auth ? ['email', 'password'] : []), ...requiredDeclared]);
   const update = objectSchema({ ...authWrite, ...declaredWrite }, []);
   const signup = auth
-    ? objectSchema({ email: WRITE_SYSTEM_COLUMNS.email, password: WRITE_SYSTEM_COLUMNS.password, ...declaredWrite }, ['email', 'password', ...requiredDeclared])
+    ? objectSchema({ email: SIGNUP_COLUMNS.email, password: SIGNUP_COLUMNS.password, ...declaredWrite }, ['email', 'password', ...requiredDeclared])
     : undefined;
   return {
     name: table.name,

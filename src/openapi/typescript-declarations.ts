@@ -38,6 +38,8 @@ export function tsType(schema: JsonSchema): string {
 function propertyComment(schema: JsonSchema): string | undefined {
   const notes: string[] = [];
   if (schema.readOnly === true) notes.push('read-only');
+  if (schema.writeOnly === true) notes.push('write-only: never returned');
+  if (typeof schema.minLength === 'number') notes.push(`at least ${schema.minLength} characters`);
   if (typeof schema.maxLength === 'number' && schema.format !== 'email') notes.push(`at most ${schema.maxLength} characters`);
   const safe = Number.MAX_SAFE_INTEGER;
   if (typeof schema.minimum === 'number' && schema.minimum !== -safe) notes.push(`at least ${schema.minimum}`);

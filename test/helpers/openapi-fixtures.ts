@@ -7,6 +7,7 @@ import { parseDefinition } from '../../src/tables/parse-definition.js';
 import type { TableDefinition } from '../../src/tables/definition.js';
 import { putTable, type TestProject, type TestServer } from './test-server.js';
 
+/** A project schema: [table name, definition body] in declaration order. */
 export type SchemaFixture = readonly (readonly [string, Record<string, unknown>])[];
 
 /** A plain project: one table, no auth table. */
