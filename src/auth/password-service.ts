@@ -8,6 +8,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { Row } from '../store/types.js';
+import { isEmail } from '../tables/column-schema.js';
 import { checkPasswordLength } from '../tables/row-service.js';
 import { accessTokenFor, appNameOf, mailFromOf, type AuthDeps } from './auth-deps.js';
 import { BODIES, parseBody } from './auth-bodies.js';
@@ -69,6 +70,9 @@ export class PasswordService {
     // Checked now (a refusal is the caller's 400); stored as sent and checked again when resolved.
     checkRedirectUrl(input.redirect_url, state.settings.allowed_redirect_origins, state.project.id);
     const email = input.email.toLowerCase();
+    // No account can hold an address signup refuses (a line break in it would also be refused
+    // by the mail queue as a header injection): nothing to store, and the same 200.
+    if (!isEmail(email)) return { message: FORGOT_MESSAGE };
     if ((await this.deps.limits.takeMail(state, email)) === 0) {
       const from = mailFromOf(state);
       await this.deps.mail.enqueueRequest({

@@ -99,6 +99,23 @@ describe('POST /p/{id}/auth/forgot-password: unknown emails', () => {
     assert.equal((await mailsTo(server, project, 'ghost@example.com')).length, 0);
   });
 
+  const noAccountCanHave: [string, string][] = [
+    ['a line break and a header after it (header injection)', 'ada@example.com\r\nBcc: attacker@evil.example'],
+    ['a bare newline', 'ghost@example.com\nX-Extra: 1'],
+    ['not an address at all', 'not-an-email'],
+    ['empty', ''],
+  ];
+  for (const [name, email] of noAccountCanHave) {
+    it(`an email no account can hold (${name}) → the same 200, nothing mailed (never a 500)`, async () => {
+      const known = await post('forgot-password', { email: 'ada@example.com', redirect_url: 'https://allowed.com/r' });
+      const response = await post('forgot-password', { email, redirect_url: 'https://allowed.com/r' });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.text, known.text);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal((await mailsTo(server, project, email)).length, 0);
+    });
+  }
+
   const malformed: [string, unknown][] = [
     ['email as an object', { email: { $ne: '' }, redirect_url: 'https://allowed.com/r' }],
     ['email as an array', { email: ['ada@example.com'], redirect_url: 'https://allowed.com/r' }],
