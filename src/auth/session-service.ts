@@ -30,13 +30,13 @@ export class SessionService {
    * verification mail when the table verifies emails. Throws AUTH_NOT_CONFIGURED,
    * VALIDATION_*, FORBIDDEN, AUTH_EMAIL_TAKEN, CONFLICT_*.
    */
-  async signUp(state: ProjectState, body: unknown): Promise<SignedIn> {
+  async signUp(state: ProjectState, body: unknown, userAgent?: string): Promise<SignedIn> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
     const context = { projectId: state.project.id, caller: { kind: 'public' as const }, minPasswordLength: state.settings.min_password_length };
     const row = await this.deps.rows.signUp(context, body);
     const user = await findUserById(auth.db, auth.table, String(row.id));
     if (!user) throw new AppError('INTERNAL_ERROR', { message: 'The new user vanished before signup finished.' });
-    const signedIn = await this.startSession(state, auth, user);
+    const signedIn = await this.startSession(state, auth, user, userAgent);
     if (auth.verifyEmail) await this.verification.sendVerification(state, auth, user);
     return signedIn;
   }
@@ -46,7 +46,7 @@ export class SessionService {
    * alike. Throws AUTH_NOT_CONFIGURED, VALIDATION_FAILED, RATE_LIMITED,
    * AUTH_INVALID_CREDENTIALS, AUTH_EMAIL_NOT_VERIFIED (only after the password matched).
    */
-  async login(state: ProjectState, body: unknown): Promise<SignedIn> {
+  async login(state: ProjectState, body: unknown, userAgent?: string): Promise<SignedIn> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
     const input = parseBody(BODIES.login, body);
     const email = input.email.toLowerCase();
@@ -66,7 +66,7 @@ export class SessionService {
     if (!user || !matches) throw new AppError('AUTH_INVALID_CREDENTIALS');
     await this.deps.limits.refundLoginAttempt(state, email);
     if (state.settings.require_verified_email && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');
-    return this.startSession(state, auth, user);
+    return this.startSession(state, auth, user, userAgent);
   }
 
   /**
@@ -113,9 +113,9 @@ export class SessionService {
     if (user && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');
   }
 
-  private async startSession(state: ProjectState, auth: AuthTable, user: StoredUser): Promise<SignedIn> {
+  private async startSession(state: ProjectState, auth: AuthTable, user: StoredUser, userAgent?: string): Promise<SignedIn> {
     const nowMs = this.deps.clock.now();
-    const { session, refreshToken } = await createSession(auth.db, user.id, state.settings.refresh_token_ttl, nowMs);
+    const { session, refreshToken } = await createSession(auth.db, user.id, state.settings.refresh_token_ttl, nowMs, userAgent);
     const token = await accessTokenFor(state, user.id, session.id, user.passwordVersion, nowMs);
     return { token, refresh_token: refreshToken, user: user.user };
   }

@@ -48,13 +48,18 @@ function isLive(row: Row, nowIso: string): boolean {
   return row.revoked_at === null && String(row.expires_at) > nowIso;
 }
 
-/** Starts a session for a user; returns it with its refresh token (the only time it exists in full). */
-export async function createSession(executor: Executor, userId: string, ttlSeconds: number, nowMs: number): Promise<{ session: Session; refreshToken: string }> {
+/**
+ * Starts a session for a user; returns it with its refresh token (the only time it exists in
+ * full). `userAgent` (the User-Agent that signed in, cut to 512 characters) is shown by GET /auth/sessions.
+ */
+export async function createSession(executor: Executor, userId: string, ttlSeconds: number, nowMs: number, userAgent?: string): Promise<{ session: Session; refreshToken: string }> {
   const refreshToken = randomToken(32);
   const id = newRowId();
   const now = new Date(nowMs).toISOString();
   const expiresAt = new Date(nowMs + ttlSeconds * 1000).toISOString();
-  await executor.run({ kind: 'insert', table: SESSIONS.table, columns: SESSIONS.columns, rows: [[id, userId, hashSecret(refreshToken), null, null, now, expiresAt, null]] });
+  const columns = [...SESSIONS.columns, text('last_used_at'), text('user_agent')];
+  const agent = userAgent === undefined || userAgent === '' ? null : userAgent.slice(0, 512);
+  await executor.run({ kind: 'insert', table: SESSIONS.table, columns, rows: [[id, userId, hashSecret(refreshToken), null, null, now, expiresAt, null, now, agent]] });
   return { session: { id, userId, expiresAt, revokedAt: null }, refreshToken };
 }
 

@@ -10,6 +10,7 @@ import type { ProjectState } from '../projects/project-registry.js';
 import type { Caller } from '../tables/caller.js';
 import type { SchemaService } from '../tables/schema-service.js';
 import { invalidToken, readAccessToken, type AccessClaims } from './access-tokens.js';
+import { SessionActivity } from './session-activity.js';
 import { findLiveSession, type Session } from './sessions.js';
 import { findUserById, type AuthTable, type StoredUser } from './users.js';
 
@@ -23,6 +24,9 @@ export interface VerifiedBearer {
 
 /** Verifies access tokens against storage; fits the `AccessTokenVerifier` port of http/credentials.ts. */
 export class TokenVerifier {
+  /** Keeps sessions' `last_used_at` (at most one write a minute per session). */
+  private readonly activity = new SessionActivity();
+
   constructor(
     private readonly schemas: SchemaService,
     private readonly clock: Clock,
@@ -54,6 +58,7 @@ export class TokenVerifier {
         `Sign in again with POST /p/${state.project.id}/auth/login.`,
       );
     }
+    await this.activity.touch(schema.db, state.project.id, session.id, nowMs);
     const user = await findUserById(schema.db, table, claims.userId);
     // A password change or reset bumps the version: tokens minted for the old one stop here.
     if (!user || user.passwordVersion !== claims.passwordVersion) {

@@ -2,26 +2,29 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../app/services.js';
 import { authProject, bearerTokenOf } from '../auth-request.js';
+import { registerSessionListRoutes } from './auth-sessions-list.js';
 
 type ProjectRoute = { Params: { id: string } };
 
 /**
- * Registers POST signup (201), POST login, POST refresh, GET me and POST logout (204).
+ * Registers POST signup (201), POST login, POST refresh, GET me, POST logout (204; `?scope=local|others|global`)
+ * and the session list routes (auth-sessions-list.ts).
  * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_*, AUTH_*.
  */
 export function registerAuthSessionRoutes(app: FastifyInstance, services: Services): void {
   const { registry, auth } = services;
+  const sessionList = registerSessionListRoutes(app, services);
 
   app.post<ProjectRoute>('/p/:id/auth/signup', async (request, reply) => {
     const state = await authProject(request, registry, auth, 'signup');
-    const signedIn = await auth.sessions.signUp(state, request.body);
+    const signedIn = await auth.sessions.signUp(state, request.body, request.headers['user-agent']);
     reply.code(201);
     return signedIn;
   });
 
   app.post<ProjectRoute>('/p/:id/auth/login', async (request) => {
     const state = await authProject(request, registry, auth, 'login');
-    return auth.sessions.login(state, request.body);
+    return auth.sessions.login(state, request.body, request.headers['user-agent']);
   });
 
   app.post<ProjectRoute>('/p/:id/auth/refresh', async (request) => {
@@ -36,7 +39,7 @@ export function registerAuthSessionRoutes(app: FastifyInstance, services: Servic
 
   app.post<ProjectRoute>('/p/:id/auth/logout', async (request, reply) => {
     const state = await authProject(request, registry, auth);
-    await auth.sessions.logout(state, bearerTokenOf(request));
+    await sessionList.logout(state, bearerTokenOf(request), (request.query as Record<string, unknown>).scope);
     reply.code(204).send();
   });
 }

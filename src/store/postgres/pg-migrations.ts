@@ -172,6 +172,11 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
    CREATE INDEX _rb_spent_refresh_tokens_session ON ${T(s, '_rb_spent_refresh_tokens')} (session_id);
    CREATE INDEX _rb_spent_refresh_tokens_user ON ${T(s, '_rb_spent_refresh_tokens')} (user_id);
    CREATE INDEX _rb_spent_refresh_tokens_expires ON ${T(s, '_rb_spent_refresh_tokens')} (expires_at);`,
+  // 3: what GET /auth/sessions shows of a session: when it was last used (written at most once
+  // a minute, src/auth/session-activity.ts) and the User-Agent that signed in.
+  (s) => `
+   ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN last_used_at ${TEXT};
+   ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN user_agent ${TEXT};`,
 ];
 
 /** Takes the advisory lock of a schema until the transaction ends (migrations, schema changes). */

@@ -95,6 +95,10 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
    CREATE INDEX _rb_spent_refresh_tokens_session ON _rb_spent_refresh_tokens (session_id);
    CREATE INDEX _rb_spent_refresh_tokens_user ON _rb_spent_refresh_tokens (user_id);
    CREATE INDEX _rb_spent_refresh_tokens_expires ON _rb_spent_refresh_tokens (expires_at);`,
+  // 3: what GET /auth/sessions shows of a session: when it was last used (written at most once
+  // a minute, src/auth/session-activity.ts) and the User-Agent that signed in.
+  `ALTER TABLE _rb_sessions ADD COLUMN last_used_at TEXT;
+   ALTER TABLE _rb_sessions ADD COLUMN user_agent TEXT;`,
 ];
 
 /** Brings a database up to the latest migration, each step in its own transaction. */
