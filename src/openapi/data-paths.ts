@@ -3,19 +3,21 @@
  * and `/api/{table}/bulk`, with request and response schemas from the table's model.
  */
 import type { ErrorCode } from '../errors/codes.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
 import type { TableModel } from './schema-model.js';
 
 /** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
 const LIST_PARAMETERS = [
-  { name: 'limit', schema: { type: 'integer', minimum: 0, default: 50 }, description: 'Rows per page; larger values than 1000 are clamped to 1000 (meta.limit shows the value used).' },
-  { name: 'offset', schema: { type: 'integer', minimum: 0, default: 0 }, description: 'Rows to skip.' },
+  { name: 'limit', schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT }, description: `Rows per page; larger values than ${MAX_LIMIT} are clamped to ${MAX_LIMIT} (meta.limit shows the value used).` },
+  { name: 'offset', schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 }, description: 'Rows to skip.' },
   { name: 'count', schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' }, description: 'none skips counting: meta.total is then null.' },
   { name: 'sort', schema: { type: 'string' }, description: 'Comma-separated columns, - for descending (sort=-created_at,title). id is always the last key.' },
   { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included.' },
   { name: 'filter', schema: { type: 'string' }, description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.' },
 ] as const;
-const RESERVED = new Set<string>(LIST_PARAMETERS.map((p) => p.name));
+// Every reserved name is described above; a column of the same name gets no shorthand parameter.
+const RESERVED = new Set<string>([...RESERVED_LIST_PARAMETERS, ...LIST_PARAMETERS.map((p) => p.name)]);
 
 /** Who may call the data API: any one of the credentials (contract §4, and §12's platform key). */
 export const DATA_SECURITY = [{ AdminKey: [] }, { BearerAuth: [] }, { ApiKey: [] }, { PlatformKey: [] }];
