@@ -82,6 +82,14 @@ export interface Email {
 
 export type Settings = Record<string, unknown>;
 
+export interface UserSession {
+  id: string;
+  created_at: string;
+  last_used_at: string | null;
+  user_agent: string | null;
+  current?: boolean;
+}
+
 /** The headers that carry a session's key for a project (or the platform API when projectId is absent). */
 export function credentialHeaders(session: Session): Record<string, string> {
   return session.kind === 'platform' ? { 'x-platform-key': session.key } : { 'x-admin-key': session.key };
@@ -153,4 +161,62 @@ export const api = {
     call<{ data: { rotated_at: string } }>(s, 'POST', `${project(id)}/v1/rotate-jwt-secret`, { revoke_sessions: revokeSessions }).then((r) => r.data),
   listKeys: (s: Session, id: string) => call<{ data: KeyInfo[] }>(s, 'GET', `${project(id)}/v1/keys`).then((r) => r.data),
   listEmails: (s: Session, id: string, limit = 100, offset = 0) => call<Page<Email>>(s, 'GET', `${project(id)}/v1/emails?limit=${limit}&offset=${offset}`),
+
+  listUserSessions: (s: Session, id: string, userId: string) => call<{ data: UserSession[] }>(s, 'GET', `${project(id)}/v1/users/${enc(userId)}/sessions`).then((r) => r.data),
+  endUserSessions: (s: Session, id: string, userId: string) => call<void>(s, 'DELETE', `${project(id)}/v1/users/${enc(userId)}/sessions`),
+  subscribe: (s: Session, id: string, clientId: string, subscriptions: string[]) => call<unknown>(s, 'POST', `${project(id)}/realtime`, { client_id: clientId, subscriptions }),
 };
+
+/** One server-sent event: its name and data. */
+interface StreamEvent {
+  event: string;
+  data: string;
+}
+
+function parseEvent(block: string): StreamEvent {
+  const event: StreamEvent = { event: 'message', data: '' };
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) event.event = line.slice(6).trim();
+    else if (line.startsWith('data:')) event.data += line.slice(5).trim();
+  }
+  return event;
+}
+
+/**
+ * Watches one table through realtime (contract §11): opens the event stream, subscribes to
+ * `table` with the session's key (sent in a header, never in the URL), and calls `onChange`
+ * for every change or `reset`. Read with fetch rather than EventSource, so a server without
+ * realtime costs one 404 and nothing else. `onLive` says whether the subscription is active.
+ * Returns the function that stops watching.
+ */
+export function watchTable(session: Session, projectId: string, table: string, onChange: () => void, onLive: (live: boolean) => void): () => void {
+  const abort = new AbortController();
+  const run = async () => {
+    const response = await fetch(`${project(projectId)}/realtime`, { headers: { accept: 'text/event-stream' }, signal: abort.signal, cache: 'no-store', credentials: 'omit' });
+    if (!response.ok || !response.body) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value.replace(/\r\n?/g, '\n');
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const event = parseEvent(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (event.event === 'connect') {
+          const { client_id } = JSON.parse(event.data) as { client_id: string };
+          await api.subscribe(session, projectId, client_id, [table]);
+          onLive(true);
+        } else if (event.event === table || event.event === 'reset') {
+          onChange();
+        } else if (event.event === 'auth_expired') {
+          onLive(false);
+        }
+      }
+    }
+  };
+  run()
+    .catch(() => undefined)
+    .finally(() => abort.signal.aborted || onLive(false));
+  return () => abort.abort();
+}

@@ -12,6 +12,15 @@ import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { openDashboard, screenshot, signInWithPlatformKey, type DashboardTab } from '../helpers/dashboard-page.js';
 import { PLATFORM_KEY, startTestServer, type TestServer } from '../helpers/test-server.js';
 
+/** False when the server answers this path with 404 NOT_FOUND (an endpoint it does not have). */
+async function hasRoute(server: TestServer, method: string, path: string): Promise<boolean> {
+  const controller = new AbortController();
+  const response = await fetch(`${server.url}${path}`, { method, headers: platform, signal: controller.signal });
+  const found = !(response.status === 404 && (await response.text()).includes('"NOT_FOUND"'));
+  controller.abort(); // an event stream would never end
+  return found;
+}
+
 const skip = browserSkipReason('dashboard');
 const launched = skip ? undefined : launchBrowser();
 const platform = { 'x-platform-key': PLATFORM_KEY };
@@ -249,10 +258,35 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     const ada = (await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "ada@example.com"')}`, { headers: platform })).body.data[0];
     assert.equal(ada.email_verified, true);
     await screenshot(page, 'users');
+    if (await hasRoute(server, 'GET', '/p/shop/v1/users/none/sessions')) {
+      await page.locator('[data-user="ada@example.com"]').getByRole('button', { name: 'Sessions' }).click();
+      await page.getByTestId('user-sessions').locator('tbody tr').first().waitFor();
+      assert.equal(await page.getByTestId('user-sessions').getByText('No live sessions.').count(), 0, 'signup opened a session');
+      await page.getByTestId('end-sessions').click();
+      await page.getByTestId('user-sessions').getByText('No live sessions.').waitFor();
+      assert.deepEqual((await server.request('GET', `/p/shop/v1/users/${ada.id}/sessions`, { headers: platform })).body.data, []);
+      await page.keyboard.press('Escape');
+    } else {
+      console.log('# SKIPPED: user sessions in the dashboard (this server has no /v1/users/{id}/sessions)');
+    }
     await page.locator('[data-user="grace@example.com"]').getByRole('button', { name: 'Delete' }).click();
     await page.getByTestId('confirm-delete-user').click();
     await page.locator('[data-user="grace@example.com"]').waitFor({ state: 'detached' });
     assert.equal((await server.request('GET', '/p/shop/api/members', { headers: platform })).body.meta.total, 2);
+  });
+
+  it('the rows grid updates live through realtime when another client writes', async (t) => {
+    if (!(await hasRoute(server, 'GET', '/p/shop/realtime'))) {
+      t.skip('this server has no realtime endpoint');
+      return;
+    }
+    await page.goto(`${server.url}/_/#/p/shop/tables/items`);
+    await page.locator('[data-testid=rows][data-live=true]').waitFor();
+    const created = await server.request('POST', '/p/shop/api/items', { headers: platform, body: { title: 'Written elsewhere' } });
+    assert.equal(created.status, 201, created.text);
+    await page.locator(`tr[data-row-id="${created.body.data.id}"]`).waitFor();
+    assert.equal((await server.request('DELETE', `/p/shop/api/items/${created.body.data.id}`, { headers: platform })).status, 204);
+    await page.locator(`tr[data-row-id="${created.body.data.id}"]`).waitFor({ state: 'detached' });
   });
 
   it('time to first rows on a 2,000-row table (paged on the server)', async () => {

@@ -4,7 +4,7 @@
  * through the row form, and bulk delete of selected rows with confirmation.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Row } from '../api';
+import { api, watchTable, type Row } from '../api';
 import { ErrorBox, Modal, PageHead, when } from '../components/ui';
 import { href } from '../router';
 import type { Session } from '../session';
@@ -28,6 +28,21 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const [deleteError, setDeleteError] = useState<unknown>(null);
 
   useEffect(() => setSelected(new Set()), [offset, sort, filter]);
+
+  // Live updates: reload the page shown when the table changes (coalesced: a bulk write is one reload).
+  const [live, setLive] = useState(false);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const changed = () => {
+      clearTimeout(timer);
+      timer = setTimeout(rows.reload, 150);
+    };
+    const stop = watchTable(session, projectId, tableName, changed, setLive);
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
+  }, [projectId, tableName, session.key]);
 
   const definition = table.data;
   const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
@@ -71,7 +86,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const total = page?.meta.total ?? 0;
   return (
     <section>
-      <PageHead title={tableName} sub={page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}>
+      <PageHead title={tableName} sub={`${page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}${live ? ' · live' : ''}`}>
         <a class="button" href={href('p', projectId, 'tables', tableName, 'schema')} data-testid="open-schema">
           Schema
         </a>
@@ -113,7 +128,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
       </form>
       <ErrorBox error={rows.error} testId="rows-error" />
       <div class="grid-wrap">
-        <table class="grid rows" data-testid="rows" data-loading={rows.loading ? 'true' : 'false'}>
+        <table class="grid rows" data-testid="rows" data-loading={rows.loading ? 'true' : 'false'} data-live={live ? 'true' : 'false'}>
           <thead>
             <tr>
               <th class="select">

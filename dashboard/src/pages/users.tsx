@@ -1,10 +1,11 @@
 /**
- * Users of the project's auth table: list, search by email, set email_verified, delete.
- * Sessions per user come with the sessions endpoints (not on this server yet).
+ * Users of the project's auth table: list, search by email, set email_verified, view and end
+ * a user's sessions (GET/DELETE /v1/users/{id}/sessions), delete.
  */
 import { useState } from 'preact/hooks';
 import { api, type Row } from '../api';
 import { ErrorBox, Modal, PageHead, when } from '../components/ui';
+import { UserSessions } from './user-sessions';
 import { href } from '../router';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
@@ -40,6 +41,7 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
   );
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
+  const [sessionsOf, setSessionsOf] = useState<Row | null>(null);
 
   const setVerified = async (user: Row, verified: boolean) => {
     setError(null);
@@ -102,7 +104,11 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
                 </label>
               </td>
               <td class="muted">{when(u.created_at)}</td>
-              <td class="right">
+              <td class="right nowrap">
+                <button type="button" class="link" onClick={() => setSessionsOf(u)}>
+                  Sessions
+                </button>
+                {' · '}
                 <button type="button" class="link danger" onClick={() => setDeleting(u)}>
                   Delete
                 </button>
@@ -126,7 +132,7 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
           Next
         </button>
       </div>
-      <p class="muted small">Sessions per user appear here once the server has the sessions endpoints.</p>
+      {sessionsOf && <UserSessions session={session} projectId={projectId} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
       {deleting && (
         <Modal title={`Delete ${String(deleting.email)}?`} onClose={() => setDeleting(null)}>
           <p>The user and their sessions are deleted for good.</p>
