@@ -62,6 +62,27 @@ module.exports = {
       to: { path: '^src/(http|app|cli|store|auth|projects|email)/|fastify|better-sqlite3|node_modules/(pg|redis)/' },
     },
     {
+      name: 'realtime-is-above-tables',
+      comment: 'src/realtime/ (hub, topics, predicates) uses tables, query, projects and the store ports; no HTTP, no auth flows, no mail, no engine.',
+      severity: 'error',
+      from: { path: '^src/realtime/' },
+      to: { path: '^src/(http|app|cli|auth|email|openapi)/|fastify|better-sqlite3|node_modules/(pg|redis)/' },
+    },
+    {
+      name: 'writers-see-only-the-event-log',
+      comment: 'Write paths (tables/, auth/, projects/) append to the realtime event log; the hub above them is theirs only through the ChangeFeed port.',
+      severity: 'error',
+      from: { path: '^src/(tables|auth|projects|query|store|email)/' },
+      to: { path: '^src/realtime/', pathNot: '^src/realtime/event-log\\.ts$' },
+    },
+    {
+      name: 'event-log-is-a-leaf',
+      comment: 'The event log is SQL trees over the store ports, imported by the write paths: it imports nothing above them.',
+      severity: 'error',
+      from: { path: '^src/realtime/event-log\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(query|store/types\\.ts|lib|errors)' },
+    },
+    {
       name: 'tables-below-auth',
       severity: 'error',
       from: { path: '^src/(tables|projects)/' },

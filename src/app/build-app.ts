@@ -23,6 +23,7 @@ import { registerDashboardRoutes } from '../http/routes/dashboard.js';
 import { registerDataRowRoutes } from '../http/routes/data-rows.js';
 import { registerHealthRoutes } from '../http/routes/health.js';
 import { registerPlatformProjectRoutes } from '../http/routes/platform-projects.js';
+import { registerRealtimeRoutes } from '../http/routes/realtime.js';
 import { buildServices, type ServiceOptions, type Services } from './services.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -65,8 +66,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onReady', async () => {
     services.mailWorker?.start();
     services.mailRequests.start();
+    services.realtime.start();
     // The dummy hash is made now, so the first login with an unknown email takes no longer than the next ones.
     services.hasher.dummyHash().catch(() => undefined);
+  });
+  // Event streams never end by themselves: close them first, so clients reconnect elsewhere and the server can stop.
+  app.addHook('preClose', async () => {
+    services.realtime.close();
   });
   app.addHook('onClose', async () => {
     // Requests being resolved may still queue mail: let them finish before the mail worker stops.
@@ -91,6 +97,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAuthPasswordRoutes(app, services);
   registerAuthVerificationRoutes(app, services);
   registerDataRowRoutes(app, services);
+  registerRealtimeRoutes(app, services, services.realtime);
   await registerDashboardRoutes(app);
   return { app, services };
 }

@@ -22,6 +22,7 @@ import type { StorageEngine } from '../store/types.js';
 import { RowService } from '../tables/row-service.js';
 import { SchemaService } from '../tables/schema-service.js';
 import { ProjectDocuments } from '../openapi/project-documents.js';
+import { RealtimeHub, type RealtimeLimits } from '../realtime/realtime-hub.js';
 
 export interface Services {
   readonly config: Config;
@@ -46,6 +47,8 @@ export interface Services {
   readonly mailRequests: MailRequestWorker;
   /** Each project's OpenAPI document and type declarations, built once per schema version. */
   readonly openapi: ProjectDocuments;
+  /** Realtime streams of this process; told about every committed write. */
+  readonly realtime: RealtimeHub;
 }
 
 /**
@@ -102,6 +105,8 @@ export interface ServiceOptions {
    * until storage closes; throws DataDirInUseError when another process holds it. Unset: no lock.
    */
   readonly lockDataDirAs?: string;
+  /** Realtime bounds (client limit, buffer, poll and keep intervals); tests shrink them. */
+  readonly realtime?: Partial<RealtimeLimits>;
 }
 
 /** Builds every service for a config; `clock` may be replaced in tests. */
@@ -111,7 +116,16 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const storage = await buildStorage(config, log, options.lockDataDirAs);
   const hasher = buildArgon2Hasher(options.hasher);
   const schemas = new SchemaService(storage, clock);
-  const rows = new RowService(schemas, hasher, clock);
+  let registryRef: ProjectRegistry | undefined;
+  const realtime = new RealtimeHub({
+    schemas,
+    clock,
+    projectState: async (id) => registryRef?.find(id),
+    ...(storage.eventWakeups && { wakeups: storage.eventWakeups }),
+    log: { warn: (object, message) => log.warn(object, message) },
+    ...(options.realtime && { limits: options.realtime }),
+  });
+  const rows = new RowService(schemas, hasher, clock, realtime);
   // The queue wakes the request worker, which needs the auth service built below.
   let wakeRequests = () => {};
   const mail = buildMail(config, storage, clock, log, options, () => wakeRequests());
@@ -121,6 +135,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   });
   const platformKey = await loadPlatformKey(storage.system, config.platformKey);
   const registry = new ProjectRegistry(storage, clock, platformKey);
+  registryRef = registry;
   const mailRequests = new MailRequestWorker(
     storage.system,
     async (request) => {
@@ -147,6 +162,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     ...mail,
     mailRequests,
     openapi: new ProjectDocuments(schemas, config.publicUrl),
+    realtime,
   };
 }
 

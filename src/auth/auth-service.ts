@@ -53,7 +53,7 @@ export function buildAuthService(options: AuthServiceOptions): AuthService {
     verification,
     async revokeAllSessions(projectId) {
       const schema = await options.schemas.schema(projectId);
-      await revokeAllSessions(schema.db, options.clock.now());
+      await schema.db.transaction((tx) => revokeAllSessions(tx, options.clock.now()));
     },
     async resolveMailRequest(state, request) {
       return request.kind === RESET_REQUEST_KIND ? passwords.resolveResetRequest(state, request) : undefined;

@@ -104,7 +104,7 @@ export class SessionService {
   async logout(state: ProjectState, bearerToken: string | undefined): Promise<void> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
     const { session } = await this.deps.tokens.verifyBearer(state, bearerToken, auth);
-    await revokeSession(auth.db, session.id, this.deps.clock.now());
+    await auth.db.transaction((tx) => revokeSession(tx, session.id, this.deps.clock.now()));
   }
 
   /** Refuses an unverified user (require_verified_email gates refresh like login, or a session from signup would outlive it). */

@@ -12,6 +12,7 @@ import { constantTimeEqual, hashSecret } from '../lib/secrets.js';
 import { newRowId } from '../lib/ids.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, Row } from '../store/types.js';
+import { appendIdentityChange } from '../realtime/event-log.js';
 import { findSpentRefreshToken, forgetSpentRefreshTokens, recordSpentRefreshToken } from './spent-refresh-tokens.js';
 
 /** How long a replaced refresh token still answers (with the same new pair). */
@@ -142,12 +143,17 @@ async function revokeForSpentToken(tx: Executor, presentedHash: string, nowIso: 
 
 async function endSessionForReuse(tx: Executor, sessionId: string, nowIso: string): Promise<void> {
   await tx.run({ kind: 'update', table: SESSIONS.table, set: [{ column: column('revoked_at'), value: sql.value(nowIso, 'text') }], where: sql.eq('id', sessionId) });
+  await appendIdentityChange(tx, { session: sessionId }, nowIso);
   await forgetSpentRefreshTokens(tx, { sessionId });
 }
 
-/** Revokes one session (logout) and forgets its spent refresh tokens. */
+/**
+ * Revokes one session (logout) and forgets its spent refresh tokens. Call it in a transaction:
+ * it also appends the end of the session to the realtime event log.
+ */
 export async function revokeSession(executor: Executor, sessionId: string, nowMs: number): Promise<void> {
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('id', sessionId), notRevoked()) });
+  await appendIdentityChange(executor, { session: sessionId }, new Date(nowMs).toISOString());
   await forgetSpentRefreshTokens(executor, { sessionId });
 }
 
@@ -155,12 +161,14 @@ export async function revokeSession(executor: Executor, sessionId: string, nowMs
 export async function revokeUserSessions(executor: Executor, userId: string, nowMs: number, keepSessionId?: string): Promise<void> {
   const keep: Expr | undefined = keepSessionId === undefined ? undefined : sql.not(sql.eq('id', keepSessionId));
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('user_id', userId), notRevoked(), keep) });
+  await appendIdentityChange(executor, { user: userId, ...(keepSessionId !== undefined && { keep_session: keepSessionId }) }, new Date(nowMs).toISOString());
   await forgetSpentRefreshTokens(executor, { userId, ...(keepSessionId !== undefined && { keepSessionId }) });
 }
 
 /** Revokes every session of the project (rotate-jwt-secret with revoke_sessions). */
 export async function revokeAllSessions(executor: Executor, nowMs: number): Promise<void> {
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: notRevoked() });
+  await appendIdentityChange(executor, { all: true }, new Date(nowMs).toISOString());
   await forgetSpentRefreshTokens(executor, { all: true });
 }
 

@@ -8,6 +8,7 @@ import { sql, type ColumnRef } from '../query/sql-tree.js';
 import type { Executor, ProjectDatabase, Row } from '../store/types.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import type { SchemaService } from '../tables/schema-service.js';
+import { appendIdentityChange, appendRowChanges } from '../realtime/event-log.js';
 
 /** A project's auth table and the database it lives in. */
 export interface AuthTable {
@@ -85,7 +86,11 @@ export async function replacePassword(tx: Executor, table: CompiledTable, userId
     where: sql.and(sql.eq('id', userId), sql.eq('password_version', expectedVersion, 'integer')),
     returning: secretColumns(table),
   });
-  return toStoredUser(table, row);
+  const stored = toStoredUser(table, row);
+  // Realtime: streams bound to the old password's tokens end, then subscribers see the row change.
+  if (stored) await appendIdentityChange(tx, { user: stored.id }, now);
+  if (stored) await appendRowChanges(tx, [{ table: table.name, action: 'update', record: stored.user }], now);
+  return stored;
 }
 
 /** Marks the user's email verified; returns the updated user, or undefined if it is gone. */
@@ -100,5 +105,7 @@ export async function markEmailVerified(tx: Executor, table: CompiledTable, user
     where: sql.eq('id', userId),
     returning: secretColumns(table),
   });
-  return toStoredUser(table, row);
+  const stored = toStoredUser(table, row);
+  if (stored) await appendRowChanges(tx, [{ table: table.name, action: 'update', record: stored.user }], now);
+  return stored;
 }

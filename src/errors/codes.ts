@@ -41,6 +41,7 @@ const catalogue = {
 
   // --- rows ---
   ROW_NOT_FOUND: { status: 404, message: 'No row with this id is visible to this caller.', suggestion: 'Check the id; rows outside the view rule are not visible.' },
+  REALTIME_CLIENT_NOT_FOUND: { status: 404, message: 'No open realtime stream has this client id.', suggestion: 'Open GET /p/{id}/realtime and send the client_id of its connect event; a closed stream needs a new one.' },
   VALIDATION_FAILED: { status: 400, message: 'The request failed validation.', suggestion: 'Fix the field named in the message and retry.' },
   VALIDATION_UNKNOWN_COLUMN: { status: 400, message: 'The body names a column the table does not have.', suggestion: 'Remove the unknown field or add the column to the table.' },
   VALIDATION_FILTER: { status: 400, message: 'The filter, sort or select parameter is invalid.', suggestion: 'Fix the expression at the position given; see docs/filters.md.' },

@@ -73,9 +73,22 @@ export interface EngineCapabilities {
   readonly sharedAcrossProcesses: boolean;
 }
 
+/**
+ * Wake-ups for the realtime readers of this process when another process appended to a
+ * project's event log. Only a hint: readers must also poll, since a notification can be lost.
+ */
+export interface EventWakeups {
+  /** Calls `handler` with the project id whose event log grew. */
+  onEvents(handler: (projectId: string) => void): void;
+  /** Calls `handler` after the connection came back: notifications sent meanwhile were missed. */
+  onReconnect(handler: () => void): void;
+}
+
 /** A storage engine: the system database plus one database per project. */
 export interface StorageEngine {
   readonly capabilities: EngineCapabilities;
+  /** Present where several processes share the storage (PostgreSQL). */
+  readonly eventWakeups?: EventWakeups;
   /** The system database: projects, keys, settings, platform key, mail queue. */
   readonly system: Database;
   /** Creates the storage of a new project (file or schema) with its internal tables. */

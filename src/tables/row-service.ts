@@ -6,12 +6,13 @@
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
-import { parseListParams } from '../query/list-params.js';
 import { sql, type Expr } from '../query/sql-tree.js';
-import type { Executor, Row } from '../store/types.js';
+import type { Database, Executor, Row } from '../store/types.js';
+import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
+import { listRows } from './row-list.js';
 import type { RowValues } from './row-validator.js';
 import type { SchemaService } from './schema-service.js';
 import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
@@ -25,6 +26,8 @@ export interface RowContext {
   readonly caller: Caller;
   /** The project's minimum password length (auth tables). */
   readonly minPasswordLength: number;
+  /** Signs list cursors (query/cursor.ts); derived from a project secret. Absent: a fixed key (cursors still detect edits, not forgeries). */
+  readonly cursorKey?: string;
 }
 
 export interface RowPage {
@@ -32,6 +35,8 @@ export interface RowPage {
   readonly total: number | null;
   readonly limit: number;
   readonly offset: number;
+  /** The cursor of the page after this one, or null on the last page. */
+  readonly nextCursor: string | null;
 }
 
 export class RowService {
@@ -39,27 +44,14 @@ export class RowService {
     private readonly schemas: SchemaService,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
+    /** Told about each write's realtime events once it committed. */
+    private readonly feed?: ChangeFeed,
   ) {}
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
   async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
     const { db, table } = await this.open(context, tableName);
-    const now = isoNow(this.clock);
-    const params = parseListParams(query, table.filterable, now);
-    const where = sql.and(params.where, ruleCondition(table, 'list', context.caller, now));
-    const columns = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
-    const hasWhere = where.kind !== 'and' || where.items.length > 0;
-    const rows = params.limit === 0 ? [] : await db.all({
-      kind: 'select',
-      table: table.name,
-      columns,
-      ...(hasWhere && { where }),
-      orderBy: params.orderBy,
-      limit: params.limit,
-      offset: params.offset,
-    });
-    const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasWhere && { where }) }) : null;
-    return { rows, total, limit: params.limit, offset: params.offset };
+    return listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}` });
   }
 
   /** One visible row. Throws ROW_NOT_FOUND, FORBIDDEN. */
@@ -108,7 +100,7 @@ export class RowService {
     }
     const plan = await this.planInsert(context, authTable, [body], false, true);
     try {
-      const [row] = await db.transaction((tx) => writeRows(tx, plan));
+      const [row] = await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), (rows) => rows.map((record) => ({ table: authTable.name, action: 'create' as const, record })), plan.now);
       return row!;
     } catch (thrown) {
       const error = translateWriteError(thrown, authTable.name);
@@ -154,7 +146,7 @@ export class RowService {
     set.push({ column: table.physical.get('updated_at')!, value: sql.value(now, 'timestamp') });
     const where = sql.and(sql.eq('id', rowId), condition);
     try {
-      return await db.transaction(async (tx) => {
+      return await this.writeLogged(context.projectId, db, async (tx) => {
         const emailChanged = typeof values.email === 'string' && (await isNewEmail(tx, table, where, values.email));
         if (emailChanged && !('email_verified' in values)) {
           // A new address is unproven: it needs its own verification, and old links must not verify it.
@@ -163,8 +155,10 @@ export class RowService {
         const row = await tx.first({ kind: 'update', table: table.name, set, where, returning: table.readable });
         if (!row) throw rowNotFound(table.name, rowId);
         if (emailChanged) await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', rowId) });
+        // Access tokens of the old password end: so do the realtime streams bound to them.
+        if ('password' in values) await appendIdentityChange(tx, { user: rowId }, now);
         return row;
-      });
+      }, (row) => [{ table: table.name, action: 'update', record: row }], now);
     } catch (error) {
       throw await translateRowWriteError(error, db, table, values);
     }
@@ -173,13 +167,15 @@ export class RowService {
   /** Deletes a visible row. Throws ROW_NOT_FOUND, FORBIDDEN, CONFLICT_REFERENCE. */
   async delete(context: RowContext, tableName: string, rowId: string): Promise<void> {
     const { db, table, tables } = await this.open(context, tableName);
-    const condition = ruleCondition(table, 'delete', context.caller, isoNow(this.clock));
+    const now = isoNow(this.clock);
+    const condition = ruleCondition(table, 'delete', context.caller, now);
     try {
-      await db.transaction(async (tx) => {
-        const deleted = await tx.run({ kind: 'delete', table: table.name, where: sql.and(sql.eq('id', rowId), condition) });
-        if (deleted === 0) throw rowNotFound(table.name, rowId);
+      await this.writeLogged(context.projectId, db, async (tx) => {
+        const deleted = await tx.all({ kind: 'delete', table: table.name, where: sql.and(sql.eq('id', rowId), condition), returning: table.readable });
+        if (deleted.length === 0) throw rowNotFound(table.name, rowId);
         if (table.definition.auth_table) await deleteUserSessions(tx, rowId);
-      });
+        return deleted;
+      }, (rows) => rows.map((record) => ({ table: table.name, action: 'delete' as const, record })), now);
     } catch (error) {
       throw await translateDeleteError(error, db, tables.values(), table, rowId);
     }
@@ -201,10 +197,25 @@ export class RowService {
     const { db, table } = await this.open(context, tableName);
     const plan = await this.planInsert(context, table, bodies, bulk, false);
     try {
-      return await db.transaction((tx) => writeRows(tx, plan));
+      return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), (rows) => rows.map((record) => ({ table: table.name, action: 'create' as const, record })), plan.now);
     } catch (error) {
       throw translateWriteError(error, table.name);
     }
+  }
+
+  /**
+   * Runs `work` in one transaction that also appends its row changes to the realtime event
+   * log (last, so the log's counter row is held only until the commit), then tells the feed.
+   */
+  private async writeLogged<T>(projectId: string, db: Database, work: (tx: Executor) => Promise<T>, changes: (result: T) => RowChange[], now: string): Promise<T> {
+    let events: LoggedEvent[] = [];
+    const result = await db.transaction(async (tx) => {
+      const value = await work(tx);
+      events = await appendRowChanges(tx, changes(value), now);
+      return value;
+    });
+    this.feed?.committed(projectId, events);
+    return result;
   }
 
   /** The plan phase of a create: validates every row, hashes passwords, compiles the create rule. Throws like `create`. */

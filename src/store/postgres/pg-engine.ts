@@ -14,7 +14,7 @@ import { StoreError, type StorageEngine } from '../types.js';
 import { ChangeListener } from './pg-change-listener.js';
 import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
 import { translatePgError } from './pg-errors.js';
-import { lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { EVENT_CHANNEL, lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
 import { buildPgPool, checkOut } from './pg-pool.js';
 
@@ -98,6 +98,17 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
 
   return {
     capabilities: { name: 'postgres', sharedAcrossProcesses: true },
+    eventWakeups: {
+      onEvents(handler) {
+        // The payload is the schema; project ids hold no `_`, so `p_my_app` is project `my-app`.
+        void listener.connection.listen(EVENT_CHANNEL, (schema) => {
+          if (schema.startsWith('p_')) handler(schema.slice(2).replaceAll('_', '-'));
+        }).catch(() => undefined);
+      },
+      onReconnect(handler) {
+        listener.connection.onReconnect(handler);
+      },
+    },
     system,
     async createProject(projectId) {
       ensureOpen();

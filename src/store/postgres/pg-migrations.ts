@@ -16,6 +16,8 @@ export const SYSTEM_SCHEMA = 'rowbase';
 
 /** The channel the change triggers notify on. */
 export const CHANGE_CHANNEL = 'rowbase_changes';
+/** The channel on which a project's event log announces new entries (payload: the schema). */
+export const EVENT_CHANNEL = 'rowbase_events';
 
 // First key of every advisory lock Rowbase takes (the second is the schema's hash): "rb".
 const LOCK_CLASS = 0x7262;
@@ -124,6 +126,14 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      PERFORM pg_notify('${CHANGE_CHANNEL}', TG_TABLE_SCHEMA);
      RETURN NULL;
    END $$;`,
+  // 5: wakes the realtime readers of every process when a project's event log grows. Only a
+  // wake-up: readers also poll the log, so a lost notification delays nothing for long.
+  (s) => `
+   CREATE OR REPLACE FUNCTION ${T(s, 'notify_event')}() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${EVENT_CHANNEL}', TG_TABLE_SCHEMA);
+     RETURN NULL;
+   END $$;`,
 ];
 
 /** Project schema steps (table definitions, sessions, one-time tokens). */
@@ -177,6 +187,25 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
   (s) => `
    ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN last_used_at ${TEXT};
    ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN user_agent ${TEXT};`,
+  // 4: the realtime event log (src/realtime/event-log.ts). The counter row is updated inside
+  // each writing transaction and stays locked until it commits: numbers follow commit order.
+  (s) => `
+   CREATE TABLE ${T(s, '_rb_events')} (
+     seq bigint PRIMARY KEY NOT NULL,
+     created_at ${TEXT} NOT NULL,
+     table_name ${TEXT} NOT NULL,
+     action ${TEXT} NOT NULL,
+     record text NOT NULL
+   );
+   CREATE INDEX _rb_events_created ON ${T(s, '_rb_events')} (created_at);
+   CREATE TABLE ${T(s, '_rb_event_state')} (
+     id bigint PRIMARY KEY NOT NULL,
+     last_seq bigint NOT NULL,
+     trimmed_through bigint NOT NULL
+   );
+   INSERT INTO ${T(s, '_rb_event_state')} (id, last_seq, trimmed_through) VALUES (1, 0, 0);
+   CREATE TRIGGER _rb_events_notify AFTER INSERT ON ${T(s, '_rb_events')}
+     FOR EACH STATEMENT EXECUTE FUNCTION ${T(SYSTEM_SCHEMA, 'notify_event')}();`,
 ];
 
 /** Takes the advisory lock of a schema until the transaction ends (migrations, schema changes). */

@@ -99,6 +99,22 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
   // a minute, src/auth/session-activity.ts) and the User-Agent that signed in.
   `ALTER TABLE _rb_sessions ADD COLUMN last_used_at TEXT;
    ALTER TABLE _rb_sessions ADD COLUMN user_agent TEXT;`,
+  // 4: the realtime event log (src/realtime/event-log.ts): numbered row changes and identity
+  // ends, and the counter row that numbers them inside each writing transaction.
+  `CREATE TABLE _rb_events (
+     seq INTEGER PRIMARY KEY NOT NULL,
+     created_at TEXT NOT NULL,
+     table_name TEXT NOT NULL,
+     action TEXT NOT NULL,
+     record TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX _rb_events_created ON _rb_events (created_at);
+   CREATE TABLE _rb_event_state (
+     id INTEGER PRIMARY KEY NOT NULL,
+     last_seq INTEGER NOT NULL,
+     trimmed_through INTEGER NOT NULL
+   ) STRICT;
+   INSERT INTO _rb_event_state (id, last_seq, trimmed_through) VALUES (1, 0, 0);`,
 ];
 
 /** Brings a database up to the latest migration, each step in its own transaction. */

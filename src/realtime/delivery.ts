@@ -1,0 +1,99 @@
+/**
+ * Delivery of one logged event to one client, under the table's rules for the client's
+ * identity as it is at that moment (contract §11): the list rule for table and filtered
+ * topics, the view rule for row topics; create and update judged on the new row, delete on
+ * the row as it was. Rules and filters are compiled once per identity and table version into
+ * in-memory predicates (row-predicate.ts); rules that read only the row and `@request.auth`
+ * (every rule the filter language can express today) need no database.
+ */
+import { isoNow, type Clock } from '../lib/clock.js';
+import { sql } from '../query/sql-tree.js';
+import type { Caller } from '../tables/caller.js';
+import type { CompiledTable } from '../tables/compiled-table.js';
+import { ruleCondition } from '../tables/row-access.js';
+import type { ProjectSchema } from '../tables/schema-service.js';
+import type { IdentityChange, LoggedEvent } from './event-log.js';
+import type { RealtimeClient, Subscription } from './realtime-client.js';
+import { compilePredicate, type RowPredicate } from './row-predicate.js';
+import { topicFilter } from './topics.js';
+
+const NEVER: RowPredicate = () => false;
+// `data:` of an event is the same text for every client: made once per event.
+const payloads = new WeakMap<LoggedEvent, string>();
+
+/**
+ * Sends `event` to `client` on every subscription it matches, or ends the client's identity
+ * when the event ends it. Events at or below the client's last number are skipped (a replay
+ * and live delivery overlap), so each is handled once per client.
+ */
+export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: LoggedEvent, clock: Clock): void {
+  if (event.seq <= client.lastSeq) return;
+  client.lastSeq = event.seq;
+  const identity = client.identity;
+  if (!identity || client.closed) return;
+  if (identity.expiresAtMs !== undefined && clock.now() >= identity.expiresAtMs) {
+    client.expire();
+    return;
+  }
+  const caller = identity.caller;
+  if (event.kind === 'identity') {
+    if (event.seq > identity.boundAfterSeq && ends(event.change, caller)) client.expire();
+    return;
+  }
+  const { change } = event;
+  if (caller.kind === 'user' && change.table === schema.authTable?.name && change.record.id === caller.user.id && event.seq > identity.boundAfterSeq) {
+    if (change.action === 'delete') {
+      client.expire();
+      return;
+    }
+    // Rules see the user as they are now (a changed role counts from this event on).
+    identity.caller = { ...caller, user: change.record };
+    client.identityVersion++;
+  }
+  const table = schema.tables.get(change.table);
+  if (!table) return;
+  for (const subscription of client.subscriptions) {
+    const { topic } = subscription;
+    if (topic.table !== change.table) continue;
+    if (topic.rowId !== undefined && topic.rowId !== change.record.id) continue;
+    if (!predicateOf(subscription, table, identity.caller, client.identityVersion, clock)(change.record)) continue;
+    let data = payloads.get(event);
+    if (data === undefined) payloads.set(event, (data = JSON.stringify({ action: change.action, record: change.record })));
+    client.send(topic.name, data, event.seq);
+    if (client.closed) return;
+  }
+}
+
+/** True when the identity change ends `caller`'s identity. */
+function ends(change: IdentityChange, caller: Caller): boolean {
+  if (caller.kind !== 'user') return false;
+  if (change.all) return true;
+  if (change.session !== undefined) return change.session === caller.sessionId;
+  if (change.user !== undefined) return change.user === caller.user.id && change.keep_session !== caller.sessionId;
+  return false;
+}
+
+/** The subscription's predicate for this identity and table version, compiled on first use. */
+function predicateOf(subscription: Subscription, table: CompiledTable, caller: Caller, identity: number, clock: Clock): RowPredicate {
+  const cached = subscription.cache;
+  if (cached && cached.table === table && cached.identity === identity) return cached.test;
+  const now = isoNow(clock);
+  let test: RowPredicate;
+  try {
+    const rule = ruleCondition(table, subscription.topic.operation, caller, now);
+    const filter = topicFilter(subscription.topic.query, table, now);
+    test = compilePredicate(rule && filter ? sql.and(rule, filter) : (rule ?? filter));
+  } catch {
+    // The rule was locked or the filter's column dropped since the subscription: nothing matches.
+    test = NEVER;
+  }
+  // A condition with @now is compiled again for each event: "now" moves.
+  if (!usesNow(subscription, table)) subscription.cache = { table, identity, test };
+  return test;
+}
+
+function usesNow(subscription: Subscription, table: CompiledTable): boolean {
+  const rule = table.definition.rules[subscription.topic.operation];
+  if (rule?.includes('@now')) return true;
+  return Object.values(subscription.topic.query ?? {}).some((value) => value.includes('@now'));
+}

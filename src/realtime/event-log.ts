@@ -1,0 +1,160 @@
+/**
+ * The realtime event log of one project (docs/realtime.md): every committed row change, and
+ * every end of an identity (logout, password change...), as numbered entries in the project's
+ * own database (`_rb_events`, with the counter row `_rb_event_state`).
+ *
+ * Numbering is serialised per project inside the writing transaction: `appendEvents` bumps
+ * the counter row (`UPDATE ... RETURNING`), which PostgreSQL keeps locked until the writer
+ * commits, so the next writer gets its numbers only after this one is visible. Numbers are
+ * therefore gap-free and in commit order; a reader that delivers `cursor + 1` next never
+ * overtakes a commit. SQLite has one writer per file, which gives the same order.
+ *
+ * A leaf module: statements are SQL trees (the engines compile them), imported by the write
+ * paths (tables/, auth/) and read by the hub.
+ */
+import { sql } from '../query/sql-tree.js';
+import type { ColumnRef } from '../query/sql-tree.js';
+import type { Database, Executor, Row } from '../store/types.js';
+
+/** A change to one row, as the data API shows the row. */
+export interface RowChange {
+  readonly table: string;
+  readonly action: 'create' | 'update' | 'delete';
+  /** The new row for create and update, the row as it was for delete. */
+  readonly record: Row;
+}
+
+/** An identity that stops being valid: a session, every session of a user, a password version, or all. */
+export interface IdentityChange {
+  readonly session?: string;
+  readonly user?: string;
+  /** With `user`: tokens minted for an older password version end (a password change). */
+  readonly password_version?: number;
+  /** With `user`: a session that survives (change-password keeps the caller's own). */
+  readonly keep_session?: string;
+  readonly all?: boolean;
+}
+
+/** One entry of the log, as read back. */
+export type LoggedEvent =
+  | { readonly seq: number; readonly kind: 'row'; readonly change: RowChange; readonly createdAt: string }
+  | { readonly seq: number; readonly kind: 'identity'; readonly change: IdentityChange; readonly createdAt: string };
+
+/** The log's bounds: the last number given, and the last number trimmed away. */
+export interface LogState {
+  readonly lastSeq: number;
+  readonly trimmedThrough: number;
+}
+
+/** Told about entries once their transaction committed (the hub); may ignore them. */
+export interface ChangeFeed {
+  committed(projectId: string, events: readonly LoggedEvent[]): void;
+}
+
+const EVENTS = '_rb_events';
+const STATE = '_rb_event_state';
+const IDENTITY = '_identity';
+const col = (name: string, type: ColumnRef['type']): ColumnRef => Object.freeze({ name, type });
+const EVENT_COLUMNS: readonly ColumnRef[] = Object.freeze([
+  col('seq', 'integer'),
+  col('created_at', 'text'),
+  col('table_name', 'text'),
+  col('action', 'text'),
+  col('record', 'text'),
+]);
+const LAST_SEQ = col('last_seq', 'integer');
+const TRIMMED = col('trimmed_through', 'integer');
+const STATE_COLUMNS: readonly ColumnRef[] = Object.freeze([LAST_SEQ, TRIMMED]);
+const STATE_ROW = sql.eq('id', 1, 'integer');
+// Rows per INSERT: 5 parameters each stays well under every engine's parameter limit.
+const INSERT_CHUNK = 500;
+
+/**
+ * Appends row changes with `tx` (call it last in the writing transaction: the counter row is
+ * locked from here to the commit) and returns the numbered entries for `ChangeFeed.committed`.
+ */
+export async function appendRowChanges(tx: Executor, changes: readonly RowChange[], now: string): Promise<LoggedEvent[]> {
+  if (changes.length === 0) return [];
+  const first = await reserve(tx, changes.length);
+  const events = changes.map((change, i): LoggedEvent => ({ seq: first + i, kind: 'row', change, createdAt: now }));
+  await insert(tx, changes.map((c, i) => [first + i, now, c.table, c.action, JSON.stringify(c.record)]));
+  return events;
+}
+
+/** Appends the end of an identity with `tx`, inside the transaction that ends it. */
+export async function appendIdentityChange(tx: Executor, change: IdentityChange, now: string): Promise<void> {
+  const seq = await reserve(tx, 1);
+  await insert(tx, [[seq, now, IDENTITY, 'identity', JSON.stringify(change)]]);
+}
+
+/** Entries numbered after `after`, in order, at most `limit`. */
+export async function readEvents(db: Executor, after: number, limit: number): Promise<LoggedEvent[]> {
+  const rows = await db.all({
+    kind: 'select',
+    table: EVENTS,
+    columns: EVENT_COLUMNS,
+    where: { kind: 'compare', op: '>', left: sql.column('seq'), right: sql.value(after, 'integer') },
+    orderBy: [{ column: 'seq', descending: false }],
+    limit,
+  });
+  return rows.map(toEvent);
+}
+
+/** The log's bounds. */
+export async function readLogState(db: Executor): Promise<LogState> {
+  const row = await db.first({ kind: 'select', table: STATE, columns: STATE_COLUMNS, where: STATE_ROW });
+  return { lastSeq: Number(row?.last_seq ?? 0), trimmedThrough: Number(row?.trimmed_through ?? 0) };
+}
+
+/**
+ * Removes entries written before `cutoff` (an ISO time) and moves `trimmed_through` past them.
+ * Returns the log's bounds afterwards.
+ */
+export async function trimEvents(db: Database, cutoff: string): Promise<LogState> {
+  return db.transaction(async (tx) => {
+    const old = await tx.first({
+      kind: 'select',
+      table: EVENTS,
+      columns: [col('seq', 'integer')],
+      where: { kind: 'compare', op: '<', left: sql.column('created_at'), right: sql.value(cutoff, 'text') },
+      orderBy: [{ column: 'seq', descending: true }],
+      limit: 1,
+    });
+    if (old) {
+      const through = Number(old.seq);
+      await tx.run({ kind: 'delete', table: EVENTS, where: { kind: 'compare', op: '<=', left: sql.column('seq'), right: sql.value(through, 'integer') } });
+      await tx.run({
+        kind: 'update',
+        table: STATE,
+        set: [{ column: TRIMMED, value: sql.value(through, 'integer') }],
+        where: sql.and(STATE_ROW, { kind: 'compare', op: '<', left: sql.column('trimmed_through'), right: sql.value(through, 'integer') }),
+      });
+    }
+    return readLogState(tx);
+  });
+}
+
+async function reserve(tx: Executor, count: number): Promise<number> {
+  const row = await tx.first({
+    kind: 'update',
+    table: STATE,
+    set: [{ column: LAST_SEQ, value: { kind: 'add', left: sql.column('last_seq'), right: sql.value(count, 'integer') } }],
+    where: STATE_ROW,
+    returning: [LAST_SEQ],
+  });
+  return Number(row!.last_seq) - count + 1;
+}
+
+async function insert(tx: Executor, rows: readonly (readonly unknown[])[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await tx.run({ kind: 'insert', table: EVENTS, columns: EVENT_COLUMNS, rows: rows.slice(i, i + INSERT_CHUNK) });
+  }
+}
+
+function toEvent(row: Row): LoggedEvent {
+  const seq = Number(row.seq);
+  const createdAt = String(row.created_at);
+  const record = JSON.parse(String(row.record)) as Record<string, unknown>;
+  if (row.table_name === IDENTITY) return { seq, kind: 'identity', change: record as IdentityChange, createdAt };
+  return { seq, kind: 'row', change: { table: String(row.table_name), action: row.action as RowChange['action'], record }, createdAt };
+}

@@ -1,0 +1,329 @@
+/**
+ * The realtime hub of one process (docs/realtime.md): the open streams, and per project a
+ * feed that reads the event log in order and hands each entry to every client of the project.
+ *
+ * Entries reach a feed three ways, all serialised on the feed: the writes of this process
+ * (`committed`, delivered at once when they are next in line), a wake-up from another process
+ * (PostgreSQL NOTIFY) and a poll every second, which alone would be enough: correctness never
+ * rests on a notification. A feed delivers number `cursor + 1` next and nothing else, so
+ * events leave in commit order, once (numbers are gap-free and follow commits, event-log.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../errors/app-error.js';
+import type { Clock } from '../lib/clock.js';
+import type { ProjectState } from '../projects/project-registry.js';
+import type { EventWakeups } from '../store/types.js';
+import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
+import { readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
+import { deliverTo } from './delivery.js';
+import { RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
+import type { Topic } from './topics.js';
+
+/** The bounds of realtime in one process (docs/realtime.md "Limits"). */
+export interface RealtimeLimits {
+  /** Open streams per process; past it GET answers 503 SERVICE_UNAVAILABLE. */
+  readonly maxClients: number;
+  /** Topics per subscription call; past it 400 VALIDATION_FAILED. */
+  readonly maxSubscriptions: number;
+  /** Unsent bytes a client may hold before it is disconnected as a slow reader. */
+  readonly maxBufferedBytes: number;
+  /** Interval of the `: ping` comment. */
+  readonly pingMs: number;
+  /** Interval of the log poll, token-expiry and rotation checks. */
+  readonly pollMs: number;
+  /** How long events are kept at least (the contract's 10 minutes). */
+  readonly keepMs: number;
+  /** How often a project's log is trimmed. */
+  readonly trimEveryMs: number;
+}
+
+export const DEFAULT_REALTIME_LIMITS: RealtimeLimits = Object.freeze({
+  maxClients: 20_000,
+  maxSubscriptions: 100,
+  maxBufferedBytes: 1024 * 1024,
+  pingMs: 25_000,
+  pollMs: 1_000,
+  keepMs: 10 * 60_000,
+  trimEveryMs: 60_000,
+});
+
+export interface RealtimeHubDeps {
+  readonly schemas: SchemaService;
+  readonly clock: Clock;
+  /** The project's current state (keys, JWT secret), undefined once it is deleted. */
+  readonly projectState: (projectId: string) => Promise<ProjectState | undefined>;
+  readonly wakeups?: EventWakeups;
+  readonly log: { warn(object: object, message: string): void };
+  readonly limits?: Partial<RealtimeLimits>;
+}
+
+interface Feed {
+  readonly projectId: string;
+  cursor: number;
+  readonly clients: Set<RealtimeClient>;
+  chain: Promise<void>;
+  drainQueued: boolean;
+  state: ProjectState | undefined;
+  /** Real time when a gap in the numbers was first seen (only a crash between two statements of an append leaves one). */
+  gapSince: number | undefined;
+}
+
+const PAGE = 500;
+const GAP_GIVE_UP_MS = 10_000;
+
+/** Clients, feeds and the timers that keep them honest. */
+export class RealtimeHub implements ChangeFeed {
+  readonly limits: RealtimeLimits;
+  private readonly clients = new Map<string, RealtimeClient>();
+  private readonly feeds = new Map<string, Promise<Feed>>();
+  /** Projects this process wrote to, with the clock time of their last trim. */
+  private readonly written = new Map<string, number>();
+  private timers: NodeJS.Timeout[] = [];
+  private closing = false;
+
+  constructor(private readonly deps: RealtimeHubDeps) {
+    this.limits = Object.freeze({ ...DEFAULT_REALTIME_LIMITS, ...deps.limits });
+    deps.wakeups?.onEvents((projectId) => this.wake(projectId));
+    deps.wakeups?.onReconnect(() => {
+      for (const projectId of this.feeds.keys()) this.wake(projectId);
+    });
+  }
+
+  /** Starts the ping and poll timers (unref'd: they never keep the process alive). */
+  start(): void {
+    if (this.timers.length > 0) return;
+    this.timers = [
+      setInterval(() => this.pingAll(), this.limits.pingMs).unref(),
+      setInterval(() => void this.sweep(), this.limits.pollMs).unref(),
+    ];
+  }
+
+  /** Number of open streams. */
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Opens a client on `sink` and sends its `connect` event. Throws like `prepare`. */
+  async connect(projectId: string, sink: EventSink, lastEventId?: string): Promise<RealtimeClient> {
+    await this.prepare(projectId);
+    const feed = await this.feed(projectId);
+    // 192 random bits: the id is all that lets a POST bind an identity to this stream.
+    const id = randomBytes(24).toString('base64url');
+    const client = new RealtimeClient(id, projectId, sink, this.limits.maxBufferedBytes, (c) => this.forget(c), lastEventId);
+    client.lastSeq = feed.cursor;
+    this.clients.set(id, client);
+    feed.clients.add(client);
+    client.send('connect', JSON.stringify({ client_id: id }));
+    return client;
+  }
+
+  /**
+   * Checks that a stream may open and loads the project's feed. Throws SERVICE_UNAVAILABLE
+   * past the per-process client limit or while shutting down.
+   */
+  async prepare(projectId: string): Promise<void> {
+    if (this.closing || this.clients.size >= this.limits.maxClients) {
+      throw new AppError('SERVICE_UNAVAILABLE', {
+        message: this.closing ? 'The server is shutting down.' : `This server process holds its maximum of ${this.limits.maxClients} realtime streams.`,
+        suggestion: 'Retry in a few seconds, or against another server process.',
+      });
+    }
+    await this.feed(projectId);
+  }
+
+  /** The open client with this id in this project, or undefined. */
+  find(projectId: string, clientId: string): RealtimeClient | undefined {
+    const client = this.clients.get(clientId);
+    return client && client.projectId === projectId && !client.closed ? client : undefined;
+  }
+
+  /** The last event number of the project's log: read before credentials are checked (see `bind`). */
+  async mark(projectId: string): Promise<number> {
+    const { db } = await this.deps.schemas.schema(projectId);
+    return (await readLogState(db)).lastSeq;
+  }
+
+  /**
+   * Binds an identity and topics to a client (replacing what it had). With `since`, first
+   * replays the kept events after it that the identity may see, or sends `reset` when the
+   * log no longer reaches back that far (or `since` is malformed or unknown).
+   */
+  async bind(client: RealtimeClient, identity: BoundIdentity, topics: readonly Topic[], since: string | undefined): Promise<void> {
+    client.identity = identity;
+    client.identityVersion++;
+    client.subscriptions = topics.map((topic) => ({ topic }));
+    client.queued = undefined;
+    if (since === undefined) return;
+    const generation = client.identityVersion;
+    const schema = await this.deps.schemas.schema(client.projectId);
+    const bounds = await trimEvents(schema.db, new Date(this.deps.clock.now() - this.limits.keepMs).toISOString());
+    const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
+    if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
+      client.send('reset', '{}');
+      return;
+    }
+    client.queued = [];
+    client.lastSeq = after;
+    let last = after;
+    replay: for (;;) {
+      const events = await readEvents(schema.db, last, PAGE);
+      for (const event of events) {
+        if (client.identityVersion !== generation || client.queued === undefined) return;
+        if (client.queued.length > 0 && event.seq >= client.queued[0]!.seq) break replay;
+        deliverTo(client, schema, event, this.deps.clock);
+        last = event.seq;
+      }
+      if (events.length < PAGE) break;
+    }
+    const queued = client.queued ?? [];
+    client.queued = undefined;
+    for (const event of queued) deliverTo(client, schema, event, this.deps.clock);
+  }
+
+  /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
+  committed(projectId: string, events: readonly LoggedEvent[]): void {
+    if (events.length === 0) return;
+    if (!this.written.has(projectId)) this.written.set(projectId, this.deps.clock.now());
+    const pending = this.feeds.get(projectId);
+    if (!pending) return;
+    void pending.then((feed) =>
+      this.enqueue(feed, async () => {
+        if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
+        else if (events[0]!.seq > feed.cursor + 1) await this.drain(feed);
+      }),
+    );
+  }
+
+  /** Reads the project's log past the feed's cursor soon (a wake-up from another process, or the poll). */
+  wake(projectId: string): void {
+    const pending = this.feeds.get(projectId);
+    if (!pending) return;
+    void pending.then((feed) => {
+      if (feed.drainQueued) return;
+      feed.drainQueued = true;
+      this.enqueue(feed, async () => {
+        feed.drainQueued = false;
+        await this.drain(feed);
+      });
+    });
+  }
+
+  /** Ends every stream (graceful shutdown: clients reconnect elsewhere) and stops the timers. */
+  close(): void {
+    this.closing = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    for (const client of [...this.clients.values()]) client.close();
+  }
+
+  private feed(projectId: string): Promise<Feed> {
+    let pending = this.feeds.get(projectId);
+    if (!pending) {
+      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => ({
+        projectId,
+        cursor: (await readLogState(db)).lastSeq,
+        clients: new Set<RealtimeClient>(),
+        chain: Promise.resolve(),
+        drainQueued: false,
+        state: undefined,
+        gapSince: undefined,
+      }));
+      this.feeds.set(projectId, pending);
+      pending.catch(() => this.feeds.delete(projectId));
+    }
+    return pending;
+  }
+
+  private forget(client: RealtimeClient): void {
+    this.clients.delete(client.id);
+    const pending = this.feeds.get(client.projectId);
+    void pending?.then((feed) => {
+      feed.clients.delete(client);
+      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
+    });
+  }
+
+  private enqueue(feed: Feed, task: () => Promise<void>): void {
+    feed.chain = feed.chain.then(task).catch((error: unknown) => {
+      this.deps.log.warn({ err: error, project: feed.projectId }, 'realtime: reading the event log failed; retrying on the next poll');
+    });
+  }
+
+  private async drain(feed: Feed): Promise<void> {
+    const { db } = await this.deps.schemas.schema(feed.projectId);
+    for (;;) {
+      const events = await readEvents(db, feed.cursor, PAGE);
+      if (events.length === 0) return;
+      if (events[0]!.seq !== feed.cursor + 1) {
+        feed.gapSince ??= Date.now();
+        if (Date.now() - feed.gapSince < GAP_GIVE_UP_MS) return;
+        this.deps.log.warn({ project: feed.projectId, from: feed.cursor + 1, to: events[0]!.seq - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
+        feed.cursor = events[0]!.seq - 1;
+      }
+      feed.gapSince = undefined;
+      await this.process(feed, events);
+      if (events.length < PAGE) return;
+    }
+  }
+
+  private async process(feed: Feed, events: readonly LoggedEvent[]): Promise<void> {
+    const schema = await this.deps.schemas.schema(feed.projectId);
+    await this.checkIdentities(feed);
+    for (const event of events) {
+      if (event.seq !== feed.cursor + 1) {
+        if (event.seq <= feed.cursor) continue;
+        break;
+      }
+      feed.cursor = event.seq;
+      this.deliverAll(feed, schema, event);
+    }
+  }
+
+  private deliverAll(feed: Feed, schema: ProjectSchema, event: LoggedEvent): void {
+    for (const client of feed.clients) {
+      if (client.queued) client.queued.push(event);
+      else deliverTo(client, schema, event, this.deps.clock);
+    }
+  }
+
+  /** Ends identities whose key or JWT secret was rotated out, or whose token expired. */
+  private async checkIdentities(feed: Feed, force = false): Promise<void> {
+    const state = await this.deps.projectState(feed.projectId);
+    if (!state) {
+      for (const client of [...feed.clients]) client.close();
+      return;
+    }
+    // A key in its grace period ends by time alone: recheck while one exists.
+    const changed = state !== feed.state || (force && state.keys.some((key) => key.expires_at !== null));
+    feed.state = state;
+    const now = this.deps.clock.now();
+    for (const client of feed.clients) {
+      const identity = client.identity;
+      if (!identity) continue;
+      if ((identity.expiresAtMs !== undefined && now >= identity.expiresAtMs) || (changed && !identity.stillValid(state))) client.expire();
+    }
+  }
+
+  private pingAll(): void {
+    for (const client of this.clients.values()) client.ping();
+  }
+
+  /** The poll: reads every watched log, checks identities, trims logs this process wrote to. */
+  private async sweep(): Promise<void> {
+    for (const [projectId, pending] of this.feeds) {
+      void pending.then((feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
+      this.wake(projectId);
+    }
+    const now = this.deps.clock.now();
+    for (const [projectId, trimmedAt] of this.written) {
+      if (now - trimmedAt < this.limits.trimEveryMs) continue;
+      this.written.delete(projectId);
+      try {
+        const { db } = await this.deps.schemas.schema(projectId);
+        await trimEvents(db, new Date(now - this.limits.keepMs).toISOString());
+      } catch (error) {
+        this.deps.log.warn({ err: error, project: projectId }, 'realtime: trimming the event log failed');
+      }
+    }
+  }
+}
