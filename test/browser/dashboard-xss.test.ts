@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createAuthProject, signUp } from '../helpers/auth-fixtures.js';
+import { createAuthProject, PASSWORD } from '../helpers/auth-fixtures.js';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { openDashboard, signInWithPlatformKey, type DashboardTab } from '../helpers/dashboard-page.js';
 import { PLATFORM_KEY, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
@@ -57,7 +57,9 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     const row = await server.request('POST', `/p/${project.id}/api/evil`, { headers: platform, body: { note: HOSTILE, meta: { x: IMG } } });
     assert.equal(row.status, 201, row.text);
     rowId = row.body.data.id;
-    await signUp(server, project, 'mallory@example.com', { nick: SVG });
+    // Signed up from a client whose User-Agent is hostile: the sessions dialog shows it.
+    const signup = await server.request('POST', `/p/${project.id}/auth/signup`, { headers: { 'user-agent': HOSTILE }, body: { email: 'mallory@example.com', password: PASSWORD, nick: SVG } });
+    assert.equal(signup.status, 201, signup.text);
     tab = await openDashboard(browser, server.url);
     await signInWithPlatformKey(tab);
   });
@@ -100,6 +102,13 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/users`);
     await tab.page.locator('[data-user="mallory@example.com"]').waitFor();
     await assertInert(tab.page, 'mallory@example.com');
+    const sessions = await fetch(`${server.url}/p/${project.id}/v1/users/none/sessions`, { headers: platform });
+    if (sessions.status !== 404 || !(await sessions.text()).includes('"NOT_FOUND"')) {
+      await tab.page.locator('[data-user="mallory@example.com"]').getByRole('button', { name: 'Sessions' }).click();
+      await tab.page.getByTestId('user-sessions').locator('tbody tr').first().waitFor();
+      await assertInert(tab.page, SCRIPT);
+      await tab.page.keyboard.press('Escape');
+    }
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/tables/users`);
     await assertInert(tab.page, SVG);
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/settings`);
