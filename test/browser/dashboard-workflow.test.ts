@@ -275,6 +275,37 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     assert.equal((await server.request('GET', '/p/shop/api/members', { headers: platform })).body.meta.total, 2);
   });
 
+  it('rotates the JWT secret ending every session: an earlier token and refresh token are refused', async () => {
+    const signup = await server.request('POST', '/p/shop/auth/signup', { body: { email: 'ken@example.com', password: 'correct horse battery' } });
+    assert.equal(signup.status, 201, signup.text);
+    await page.getByTestId('nav-settings').click();
+    await page.locator('input[name=revoke_sessions]').check();
+    await page.getByTestId('rotate-jwt-submit').click();
+    await page.getByTestId('rotate-jwt').getByText('Rotated at').waitFor();
+    assertError(await server.request('GET', '/p/shop/auth/me', { headers: { authorization: `Bearer ${signup.body.token}` } }), 401, 'AUTH_INVALID_TOKEN');
+    assert.equal((await server.request('POST', '/p/shop/auth/refresh', { body: { refresh_token: signup.body.refresh_token } })).status, 401);
+  });
+
+  it('deletes a table and a project only after their names are typed', async () => {
+    assert.equal((await server.request('PUT', '/p/shop/v1/tables/scratch', { headers: platform, body: { columns: [{ name: 'x', type: 'text' }] } })).status, 201);
+    await page.goto(`${server.url}/_/#/p/shop/tables/scratch/schema`);
+    await page.getByTestId('delete-table').click();
+    assert.equal(await page.getByTestId('confirm-button').isDisabled(), true);
+    await page.getByTestId('confirm-input').fill('scratch');
+    await page.getByTestId('confirm-button').click();
+    await page.getByTestId('tables').waitFor();
+    assertError(await server.request('GET', '/p/shop/v1/tables/scratch', { headers: platform }), 404, 'TABLE_NOT_FOUND');
+    assert.equal((await server.request('POST', '/v1/projects', { headers: platform, body: { name: 'Doomed', id: 'doomed' } })).status, 201);
+    await page.goto(`${server.url}/_/#/`);
+    await page.getByTestId('delete-project-doomed').click();
+    await page.getByTestId('confirm-input').fill('doome');
+    assert.equal(await page.getByTestId('confirm-button').isDisabled(), true, 'a wrong name keeps the button disabled');
+    await page.getByTestId('confirm-input').fill('doomed');
+    await page.getByTestId('confirm-button').click();
+    await page.getByTestId('delete-project-doomed').waitFor({ state: 'detached' });
+    assertError(await server.request('GET', '/v1/projects/doomed', { headers: platform }), 404, 'PROJECT_NOT_FOUND');
+  });
+
   it('the rows grid updates live through realtime when another client writes', async (t) => {
     if (!(await hasRoute(server, 'GET', '/p/shop/realtime'))) {
       t.skip('this server has no realtime endpoint');
