@@ -15,6 +15,7 @@ const LIST_PARAMETERS = [
   { name: 'sort', schema: { type: 'string' }, description: 'Comma-separated columns, - for descending (sort=-created_at,title). id is always the last key.' },
   { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included.' },
   { name: 'filter', schema: { type: 'string' }, description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.' },
+  { name: 'after', schema: { type: 'string' }, description: 'Cursor paging: the meta.next_cursor of the previous page, with the same sort and filter; not with offset.' },
 ] as const;
 // Every reserved name is described above; a column of the same name gets no shorthand parameter.
 const RESERVED = new Set<string>([...RESERVED_LIST_PARAMETERS, ...LIST_PARAMETERS.map((p) => p.name)]);
@@ -148,10 +149,11 @@ export function tablePaths(table: TableModel): Record<string, object> {
 export const LIST_META_SCHEMA = Object.freeze({
   type: 'object',
   additionalProperties: false,
-  required: ['total', 'limit', 'offset'],
+  required: ['total', 'limit', 'offset', 'next_cursor'],
   properties: {
     total: { type: ['integer', 'null'], minimum: 0, description: 'Rows matching the filter and the list rule; null with count=none.' },
     limit: { type: 'integer', minimum: 0, description: 'The page size used.' },
     offset: { type: 'integer', minimum: 0, description: 'The offset used.' },
+    next_cursor: { type: ['string', 'null'], description: 'Pass as after= for the next page (same sort and filter); null on the last page.' },
   },
 });

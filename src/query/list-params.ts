@@ -22,6 +22,10 @@ export interface ListParams {
   readonly select: string[] | null;
   /** `filter=` and every shorthand filter ANDed; undefined when there is none. */
   readonly where: Expr | undefined;
+  /** `after=`: the cursor to continue from (never together with `offset`). */
+  readonly after: string | undefined;
+  /** `filter` and the shorthand filters as written (name, text): what a cursor is bound to besides the sort. */
+  readonly filterSources: readonly (readonly [string, string])[];
 }
 
 /** Rows per page when `limit` is absent. */
@@ -32,7 +36,7 @@ export const MAX_LIMIT = 1000;
 export const MAX_OFFSET = 2 ** 31;
 
 /** Query parameters with a meaning of their own; every other name is a shorthand filter on a column. */
-export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count', 'sort', 'select', 'filter'] as const);
+export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count', 'sort', 'select', 'filter', 'after'] as const);
 
 type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
 
@@ -67,13 +71,24 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
   const single = (name: string): string | undefined => singleValue(query, name);
 
   const where: Expr[] = [];
+  const filterSources: [string, string][] = [];
   const filter = single('filter');
-  if (filter !== undefined && filter.trim() !== '') where.push(compileUserFilter(filter, columns, now));
+  if (filter !== undefined && filter.trim() !== '') {
+    where.push(compileUserFilter(filter, columns, now));
+    filterSources.push(['filter', filter.trim()]);
+  }
   for (const name of Object.keys(query)) {
     if ((RESERVED_LIST_PARAMETERS as readonly string[]).includes(name)) continue;
     const raw = single(name);
     if (raw !== undefined && !columns.has(name) && Object.hasOwn(LIST_PARAMETER_HINTS, name)) throw invalid(name, LIST_PARAMETER_HINTS[name]!.detail, LIST_PARAMETER_HINTS[name]!.suggestion);
-    if (raw !== undefined) where.push(parseShorthand(name, raw, columns, now));
+    if (raw !== undefined) {
+      where.push(parseShorthand(name, raw, columns, now));
+      filterSources.push([name, raw]);
+    }
+  }
+  const after = single('after');
+  if (after !== undefined && single('offset') !== undefined) {
+    throw invalid('after', 'cannot be combined with offset', 'Page either with after=<meta.next_cursor of the previous page> or with offset, not both; cursors are the faster way on deep pages.');
   }
 
   return Object.freeze({
@@ -82,6 +97,8 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     orderBy: parseSort(single('sort'), columns),
     select: parseSelect(single('select'), columns),
     where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
+    after: after === undefined || after === '' ? undefined : after,
+    filterSources: Object.freeze(filterSources),
   });
 }
 

@@ -35,7 +35,7 @@ describe('table(name).list', () => {
   it('no options: every row in creation order, meta {total, limit 50, offset 0}', async () => {
     const { data, meta } = await ada.client.table('tasks').list();
     assert.deepEqual(titles(data), ['Buy milk', 'Urgent: call the bank', 'Water plants', 'Urgent: file taxes']);
-    assert.deepEqual(meta, { total: 4, limit: 50, offset: 0 });
+    assert.deepEqual(meta, { total: 4, limit: 50, offset: 0, next_cursor: null });
     assert.deepEqual(Object.keys(data[0]!).sort(), ['created_at', 'done', 'id', 'owner', 'priority', 'title', 'updated_at']);
   });
 
@@ -61,7 +61,7 @@ describe('table(name).list', () => {
   it('paging: limit 2 offset 2 sorted by title; count none gives total null', async () => {
     const page = await ada.client.table('tasks').list({ sort: ['title'], limit: 2, offset: 2 });
     assert.deepEqual(titles(page.data), ['Urgent: file taxes', 'Water plants']);
-    assert.deepEqual(page.meta, { total: 4, limit: 2, offset: 2 });
+    assert.deepEqual(page.meta, { total: 4, limit: 2, offset: 2, next_cursor: null });
     const uncounted = await ada.client.table('tasks').list({ count: 'none', limit: 1 });
     assert.equal(uncounted.meta.total, null);
   });

@@ -79,7 +79,12 @@ describe('GET /p/{id}/api/{table}', () => {
       it(`${label} → meta ${JSON.stringify(meta)}`, async () => {
         const response = await list(query);
         assert.equal(response.status, 200, response.text);
-        assert.deepEqual(response.body.meta, meta);
+        const { next_cursor: nextCursor, ...rest } = response.body.meta;
+        assert.deepEqual(rest, meta);
+        // next_cursor (contract §13): a string exactly when rows follow this page.
+        const more = meta.limit > 0 && expected.length === meta.limit && (expected.at(-1) ?? 11) < 11;
+        assert.equal(typeof nextCursor === 'string', more, `next_cursor ${JSON.stringify(nextCursor)}`);
+        if (!more) assert.equal(nextCursor, null);
         assert.deepEqual(ids(response.body), expected.map((i) => tasks[i]!.id));
       });
     }

@@ -4,11 +4,24 @@ import type { Services } from '../../app/services.js';
 import type { RowContext } from '../../tables/row-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { resolveCaller } from '../credentials.js';
+import { createHmac } from 'node:crypto';
 
 type TableParams = { Params: { id: string; table: string } };
 type RowParams = { Params: { id: string; table: string; rowId: string } };
 
 export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** The key that signs a project's list cursors, derived from its JWT secret (rotating the secret retires old cursors). */
+const cursorKeys = new Map<string, string>();
+function cursorKeyOf(jwtSecret: string): string {
+  let key = cursorKeys.get(jwtSecret);
+  if (key === undefined) {
+    if (cursorKeys.size > 10_000) cursorKeys.clear();
+    key = createHmac('sha256', jwtSecret).update('rowbase-list-cursor').digest('base64url');
+    cursorKeys.set(jwtSecret, key);
+  }
+  return key;
+}
 
 export function registerDataRowRoutes(app: FastifyInstance, services: Services): void {
   const { registry, rows } = services;
@@ -24,7 +37,7 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
     const { id } = request.params as { id: string };
     const state = await registry.get(id);
     const caller = await resolveCaller(request, state, registry, services.tokens);
-    contexts.set(request, { projectId: id, caller, minPasswordLength: state.settings.min_password_length });
+    contexts.set(request, { projectId: id, caller, minPasswordLength: state.settings.min_password_length, cursorKey: cursorKeyOf(state.jwtSecret) });
   };
   /** For writes that create rows: also refuse a locked create rule (or unknown table) before the body. */
   const resolveCreateContext = async (request: FastifyRequest): Promise<void> => {
@@ -37,7 +50,7 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
 
   app.get<TableParams>('/p/:id/api/:table', read, async (request) => {
     const page = await rows.list(contextOf(request), request.params.table, request.query as Record<string, string>);
-    return { data: page.rows, meta: { total: page.total, limit: page.limit, offset: page.offset } };
+    return { data: page.rows, meta: { total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor } };
   });
 
   app.get<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {

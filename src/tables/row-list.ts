@@ -1,0 +1,63 @@
+/**
+ * The list operation of the data API (contract §6 and §13): the caller's filter ANDed with
+ * the list rule, sort, select, offset or cursor paging, and the total. Keyset paging reads
+ * one row past the page to know whether another page follows (`next_cursor` is null on the last).
+ */
+import { cursorScope, decodeCursor, encodeCursor, keysetCondition } from '../query/cursor.js';
+import { parseListParams } from '../query/list-params.js';
+import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import type { Executor, Row } from '../store/types.js';
+import type { Caller } from './caller.js';
+import type { CompiledTable } from './compiled-table.js';
+import { ruleCondition } from './row-access.js';
+
+/** One page of a list answer. */
+export interface ListedPage {
+  readonly rows: Row[];
+  readonly total: number | null;
+  readonly limit: number;
+  readonly offset: number;
+  /** The cursor of the page after this one, or null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+/** What a list needs besides the table: who asks, the query string, the request's time, the project's cursor key. */
+export interface ListRequest {
+  readonly caller: Caller;
+  readonly query: Readonly<Record<string, string | string[] | undefined>>;
+  readonly now: string;
+  /** Signs cursors; per project (see query/cursor.ts). */
+  readonly cursorKey: string;
+}
+
+/** Lists visible rows of `table`. Throws VALIDATION_FILTER, FORBIDDEN. */
+export async function listRows(db: Executor, table: CompiledTable, request: ListRequest): Promise<ListedPage> {
+  const params = parseListParams(request.query, table.filterable, request.now);
+  const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
+  const scope = cursorScope(table.name, params.orderBy, params.filterSources);
+  const after = params.after === undefined ? undefined : keysetCondition(params.orderBy, decodeCursor(request.cursorKey, scope, params.orderBy, params.after), table.filterable);
+  const where = sql.and(visible, after);
+  const selected = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
+  // The sort keys are read even when select leaves them out: the cursor is made of them.
+  const extra = params.orderBy.map((term) => term.column).filter((name) => !selected.some((c) => c.name === name));
+  const columns: readonly ColumnRef[] = extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
+  const fetched = params.limit === 0 ? [] : await db.all({
+    kind: 'select',
+    table: table.name,
+    columns,
+    ...(hasCondition(where) && { where }),
+    orderBy: params.orderBy,
+    limit: params.limit + 1,
+    offset: params.offset,
+  });
+  const more = fetched.length > params.limit;
+  const rows = more ? fetched.slice(0, params.limit) : fetched;
+  const nextCursor = more ? encodeCursor(request.cursorKey, scope, params.orderBy, rows.at(-1)!) : null;
+  if (extra.length > 0) for (const row of rows) for (const name of extra) delete row[name];
+  const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
+  return { rows, total, limit: params.limit, offset: params.offset, nextCursor };
+}
+
+function hasCondition(where: Expr): boolean {
+  return where.kind !== 'and' || where.items.length > 0;
+}
