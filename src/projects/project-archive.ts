@@ -36,7 +36,7 @@ export const INTERNAL_TABLES: readonly { readonly table: string; readonly key: s
   {
     table: '_rb_sessions',
     key: 'id',
-    columns: ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at'].map(text),
+    columns: ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'user_agent'].map(text),
   },
   {
     // Refresh tokens spent by rotation: with them, a replay of an old token after the move is still caught as reuse.

@@ -70,6 +70,13 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
   let user: { token: string; refresh_token: string };
   /** A refresh token of Ada's session spent two rotations before the export (beyond the grace of the previous one). */
   let spentRefreshToken: string;
+  /** Ada's sessions as GET /auth/sessions shows them before the move (id, created_at, user_agent). */
+  let sessions: unknown[];
+  const sessionsOf = async (server: TestServer) => {
+    const response = await server.request('GET', `/p/${project.id}/auth/sessions`, { headers: { authorization: `Bearer ${user.token}`, 'user-agent': 'rowbase-move-test/1.0' } });
+    assert.equal(response.status, 200, response.text);
+    return response.body.data.map(({ id, created_at, user_agent }: Record<string, unknown>) => ({ id, created_at, user_agent }));
+  };
   let archive: string;
 
   before(async () => {
@@ -110,6 +117,9 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
       const bulk = await server.request('POST', `/p/${project.id}/api/notes/bulk`, { headers: project.admin, body: [parent, child, { title: 'nulls', n: null, meta: null }] });
       assert.equal(bulk.status, 201, bulk.text);
       expected = await snapshot(server, project);
+      sessions = await sessionsOf(server);
+      assert.equal(sessions.length, 1);
+      assert.ok((sessions[0] as { user_agent: unknown }).user_agent, 'the session has a user agent to move');
       assert.equal(expected.emails.length, 2, 'two verification mails in the outbox');
     } finally {
       await server.close();
@@ -134,6 +144,9 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
       assert.equal(listed.body.meta.total, 2, 'rules still apply');
       const refreshed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
       assert.equal(refreshed.status, 200, `the session moved: ${refreshed.text}`);
+      // The login above started a second session; the one from before the move keeps its id, start and user agent.
+      const moved = (await sessionsOf(server)).filter((session: { id: unknown }) => session.id === (sessions[0] as { id: unknown }).id);
+      assert.deepEqual(moved, sessions, 'sessions keep their id, start and user agent');
       // Last: reuse detection revokes the session.
       const replayed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: spentRefreshToken } });
       assert.equal(replayed.status, 401, replayed.text);
