@@ -1,0 +1,132 @@
+/**
+ * Realtime across processes (contract §11, issue 12): two `rowbase serve` processes on one
+ * PostgreSQL database, writes through both at once, subscribers on both. Every subscriber
+ * receives every event it may see, exactly once, and all of them in the same order (the
+ * commit order: numbers are taken in the writing transaction, docs/realtime.md). A SIGTERM
+ * ends the streams of the stopping process, so clients can reconnect elsewhere and resume.
+ * @engine postgres — the PostgreSQL pass only (SQLite is one process by design).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { openStream, type SseStream } from '../helpers/sse-client.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+
+const PASSWORD = 'correct horse battery';
+const WRITES_PER_PROCESS = 60;
+
+describe('realtime with two server processes on one PostgreSQL database', () => {
+  let database: TestDatabase;
+  let a: ServerProcess;
+  let b: ServerProcess;
+  let admin: Record<string, string>;
+  const dirs: string[] = [];
+  const streams: SseStream[] = [];
+  const project = 'live';
+  const users: { id: string; token: string }[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    const dir = () => {
+      const made = mkdtempSync(path.join(tmpdir(), 'rowbase-rt-'));
+      dirs.push(made);
+      return made;
+    };
+    [a, b] = await Promise.all([startServerProcess(dir(), { DATABASE_URL: database.url }), startServerProcess(dir(), { DATABASE_URL: database.url })]);
+    const created = await call(a.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: project, id: project });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    admin = { 'x-admin-key': created.body.data.admin_key };
+    assert.equal((await call(a.url, 'PUT', `/p/${project}/v1/tables/users`, admin, { columns: [], auth_table: true })).status, 201);
+    const owner = 'owner = @request.auth.id';
+    const items = await call(b.url, 'PUT', `/p/${project}/v1/tables/items`, admin, {
+      columns: [{ name: 'n', type: 'integer' }, { name: 'owner', type: 'text' }],
+      rules: { list: owner, view: owner, create: owner },
+    });
+    assert.equal(items.status, 201, JSON.stringify(items.body));
+    for (const [server, email] of [[a, 'ada@example.com'], [b, 'bob@example.com']] as const) {
+      const signup = await call(server.url, 'POST', `/p/${project}/auth/signup`, {}, { email, password: PASSWORD });
+      assert.equal(signup.status, 201, JSON.stringify(signup.body));
+      users.push({ id: signup.body.user.id, token: signup.body.token });
+    }
+  });
+
+  after(async () => {
+    for (const stream of streams) stream.close();
+    for (const server of [a, b]) {
+      if (!server || server.child.exitCode !== null) continue;
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    await database?.drop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function subscribe(server: ServerProcess, headers: Record<string, string>, since?: string): Promise<SseStream> {
+    const stream = await openStream(server.url, project);
+    streams.push(stream);
+    const response = await call(server.url, 'POST', `/p/${project}/realtime`, headers, { client_id: stream.clientId, subscriptions: ['items'], ...(since && { since }) });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    return stream;
+  }
+
+  it('writes through both processes reach subscribers on both, exactly once, in one order, under the rules', async () => {
+    const ada = { authorization: `Bearer ${users[0]!.token}` };
+    const subscribers = {
+      adminA: await subscribe(a, admin),
+      adminB: await subscribe(b, admin),
+      adaA: await subscribe(a, ada),
+      adaB: await subscribe(b, ada),
+    };
+    // Both processes write at once, for both owners, so their transactions interleave.
+    const writes = (server: ServerProcess, offset: number) =>
+      Promise.all(Array.from({ length: WRITES_PER_PROCESS }, (_, i) => {
+        const n = offset + i;
+        const user = users[n % 2]!;
+        return call(server.url, 'POST', `/p/${project}/api/items`, { authorization: `Bearer ${user.token}` }, { n, owner: user.id }).then((r) => assert.equal(r.status, 201, JSON.stringify(r.body)));
+      }));
+    await Promise.all([writes(a, 0), writes(b, 1000)]);
+    const total = 2 * WRITES_PER_PROCESS;
+    const adminA = await subscribers.adminA.waitFor(total, undefined, 15_000);
+    const adminB = await subscribers.adminB.waitFor(total, undefined, 15_000);
+    const adaA = await subscribers.adaA.waitFor(total / 2, undefined, 15_000);
+    const adaB = await subscribers.adaB.waitFor(total / 2, undefined, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const order = (events: typeof adminA) => events.map((e) => `${e.id}:${e.json.record.n}`);
+    assert.equal(subscribers.adminA.received().length, total, 'no duplicates on A');
+    assert.equal(subscribers.adminB.received().length, total, 'no duplicates on B');
+    assert.deepEqual(order(adminB), order(adminA), 'the same order on both processes');
+    assert.deepEqual(new Set(adminA.map((e) => e.json.record.n)).size, total, 'every write once');
+    const ids = adminA.map((e) => Number(e.id));
+    assert.deepEqual(ids, Array.from({ length: total }, (_, i) => ids[0]! + i), 'numbers are gap-free and increasing');
+    assert.equal(subscribers.adaA.received().length, total / 2);
+    assert.deepEqual(order(adaA), order(adaB));
+    assert.ok(adaA.every((e) => e.json.record.owner === users[0]!.id), "Ada never sees Bob's rows");
+    assert.deepEqual(order(adaA), order(adminA.filter((e) => e.json.record.owner === users[0]!.id)), "Ada's events in the admin's order");
+  });
+
+  it('a logout through one process ends the binding on the other (auth_expired)', async () => {
+    const login = await call(a.url, 'POST', `/p/${project}/auth/login`, {}, { email: 'ada@example.com', password: PASSWORD });
+    const onB = await subscribe(b, { authorization: `Bearer ${login.body.token}` });
+    assert.equal((await call(a.url, 'POST', `/p/${project}/auth/logout`, { authorization: `Bearer ${login.body.token}` })).status, 204);
+    await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 5000, owner: users[0]!.id });
+    await onB.waitFor(1, (e) => e.event === 'auth_expired', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(onB.received().map((e) => e.event), ['auth_expired']);
+  });
+
+  it('SIGTERM closes the streams of the stopping process; a client resumes on the other with since', async () => {
+    const onB = await subscribe(b, admin);
+    await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 6000, owner: users[0]!.id });
+    const [last] = await onB.waitFor(1, undefined, 10_000);
+    b.child.kill('SIGTERM');
+    await onB.waitForEnd(10_000);
+    await b.exited;
+    await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 6001, owner: users[0]!.id });
+    const resumed = await subscribe(a, admin, last!.id);
+    const [missed] = await resumed.waitFor(1, undefined, 10_000);
+    assert.equal(missed!.json.record.n, 6001);
+  });
+});
