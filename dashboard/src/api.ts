@@ -17,12 +17,18 @@ export class ApiError extends Error {
   }
 }
 
+/** A column's type (contract §2). */
 export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'json';
+/** What deleting a referenced row does to the rows pointing at it. */
 export type OnDelete = 'cascade' | 'restrict' | 'set_null';
+/** Every column type, in the order the editor offers them. */
 export const COLUMN_TYPES: readonly ColumnType[] = ['text', 'integer', 'number', 'boolean', 'timestamp', 'json'];
+/** The five operations a table has a rule for. */
 export const RULE_OPERATIONS = ['list', 'view', 'create', 'update', 'delete'] as const;
+/** One of RULE_OPERATIONS. */
 export type RuleOperation = (typeof RULE_OPERATIONS)[number];
 
+/** A declared column as the schema API reads and writes it. */
 export interface Column {
   name: string;
   type: ColumnType;
@@ -36,6 +42,7 @@ export interface Column {
   max?: number;
 }
 
+/** A table definition (GET/PUT /p/{id}/v1/tables/{table}). */
 export interface Table {
   name: string;
   columns: Column[];
@@ -45,24 +52,29 @@ export interface Table {
   indexes: string[][];
 }
 
+/** A project as the platform API lists it. */
 export interface Project {
   id: string;
   name: string;
   created_at: string;
 }
 
+/** A project just created: the only answer that carries its keys. */
 export interface CreatedProject extends Project {
   admin_key: string;
   publishable_key: string;
 }
 
+/** A row of the data API. */
 export type Row = Record<string, unknown> & { id: string };
 
+/** A list answer: one page and its meta. */
 export interface Page<T> {
   data: T[];
   meta: { total: number | null; limit: number; offset: number; next_cursor?: string | null };
 }
 
+/** A key as GET /v1/keys lists it (never the key itself). */
 export interface KeyInfo {
   type: 'sk' | 'pk';
   prefix: string;
@@ -71,6 +83,7 @@ export interface KeyInfo {
   expires_at: string | null;
 }
 
+/** A mail of the outbox. */
 export interface Email {
   id: string;
   to: string;
@@ -80,8 +93,10 @@ export interface Email {
   created_at: string;
 }
 
+/** A project's settings, as the server reports them (the dashboard shows whatever is there). */
 export type Settings = Record<string, unknown>;
 
+/** One of a user's sessions (admin sessions endpoint). */
 export interface UserSession {
   id: string;
   created_at: string;

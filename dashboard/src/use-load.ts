@@ -1,6 +1,7 @@
 /** A hook that loads data on mount and when `deps` change, with a reload function. */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 
+/** What useLoad returns: the last answer, the last error, and whether a newer answer is awaited. */
 export interface Loaded<T> {
   data: T | undefined;
   error: unknown;

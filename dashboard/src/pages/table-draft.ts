@@ -4,6 +4,7 @@
  */
 import { RULE_OPERATIONS, type Column, type ColumnType, type OnDelete, type RuleOperation, type Table } from '../api';
 
+/** One column of the form: every option as the text typed. */
 export interface DraftColumn {
   key: number;
   name: string;
@@ -20,11 +21,13 @@ export interface DraftColumn {
   onDelete: OnDelete;
 }
 
+/** One rule of the form: locked (null) or an expression (empty = anyone). */
 export interface DraftRule {
   locked: boolean;
   expression: string;
 }
 
+/** The whole table form. */
 export interface Draft {
   name: string;
   auth_table: boolean;
