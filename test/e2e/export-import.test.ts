@@ -218,13 +218,13 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     ['an integer of 1e400', (text) => text.replace(`"n":${Number.MAX_SAFE_INTEGER}`, '"n":1e400'), /table "notes", row \d+ \(id "z-parent"\), column "n": must be a whole number within ±\(2\^53-1\)/],
     ['a duplicate unique value', (text) => text.replace('"title":"child"', '"title":"nulls"'), /rows of table "notes": two rows have the same value in (column "title"|a column), which is unique/],
   ];
-  for (const [label, edit, message] of badRows) {
-    it(`an archive with ${label} → exit 1, VALIDATION_FAILED naming table, row and column; nothing is imported`, async () => {
+  for (const [label, edit, message] of badRows) for (const engine of ['SQLite', 'PostgreSQL'] as const) {
+    it(`into ${engine}: an archive with ${label} → exit 1, VALIDATION_FAILED naming table, row and column; nothing is imported`, async () => {
       const text = readFileSync(archive, 'utf8');
       const broken = path.join(tempDir(), 'bad-row.rowbase');
       writeFileSync(broken, edit(text));
       assert.notEqual(edit(text), text, 'the edit applies');
-      const target = label.startsWith('a duplicate') ? await freshPostgres() : sqliteAt(tempDir());
+      const target = engine === 'PostgreSQL' ? await freshPostgres() : sqliteAt(tempDir());
       const run = await rowbase(['import', broken], target);
       assert.equal(run.code, 1, run.stdout);
       const { error } = JSON.parse(run.stderr);
