@@ -21,6 +21,7 @@ const HELP: Record<string, string> = {
   email_from: 'Sender of this project’s emails.',
   min_password_length: 'Shortest password accepted at sign-up and reset.',
   rate_limits: 'Auth rate limits.',
+  verify_redirect_url: 'Where a browser opening a verification link is sent (its origin must be allowed above); empty: the built-in page.',
 };
 
 /** The settings and security page. */
