@@ -13,7 +13,7 @@ const LIST_PARAMETERS = [
   { name: 'offset', schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 }, description: 'Rows to skip.' },
   { name: 'count', schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' }, description: 'none skips counting: meta.total is then null.' },
   { name: 'sort', schema: { type: 'string' }, description: 'Comma-separated columns, - for descending (sort=-created_at,title). id is always the last key.' },
-  { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included.' },
+  { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included. With aggregates (select=status,count(),total:sum(amount)) each row is one group of the plain columns, without id.' },
   { name: 'filter', schema: { type: 'string' }, description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.' },
   { name: 'after', schema: { type: 'string' }, description: 'Cursor paging: the meta.next_cursor of the previous page, with the same sort and filter; not with offset.' },
 ] as const;
@@ -84,7 +84,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
               type: 'object',
               additionalProperties: false,
               required: ['data', 'meta'],
-              properties: { data: { type: 'array', items: ref(names.listItem) }, meta: ref('ListMeta') },
+              properties: { data: { type: 'array', items: { anyOf: [ref(names.listItem), ref('AggregateGroup')] } }, meta: ref('ListMeta') },
             }),
           },
           // A declared body over the limit is refused before anything else, on every data route.
@@ -144,6 +144,14 @@ export function tablePaths(table: TableModel): Record<string, object> {
     },
   };
 }
+
+/** One row of an aggregate select: the grouping columns and the output keys, never id (contract §13). */
+export const AGGREGATE_GROUP_SCHEMA = Object.freeze({
+  type: 'object',
+  not: { required: ['id'] },
+  additionalProperties: { type: ['string', 'number', 'integer', 'boolean', 'null'] },
+  description: 'One group of an aggregate select: its grouping columns and the outputs (count, sum_<col>, avg_<col>, min_<col>, max_<col> or the aliases).',
+});
 
 /** The `meta` of a list answer. */
 export const LIST_META_SCHEMA = Object.freeze({

@@ -4,7 +4,7 @@
  * the same schema always gives the same bytes (keys sorted at every level).
  */
 import { authPaths } from './auth-paths.js';
-import { LIST_META_SCHEMA, tableComponents, tablePaths } from './data-paths.js';
+import { AGGREGATE_GROUP_SCHEMA, LIST_META_SCHEMA, tableComponents, tablePaths } from './data-paths.js';
 import { ERROR_ENVELOPE_SCHEMA } from './error-responses.js';
 import type { SchemaModel } from './schema-model.js';
 import { sortKeys } from './sort-keys.js';
@@ -29,7 +29,7 @@ const SECURITY_SCHEMES = {
 /** Builds the document for a project's schema model. */
 export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget): OpenApiDocument {
   const paths: Record<string, object> = {};
-  const schemas: Record<string, object> = { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA, ListMeta: LIST_META_SCHEMA };
+  const schemas: Record<string, object> = { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA, ListMeta: LIST_META_SCHEMA, AggregateGroup: AGGREGATE_GROUP_SCHEMA };
   for (const table of model.tables) {
     Object.assign(paths, tablePaths(table));
     Object.assign(schemas, tableComponents(table));

@@ -9,6 +9,7 @@ import { compileFilter } from './filter-compiler.js';
 import { listNames } from './literal-values.js';
 import { parseFilter, shortenSource } from './filter-parser.js';
 import { parseShorthand } from './shorthand.js';
+import { isAggregateSelect, parseAggregateSelect, parseAggregateSort, type AggregateSelect } from './aggregates.js';
 
 /** What a list request asks for, validated against the table's columns. */
 export interface ListParams {
@@ -26,6 +27,8 @@ export interface ListParams {
   readonly after: string | undefined;
   /** `filter` and the shorthand filters as written (name, text): what a cursor is bound to besides the sort. */
   readonly filterSources: readonly (readonly [string, string])[];
+  /** An aggregate `select` (contract §13): grouping columns and outputs; `select` is then null and `orderBy` names groups and keys. */
+  readonly aggregate: AggregateSelect | undefined;
 }
 
 /** Rows per page when `limit` is absent. */
@@ -91,11 +94,18 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     throw invalid('after', 'cannot be combined with offset', 'Page either with after=<meta.next_cursor of the previous page> or with offset, not both; cursors are the faster way on deep pages.');
   }
 
+  const selectText = single('select');
+  const aggregate = selectText !== undefined && isAggregateSelect(selectText) ? parseAggregateSelect(splitNames('select', selectText, 'select=status,count()'), columns) : undefined;
+  if (aggregate) filterSources.push(['select', selectText!.replace(/\s+/g, '')]);
+  const sortText = single('sort');
   return Object.freeze({
     ...parsePaging(query),
     countTotal: parseCount(single('count')),
-    orderBy: parseSort(single('sort'), columns),
-    select: parseSelect(single('select'), columns),
+    orderBy: aggregate
+      ? parseAggregateSort(sortText === undefined || sortText.trim() === '' ? undefined : splitNames('sort', sortText, 'sort=-count'), aggregate)
+      : parseSort(sortText, columns),
+    select: aggregate ? null : parseSelect(selectText, columns),
+    aggregate,
     where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
     after: after === undefined || after === '' ? undefined : after,
     filterSources: Object.freeze(filterSources),

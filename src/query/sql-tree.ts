@@ -41,10 +41,25 @@ export interface OrderTerm {
   readonly descending: boolean;
 }
 
+/** An aggregate function of `select` (contract §13). */
+export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
+
+/** One aggregate output column: `fn(column) AS key`; `type` decodes the result. */
+export interface AggregateOutput {
+  readonly key: string;
+  readonly fn: AggregateFunction;
+  /** The aggregated column; absent for count(). */
+  readonly column?: string;
+  readonly type: ValueType;
+}
+
 export interface SelectStatement {
   readonly kind: 'select';
   readonly table: string;
+  /** With `aggregates`: the grouping columns (also grouped by). */
   readonly columns: readonly ColumnRef[];
+  /** Aggregate outputs after `columns`; the statement then groups by `columns` (one row when there are none). Order terms may name output keys. */
+  readonly aggregates?: readonly AggregateOutput[];
   readonly where?: Expr;
   readonly orderBy?: readonly OrderTerm[];
   readonly limit?: number;
@@ -59,6 +74,8 @@ export interface CountStatement {
   readonly kind: 'count';
   readonly table: string;
   readonly where?: Expr;
+  /** Counts the groups of these columns instead of rows. */
+  readonly groupBy?: readonly string[];
 }
 
 export interface InsertStatement {
@@ -101,7 +118,9 @@ export type Statement =
 
 /** The columns a statement returns rows of: a select's columns, a write's `returning`, none for a count. */
 export function resultColumns(statement: Statement): readonly ColumnRef[] {
-  if (statement.kind === 'select') return statement.columns;
+  if (statement.kind === 'select') {
+    return statement.aggregates ? [...statement.columns, ...statement.aggregates.map((a) => ({ name: a.key, type: a.type }))] : statement.columns;
+  }
   if (statement.kind === 'count') return [];
   return statement.returning ?? [];
 }

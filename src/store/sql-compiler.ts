@@ -3,7 +3,7 @@
  * supplies a `Dialect` with its quoting, placeholders, value encoding and the few operators
  * that differ. This file and the dialects are the only places that write SQL text for data.
  */
-import type { ColumnRef, Expr, Statement, ValueType } from '../query/sql-tree.js';
+import type { AggregateFunction, ColumnRef, Expr, Statement, ValueType } from '../query/sql-tree.js';
 
 export interface CompiledSql {
   readonly sql: string;
@@ -56,6 +56,11 @@ function columnList(columns: readonly ColumnRef[]): string {
   return text;
 }
 
+/** `fn(column)` of an aggregate output; `count()` counts rows. */
+function aggregateCall(fn: AggregateFunction, column: string | undefined): string {
+  return column === undefined ? 'count(*)' : `${fn}(${quoteIdent(column)})`;
+}
+
 /** Compiles statements for one dialect. Stateless; one instance per engine. */
 export class SqlCompiler {
   constructor(private readonly dialect: Dialect) {}
@@ -74,10 +79,17 @@ export class SqlCompiler {
 
     switch (statement.kind) {
       case 'select': {
-        let text = `SELECT ${columnList(statement.columns)} FROM ${table(statement.table)}`;
+        const aggregates = statement.aggregates;
+        const outputs = aggregates
+          ? [...statement.columns.map((c) => quoteIdent(c.name)), ...aggregates.map((a) => `${aggregateCall(a.fn, a.column)} AS ${quoteIdent(a.key)}`)].join(', ')
+          : columnList(statement.columns);
+        let text = `SELECT ${outputs} FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
+        if (aggregates && statement.columns.length > 0) text += ` GROUP BY ${columnList(statement.columns)}`;
         if (statement.orderBy && statement.orderBy.length > 0) {
-          const types = new Map(statement.columns.map((c) => [c.name, c.type] as const));
+          // Output keys of aggregates order by their alias, without a collation clause (the alias is no input column).
+          const types = new Map<string, ValueType | undefined>(statement.columns.map((c) => [c.name, c.type] as const));
+          for (const a of aggregates ?? []) if (!types.has(a.key)) types.set(a.key, undefined);
           text += ` ORDER BY ${statement.orderBy
             .map((term) => this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending))
             .join(', ')}`;
@@ -89,6 +101,12 @@ export class SqlCompiler {
         return { sql: text, params };
       }
       case 'count': {
+        if (statement.groupBy) {
+          let inner = `SELECT 1 AS one FROM ${table(statement.table)}`;
+          if (statement.where) inner += ` WHERE ${expr(statement.where)}`;
+          if (statement.groupBy.length > 0) inner += ` GROUP BY ${statement.groupBy.map(quoteIdent).join(', ')}`;
+          return { sql: `SELECT count(*) AS n FROM (${inner}) AS groups`, params };
+        }
         let text = `SELECT count(*) AS n FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
         return { sql: text, params };

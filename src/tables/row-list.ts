@@ -4,8 +4,8 @@
  * one row past the page to know whether another page follows (`next_cursor` is null on the last).
  */
 import { cursorScope, decodeCursor, encodeCursor, keysetCondition } from '../query/cursor.js';
-import { parseListParams } from '../query/list-params.js';
-import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import { parseListParams, type ListParams } from '../query/list-params.js';
+import { sql, type ColumnRef, type Expr, type OrderTerm } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
@@ -35,6 +35,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const params = parseListParams(request.query, table.filterable, request.now);
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
   const scope = cursorScope(table.name, params.orderBy, params.filterSources);
+  if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey);
   const after = params.after === undefined ? undefined : keysetCondition(params.orderBy, decodeCursor(request.cursorKey, scope, params.orderBy, params.after), table.filterable);
   const where = sql.and(visible, after);
   const selected = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
@@ -56,6 +57,39 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   if (extra.length > 0) for (const row of rows) for (const name of extra) delete row[name];
   const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
   return { rows, total, limit: params.limit, offset: params.offset, nextCursor };
+}
+
+/** The offset pseudo-key of cursors over groups. */
+const GROUP_OFFSET: readonly OrderTerm[] = Object.freeze([{ column: '#offset', descending: false }]);
+
+/**
+ * An aggregate select: one row per group (no id), under the list rule and filter; total is the
+ * number of groups. Cursors over groups carry the next offset (signed and bound like row cursors):
+ * the groups of a filtered table are few, so the keyset's constant cost is not needed there.
+ */
+async function listGroups(db: Executor, table: CompiledTable, params: ListParams, visible: Expr, scope: string, cursorKey: string): Promise<ListedPage> {
+  const aggregate = params.aggregate!;
+  const offset = params.after === undefined ? params.offset : Number(decodeCursor(cursorKey, scope, GROUP_OFFSET, params.after)[0]);
+  const groupColumns = aggregate.groupBy.map((name) => table.readable.find((c) => c.name === name)!);
+  const fetched = params.limit === 0 ? [] : await db.all({
+    kind: 'select',
+    table: table.name,
+    columns: groupColumns,
+    aggregates: aggregate.outputs,
+    ...(hasCondition(visible) && { where: visible }),
+    orderBy: params.orderBy,
+    limit: params.limit + 1,
+    offset,
+  });
+  const more = fetched.length > params.limit;
+  const rows = more ? fetched.slice(0, params.limit) : fetched;
+  const nextCursor = more ? encodeCursor(cursorKey, scope, GROUP_OFFSET, { '#offset': offset + rows.length }) : null;
+  let total: number | null = null;
+  if (params.countTotal) {
+    // Without grouping columns the whole (filtered) table is one group.
+    total = aggregate.groupBy.length === 0 ? 1 : await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
+  }
+  return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor };
 }
 
 function hasCondition(where: Expr): boolean {
