@@ -6,6 +6,7 @@
 import { authPaths } from './auth-paths.js';
 import { AGGREGATE_GROUP_SCHEMA, LIST_META_SCHEMA, tableComponents, tablePaths } from './data-paths.js';
 import { ERROR_ENVELOPE_SCHEMA } from './error-responses.js';
+import { realtimePaths } from './realtime-paths.js';
 import type { SchemaModel } from './schema-model.js';
 import { sortKeys } from './sort-keys.js';
 
@@ -35,9 +36,11 @@ export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget)
     Object.assign(schemas, tableComponents(table));
   }
   if (model.authTable) Object.assign(paths, authPaths(model.authTable));
+  Object.assign(paths, realtimePaths());
   const tags = [
     ...(model.authTable ? [{ name: 'auth', description: `Email and password sign-in for the users of "${model.authTable.name}".` }] : []),
     ...model.tables.map((t) => ({ name: t.name, description: `The rows of "${t.name}".` })),
+    { name: 'realtime', description: 'Server-sent events of row changes, filtered by the table rules.' },
   ];
   return sortKeys({
     openapi: '3.1.0',

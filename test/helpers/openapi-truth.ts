@@ -1,6 +1,6 @@
 /**
  * The truthfulness check of the OpenAPI document (contract §9): every answer the HTTP test
- * suite gets on a documented path (/p/{id}/api/... and /p/{id}/auth/...) must validate
+ * suite gets on a documented path (/p/{id}/api/..., /p/{id}/auth/..., /p/{id}/realtime) must validate
  * against the schema the project's document gives for that path, method and status. The
  * document is built in-process from the server's own services (cached per schema version,
  * so no key is needed); validators are compiled once per document and response.
@@ -73,7 +73,7 @@ export async function checkAnswer(services: Services, method: string, route: str
   if (process.env.ROWBASE_OPENAPI_CHECK === 'off') return;
   const lower = method.toLowerCase();
   if (!METHODS.has(lower)) return;
-  const match = /^\/p\/([^/?#]+)(\/(?:api|auth)(?:\/[^?#]*)?)(?:[?#].*)?$/.exec(route);
+  const match = /^\/p\/([^/?#]+)(\/(?:api|auth)(?:\/[^?#]*)?|\/realtime\/?)(?:[?#].*)?$/.exec(route);
   if (!match) return;
   let projectId: string;
   let path: string;
