@@ -12,7 +12,8 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { assertError } from '../helpers/assert-error.js';
 import { checkAnswer, OpenApiMismatch } from '../helpers/openapi-truth.js';
 import { applySchema, AUTH_VERIFY_SCHEMA, EVERY_OPTION_SCHEMA, NO_AUTH_SCHEMA, type SchemaFixture } from '../helpers/openapi-fixtures.js';
-import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import { signUp } from '../helpers/auth-fixtures.js';
+import { createProject, PLATFORM_KEY, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
@@ -134,6 +135,15 @@ describe('GET /p/{id}/v1/openapi.json', () => {
     assertError(await server.request('GET', path, { headers: { 'x-admin-key': project.publishableKey } }), 401, 'AUTH_INVALID_KEY');
     assertError(await server.request('GET', path, { headers: { 'x-admin-key': 'sk_wrong' } }), 401, 'AUTH_INVALID_KEY');
     assertError(await server.request('GET', path, { headers: projects['auth-verify']!.admin }), 401, 'AUTH_INVALID_KEY');
+  });
+
+  it("a signed-in user's bearer token → 401 AUTH_REQUIRED; the platform key → 200 (it has the admin key's powers)", async () => {
+    const project = projects['auth-verify']!;
+    const user = await signUp(server, project, 'reader@example.com');
+    assertError(await server.request('GET', `/p/${project.id}/v1/openapi.json`, { headers: { authorization: `Bearer ${user.token}` } }), 401, 'AUTH_REQUIRED');
+    const platform = await server.request('GET', `/p/${project.id}/v1/openapi.json`, { headers: { 'x-platform-key': PLATFORM_KEY } });
+    assert.equal(platform.status, 200, platform.text);
+    assert.equal(platform.body.openapi, '3.1.0');
   });
 
   it('the truthfulness check fails an answer the document does not describe', async () => {
