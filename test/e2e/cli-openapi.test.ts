@@ -65,6 +65,23 @@ export const password: AppUsersRow['password'] = 'secret';
 export type Missing = Database['taskz'];
 `;
 
+/** The declarations typing @rowbase/client (contract §10), as an app would use them. */
+const CLIENT_USAGE = `import { createClient } from '@rowbase/client';
+import type { Database, TasksRow } from './db';
+
+const rowbase = createClient<Database>({ url: 'http://127.0.0.1:8080', project: 'types-demo', apiKey: 'pk_x' });
+export async function use(): Promise<TasksRow> {
+  const created = await rowbase.table('tasks').create({ title: 'Buy milk', started_at: '2026-01-31' });
+  const title: string = created.title;
+  void title;
+  // @ts-expect-error a column the table does not have
+  await rowbase.table('tasks').update(created.id, { titel: 'x' });
+  // @ts-expect-error a table the project does not have
+  rowbase.table('taskz');
+  return created;
+}
+`;
+
 describe('rowbase openapi / rowbase types', () => {
   let dir: string;
   let database: TestDatabase | undefined;
@@ -75,7 +92,9 @@ describe('rowbase openapi / rowbase types', () => {
   const compile = async (files: Record<string, string>): Promise<Run> => {
     const where = mkdtempSync(path.join(dir, 'tsc-'));
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(where, name), text);
-    const compilerOptions = { noEmit: true, strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', types: [], skipLibCheck: true };
+    // The SDK from its sources in this repository, as a bundler would resolve the package.
+    const paths = { '@rowbase/client': [path.resolve('packages', 'client', 'src', 'index.ts')] };
+    const compilerOptions = { noEmit: true, strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', types: [], skipLibCheck: true, lib: ['ES2022', 'DOM'], allowImportingTsExtensions: true, paths };
     writeFileSync(path.join(where, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: Object.keys(files) }));
     return exec(process.execPath, [TSC, '-p', '.'], { PATH: process.env.PATH }, where);
   };
@@ -112,7 +131,7 @@ describe('rowbase openapi / rowbase types', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /export type Database = \{/);
     assert.match(run.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate \};/);
-    const compiled = await compile({ 'db.ts': run.stdout, 'usage.ts': USAGE });
+    const compiled = await compile({ 'db.ts': run.stdout, 'usage.ts': USAGE, 'client.ts': CLIENT_USAGE });
     assert.equal(compiled.code, 0, `tsc refused:\n${compiled.stdout}${compiled.stderr}`);
     // Without the @ts-expect-error markers, each misuse is an error of its own.
     const unmarked = await compile({ 'db.ts': run.stdout, 'usage.ts': USAGE.replaceAll('// @ts-expect-error', '//') });
