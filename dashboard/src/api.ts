@@ -141,6 +141,8 @@ const project = (id: string) => `/p/${enc(id)}`;
 export interface ListParams {
   limit: number;
   offset: number;
+  /** A next_cursor from the previous page; sent instead of offset (the two cannot be combined). */
+  after?: string;
   sort?: string;
   filter?: string;
 }
@@ -158,7 +160,9 @@ export const api = {
   deleteTable: (s: Session, id: string, table: string) => call<void>(s, 'DELETE', `${project(id)}/v1/tables/${enc(table)}`),
 
   listRows: (s: Session, id: string, table: string, params: ListParams) => {
-    const query = new URLSearchParams({ limit: String(params.limit), offset: String(params.offset) });
+    const query = new URLSearchParams({ limit: String(params.limit) });
+    if (params.after) query.set('after', params.after);
+    else query.set('offset', String(params.offset));
     if (params.sort) query.set('sort', params.sort);
     if (params.filter) query.set('filter', params.filter);
     return call<Page<Row>>(s, 'GET', `${project(id)}/api/${enc(table)}?${query}`);

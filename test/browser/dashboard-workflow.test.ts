@@ -332,6 +332,17 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     console.log(`# time to first rows (2,003-row table, first page of 50): ${elapsed} ms`);
     await page.getByTestId('page-info').getByText('of 2003').waitFor();
     assert.equal(await page.locator('[data-testid=rows] tbody tr[data-row-id]').count(), 50);
+    // Paging follows the server's cursor (after=), and Previous walks back.
+    const firstId = await page.locator('[data-testid=rows] tbody tr[data-row-id]').first().getAttribute('data-row-id');
+    await page.getByTestId('next-page').click();
+    await page.getByTestId('page-info').getByText('51–100 of 2003').waitFor();
+    await page.getByTestId('next-page').click();
+    await page.getByTestId('page-info').getByText('101–150 of 2003').waitFor();
+    assert.ok(tab.requestUrls.some((url) => url.includes('/api/items?') && url.includes('after=')), 'a page was asked for by cursor');
+    await page.getByTestId('prev-page').click();
+    await page.getByTestId('prev-page').click();
+    await page.getByTestId('page-info').getByText('1–50 of 2003').waitFor();
+    assert.equal(await page.locator('[data-testid=rows] tbody tr[data-row-id]').first().getAttribute('data-row-id'), firstId);
     tab.assertClean([adminKey]);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The rows grid of one table: server-side paging (limit/offset), sort by clicking a column,
+ * The rows grid of one table: server-side paging (by cursor, `after=`, so page 10,000 costs
+ * what page 1 does; by offset on a server without cursors), sort by clicking a column,
  * a filter box in the filter language (the server's error shown inline), create/edit/delete
  * through the row form, and bulk delete of selected rows with confirmation.
  */
@@ -14,14 +15,29 @@ import { cellText } from './row-values';
 
 const PAGE_SIZE = 50;
 
+/** Where a page starts: its offset (for display, and for servers without cursors) and the cursor that reaches it. */
+interface Position {
+  offset: number;
+  after?: string;
+}
+const FIRST_PAGE: Position = { offset: 0 };
+
 /** The rows page; `key` it by project and table so state resets on navigation. */
 export function RowsPage({ session, projectId, tableName }: { session: Session; projectId: string; tableName: string }) {
   const table = useLoad(() => api.getTable(session, projectId, tableName), [projectId, tableName]);
-  const [offset, setOffset] = useState(0);
+  // The pages walked through: Next pushes the answer's next_cursor, Previous pops.
+  const [trail, setTrail] = useState<Position[]>([FIRST_PAGE]);
+  const position = trail[trail.length - 1]!;
+  const offset = position.offset;
+  const restart = () => setTrail([FIRST_PAGE]);
   const [sort, setSort] = useState('');
   const [filterText, setFilterText] = useState('');
   const [filter, setFilter] = useState('');
-  const rows = useLoad(() => api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, sort, filter }), [projectId, tableName, offset, sort, filter]);
+  // The answer keeps the offset it was asked for: while the next page loads, the range shown stays the one on screen.
+  const rows = useLoad(
+    async () => ({ offset, answer: await api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, after: position.after, sort, filter }) }),
+    [projectId, tableName, offset, position.after, sort, filter],
+  );
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -47,15 +63,16 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const definition = table.data;
   const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
   // After a refused filter, the previous answer's rows would look like its result: show none.
-  const page = rows.error ? undefined : rows.data;
+  const page = rows.error ? undefined : rows.data?.answer;
+  const shownOffset = rows.data?.offset ?? 0;
 
   const toggleSort = (name: string) => {
-    setOffset(0);
+    restart();
     setSort(sort === name ? `-${name}` : sort === `-${name}` ? '' : name);
   };
   const applyFilter = (event: Event) => {
     event.preventDefault();
-    setOffset(0);
+    restart();
     setFilter(filterText.trim());
   };
   const toggle = (id: string) => {
@@ -84,6 +101,11 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
 
   const allOnPage = (page?.data ?? []).map((r) => r.id);
   const total = page?.meta.total ?? 0;
+  const next = () => {
+    const cursor = page?.meta.next_cursor;
+    setTrail([...trail, { offset: shownOffset + PAGE_SIZE, after: typeof cursor === 'string' ? cursor : undefined }]);
+  };
+  const hasNext = !rows.loading && page !== undefined && (page.meta.next_cursor === undefined ? shownOffset + PAGE_SIZE < total : page.meta.next_cursor !== null);
   return (
     <section>
       <PageHead title={tableName} sub={`${page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}${live ? ' · live' : ''}`}>
@@ -119,7 +141,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
             onClick={() => {
               setFilterText('');
               setFilter('');
-              setOffset(0);
+              restart();
             }}
           >
             Clear
@@ -173,12 +195,12 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
       {page && (
         <div class="pager">
           <span class="muted" data-testid="page-info">
-            {page.data.length === 0 ? 0 : offset + 1}–{offset + page.data.length} of {total}
+            {page.data.length === 0 ? 0 : shownOffset + 1}–{shownOffset + page.data.length} of {total}
           </span>
-          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))} data-testid="prev-page">
+          <button type="button" disabled={trail.length === 1 || rows.loading} onClick={() => setTrail(trail.slice(0, -1))} data-testid="prev-page">
             Previous
           </button>
-          <button type="button" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)} data-testid="next-page">
+          <button type="button" disabled={!hasNext} onClick={next} data-testid="next-page">
             Next
           </button>
         </div>
