@@ -7,6 +7,20 @@ import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
 import type { TableModel } from './schema-model.js';
 
+/** `expand=` on list and get (contract §13): reference columns, nested with dots, and reverse table(column). */
+const EXPAND_PARAMETER = {
+  name: 'expand',
+  schema: { type: 'string' },
+  description: 'Related rows to embed under "expand": reference columns (owner), nested up to 3 levels (owner.team), and reverse listings table(column) (comments(post), at most 100 per row). Only rows the caller may view/list; hidden ones are null.',
+} as const;
+
+/** The `expand` object of a row: one key per expansion, a row, null, or (reverse) an array of rows. */
+const EXPAND_SCHEMA = Object.freeze({
+  type: 'object',
+  description: 'Present when expand= was given: each requested expansion by its key.',
+  additionalProperties: { anyOf: [{ type: 'object' }, { type: 'null' }, { type: 'array', items: { type: 'object' } }] },
+});
+
 /** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
 const LIST_PARAMETERS = [
   { name: 'limit', schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT }, description: `Rows per page; larger values than ${MAX_LIMIT} are clamped to ${MAX_LIMIT} (meta.limit shows the value used).` },
@@ -16,6 +30,7 @@ const LIST_PARAMETERS = [
   { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included. With aggregates (select=status,count(),total:sum(amount)) each row is one group of the plain columns, without id.' },
   { name: 'filter', schema: { type: 'string' }, description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.' },
   { name: 'after', schema: { type: 'string' }, description: 'Cursor paging: the meta.next_cursor of the previous page, with the same sort and filter; not with offset.' },
+  EXPAND_PARAMETER,
 ] as const;
 // Every reserved name is described above; a column of the same name gets no shorthand parameter.
 const RESERVED = new Set<string>([...RESERVED_LIST_PARAMETERS, ...LIST_PARAMETERS.map((p) => p.name)]);
@@ -37,9 +52,10 @@ const single = (name: string) => ({ type: 'object', additionalProperties: false,
 export function tableComponents(table: TableModel): Record<string, object> {
   const names = componentNames(table);
   return {
-    [names.row]: { ...table.row, description: `A row of "${table.name}" as every answer returns it.` },
+    [names.row]: { ...table.row, properties: { ...table.row.properties, expand: EXPAND_SCHEMA }, description: `A row of "${table.name}" as every answer returns it.` },
     [names.listItem]: {
       ...table.row,
+      properties: { ...table.row.properties, expand: EXPAND_SCHEMA },
       required: ['id'],
       description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
     },
@@ -124,7 +140,8 @@ export function tablePaths(table: TableModel): Record<string, object> {
         summary: `Get a row of ${table.name}`,
         tags,
         security: DATA_SECURITY,
-        responses: { '200': { description: 'The row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'PAYLOAD_TOO_LARGE']) },
+        parameters: [{ ...EXPAND_PARAMETER, in: 'query', required: false }],
+        responses: { '200': { description: 'The row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'VALIDATION_FILTER', 'PAYLOAD_TOO_LARGE']) },
       },
       patch: {
         operationId: `update${t}`,

@@ -29,6 +29,8 @@ export interface ListParams {
   readonly filterSources: readonly (readonly [string, string])[];
   /** An aggregate `select` (contract §13): grouping columns and outputs; `select` is then null and `orderBy` names groups and keys. */
   readonly aggregate: AggregateSelect | undefined;
+  /** `expand=` as written (query/expand.ts parses it against the project's references). */
+  readonly expand: string | undefined;
 }
 
 /** Rows per page when `limit` is absent. */
@@ -39,7 +41,7 @@ export const MAX_LIMIT = 1000;
 export const MAX_OFFSET = 2 ** 31;
 
 /** Query parameters with a meaning of their own; every other name is a shorthand filter on a column. */
-export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count', 'sort', 'select', 'filter', 'after'] as const);
+export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count', 'sort', 'select', 'filter', 'after', 'expand'] as const);
 
 type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
 
@@ -56,10 +58,6 @@ const LIST_PARAMETER_HINTS: Readonly<Record<string, { detail: string; suggestion
   skip: hint('rows to skip is offset', PAGING),
   ...Object.fromEntries(['order', 'orderBy', 'order_by', 'sort_by'].map((name) => [name, hint('the order is sort', SORTING)])),
   fields: hint('the columns to return are select', 'Choose columns with select, for example: select=title,done.'),
-  expand: hint(
-    'related rows cannot be expanded in this version',
-    'Read the referenced rows with a second request, for example: GET /p/{id}/api/{other table}?filter=id = "<the reference>". Page with limit and offset, order with sort.',
-  ),
 });
 
 /**
@@ -106,6 +104,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
       : parseSort(sortText, columns),
     select: aggregate ? null : parseSelect(selectText, columns),
     aggregate,
+    expand: expandText(single('expand'), aggregate !== undefined),
     where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
     after: after === undefined || after === '' ? undefined : after,
     filterSources: Object.freeze(filterSources),
@@ -144,6 +143,12 @@ function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueTyp
     }
     throw error;
   }
+}
+
+function expandText(text: string | undefined, aggregated: boolean): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  if (aggregated) throw invalid('expand', 'cannot be combined with aggregates in select', 'Aggregate rows are groups, not rows: leave expand out, or drop the aggregate functions from select.');
+  return text;
 }
 
 function parseWholeNumber(parameter: string, text: string | undefined, fallback: number, max: number): number {

@@ -60,6 +60,8 @@ export interface SelectStatement {
   readonly columns: readonly ColumnRef[];
   /** Aggregate outputs after `columns`; the statement then groups by `columns` (one row when there are none). Order terms may name output keys. */
   readonly aggregates?: readonly AggregateOutput[];
+  /** At most `limit` rows per value of `column`, the first ones in `orderBy` (reverse expand: 100 per parent row). */
+  readonly perValueLimit?: { readonly column: string; readonly limit: number };
   readonly where?: Expr;
   readonly orderBy?: readonly OrderTerm[];
   readonly limit?: number;

@@ -86,14 +86,22 @@ export class SqlCompiler {
         let text = `SELECT ${outputs} FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
         if (aggregates && statement.columns.length > 0) text += ` GROUP BY ${columnList(statement.columns)}`;
+        let order = '';
         if (statement.orderBy && statement.orderBy.length > 0) {
           // Output keys of aggregates order by their alias, without a collation clause (the alias is no input column).
           const types = new Map<string, ValueType | undefined>(statement.columns.map((c) => [c.name, c.type] as const));
           for (const a of aggregates ?? []) if (!types.has(a.key)) types.set(a.key, undefined);
-          text += ` ORDER BY ${statement.orderBy
+          order = ` ORDER BY ${statement.orderBy
             .map((term) => this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending))
             .join(', ')}`;
         }
+        if (statement.perValueLimit) {
+          // The first N rows per value of a column, in the statement's order: one window query for every parent.
+          const partition = quoteIdent(statement.perValueLimit.column);
+          const ranked = text.replace(/^SELECT /, `SELECT ROW_NUMBER() OVER (PARTITION BY ${partition}${order}) AS "_rb_rank", `);
+          text = `SELECT ${columnList(statement.columns)} FROM (${ranked}) AS "_rb_ranked" WHERE "_rb_rank" <= ${bind(statement.perValueLimit.limit, 'integer')}`;
+        }
+        text += order;
         const limit = statement.limit === undefined ? undefined : bind(statement.limit, 'integer');
         const offset = statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
         text += this.dialect.limitOffset(limit, offset);

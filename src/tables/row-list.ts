@@ -10,6 +10,8 @@ import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { ruleCondition } from './row-access.js';
+import { expandRows, forwardColumns, referenceMapOf } from './row-expand.js';
+import { parseExpand } from '../query/expand.js';
 
 /** One page of a list answer. */
 export interface ListedPage {
@@ -28,19 +30,23 @@ export interface ListRequest {
   readonly now: string;
   /** Signs cursors; per project (see query/cursor.ts). */
   readonly cursorKey: string;
+  /** Every table of the project (for expand). */
+  readonly tables: ReadonlyMap<string, CompiledTable>;
 }
 
 /** Lists visible rows of `table`. Throws VALIDATION_FILTER, FORBIDDEN. */
 export async function listRows(db: Executor, table: CompiledTable, request: ListRequest): Promise<ListedPage> {
   const params = parseListParams(request.query, table.filterable, request.now);
+  const expand = params.expand === undefined ? [] : parseExpand(params.expand, table.name, referenceMapOf(request.tables));
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
   const scope = cursorScope(table.name, params.orderBy, params.filterSources);
   if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey);
   const after = params.after === undefined ? undefined : keysetCondition(params.orderBy, decodeCursor(request.cursorKey, scope, params.orderBy, params.after), table.filterable);
   const where = sql.and(visible, after);
   const selected = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
-  // The sort keys are read even when select leaves them out: the cursor is made of them.
-  const extra = params.orderBy.map((term) => term.column).filter((name) => !selected.some((c) => c.name === name));
+  // The sort keys (and references to expand) are read even when select leaves them out: the cursor is made of them.
+  const needed = [...new Set([...params.orderBy.map((term) => term.column), ...forwardColumns(expand)])];
+  const extra = needed.filter((name) => !selected.some((c) => c.name === name));
   const columns: readonly ColumnRef[] = extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
   const fetched = params.limit === 0 ? [] : await db.all({
     kind: 'select',
@@ -54,6 +60,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const more = fetched.length > params.limit;
   const rows = more ? fetched.slice(0, params.limit) : fetched;
   const nextCursor = more ? encodeCursor(request.cursorKey, scope, params.orderBy, rows.at(-1)!) : null;
+  await expandRows(db, request.tables, rows, expand, request.caller, request.now);
   if (extra.length > 0) for (const row of rows) for (const name of extra) delete row[name];
   const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
   return { rows, total, limit: params.limit, offset: params.offset, nextCursor };
@@ -94,4 +101,18 @@ async function listGroups(db: Executor, table: CompiledTable, params: ListParams
 
 function hasCondition(where: Expr): boolean {
   return where.kind !== 'and' || where.items.length > 0;
+}
+
+/**
+ * One visible row (contract §6 get) with `expand=` when asked. Throws ROW_NOT_FOUND via
+ * `notFound` when the view rule hides it, VALIDATION_FILTER for a bad expand, FORBIDDEN.
+ */
+export async function getRow(db: Executor, table: CompiledTable, rowId: string, request: ListRequest, notFound: () => Error): Promise<Row> {
+  const expandText = typeof request.query.expand === 'string' && request.query.expand.trim() !== '' ? request.query.expand : undefined;
+  const expand = expandText === undefined ? [] : parseExpand(expandText, table.name, referenceMapOf(request.tables));
+  const condition = ruleCondition(table, 'view', request.caller, request.now);
+  const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
+  if (!row) throw notFound();
+  await expandRows(db, request.tables, [row], expand, request.caller, request.now);
+  return row;
 }

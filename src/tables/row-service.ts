@@ -12,7 +12,7 @@ import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEve
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
-import { listRows } from './row-list.js';
+import { getRow, listRows } from './row-list.js';
 import type { RowValues } from './row-validator.js';
 import type { SchemaService } from './schema-service.js';
 import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
@@ -50,17 +50,15 @@ export class RowService {
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
   async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
-    const { db, table } = await this.open(context, tableName);
-    return listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}` });
+    const { db, table, tables } = await this.open(context, tableName);
+    return listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables });
   }
 
-  /** One visible row. Throws ROW_NOT_FOUND, FORBIDDEN. */
-  async get(context: RowContext, tableName: string, rowId: string): Promise<Row> {
-    const { db, table } = await this.open(context, tableName);
-    const condition = ruleCondition(table, 'view', context.caller, isoNow(this.clock));
-    const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
-    if (!row) throw rowNotFound(table.name, rowId);
-    return row;
+  /** One visible row, with `expand=` from `query` when given. Throws ROW_NOT_FOUND, FORBIDDEN, VALIDATION_FILTER. */
+  async get(context: RowContext, tableName: string, rowId: string, query: Record<string, string | string[] | undefined> = {}): Promise<Row> {
+    const { db, table, tables } = await this.open(context, tableName);
+    const request = { caller: context.caller, query, now: isoNow(this.clock), cursorKey: '', tables };
+    return getRow(db, table, rowId, request, () => rowNotFound(table.name, rowId));
   }
 
   /**

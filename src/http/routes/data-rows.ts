@@ -54,7 +54,7 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
   });
 
   app.get<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {
-    return { data: await rows.get(contextOf(request), request.params.table, request.params.rowId) };
+    return { data: await rows.get(contextOf(request), request.params.table, request.params.rowId, request.query as Record<string, string>) };
   });
 
   app.post<TableParams>('/p/:id/api/:table', create, async (request, reply) => {

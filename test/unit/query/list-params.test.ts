@@ -26,7 +26,7 @@ const defaultOrder = [
 
 describe('parseListParams: paging, count, sort and select', () => {
   it('defaults: 50 from 0, exact count, creation order, every column, no filter', () => {
-    assert.deepEqual(parse({}), { limit: 50, offset: 0, countTotal: true, orderBy: defaultOrder, select: null, where: undefined, after: undefined, filterSources: [], aggregate: undefined });
+    assert.deepEqual(parse({}), { limit: 50, offset: 0, countTotal: true, orderBy: defaultOrder, select: null, where: undefined, after: undefined, filterSources: [], aggregate: undefined, expand: undefined });
   });
 
   const scenarios: [name: string, query: Query, expected: Partial<ListParams>][] = [

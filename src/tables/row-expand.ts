@@ -1,0 +1,95 @@
+/**
+ * Runs expansions (query/expand.ts) over a page of rows: one query per expansion node, batched
+ * by the ids of the whole page (never a query per row). Forward rows appear only if the caller
+ * may `view` them (else `null`); reverse rows only if the caller may `list` them, in creation
+ * order, at most 100 per parent (a window query). Expanded rows are whole readable rows.
+ */
+import { isAppError } from '../errors/app-error.js';
+import type { ExpandNode, ReferenceMap } from '../query/expand.js';
+import { sql, type Expr } from '../query/sql-tree.js';
+import type { Executor, Row } from '../store/types.js';
+import type { Caller } from './caller.js';
+import type { CompiledTable } from './compiled-table.js';
+import { ruleCondition } from './row-access.js';
+
+/** Rows listed per parent row by a reverse expansion. */
+export const MAX_REVERSE_ROWS = 100;
+
+const referenceMaps = new WeakMap<ReadonlyMap<string, CompiledTable>, ReferenceMap>();
+
+/** The reference columns of every table (column → referenced table), computed once per schema. */
+export function referenceMapOf(tables: ReadonlyMap<string, CompiledTable>): ReferenceMap {
+  let map = referenceMaps.get(tables);
+  if (!map) {
+    map = new Map([...tables].map(([name, table]) => [name, new Map(table.definition.columns.filter((c) => c.references).map((c) => [c.name, c.references!.table] as const))] as const));
+    referenceMaps.set(tables, map);
+  }
+  return map;
+}
+
+/** The top-level columns an expansion needs from the parent rows (forward references). */
+export function forwardColumns(nodes: readonly ExpandNode[]): string[] {
+  return nodes.filter((n) => n.kind === 'forward').map((n) => n.column);
+}
+
+/** Adds `expand` to each row (and, for nested paths, to the expanded rows). Throws only storage errors. */
+export async function expandRows(db: Executor, tables: ReadonlyMap<string, CompiledTable>, rows: readonly Row[], nodes: readonly ExpandNode[], caller: Caller, now: string): Promise<void> {
+  if (rows.length === 0 || nodes.length === 0) return;
+  for (const row of rows) row.expand = {};
+  for (const node of nodes) {
+    const table = tables.get(node.table)!;
+    const children = node.kind === 'forward' ? await expandForward(db, table, rows, node, caller, now) : await expandReverse(db, table, rows, node, caller, now);
+    if (node.children.length > 0) await expandRows(db, tables, children, node.children, caller, now);
+  }
+}
+
+/** The rule condition, or 'hidden' when the operation is locked for this caller (expanded rows are then hidden, not an error). */
+function visibility(table: CompiledTable, operation: 'view' | 'list', caller: Caller, now: string): Expr | undefined | 'hidden' {
+  try {
+    return ruleCondition(table, operation, caller, now);
+  } catch (error) {
+    if (isAppError(error) && error.code === 'FORBIDDEN') return 'hidden';
+    throw error;
+  }
+}
+
+async function expandForward(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, caller: Caller, now: string): Promise<Row[]> {
+  const ids = [...new Set(rows.map((row) => row[node.column]).filter((id): id is string => typeof id === 'string'))];
+  const condition = visibility(table, 'view', caller, now);
+  const found = new Map<string, Row>();
+  if (ids.length > 0 && condition !== 'hidden') {
+    const where = sql.and({ kind: 'in', expr: sql.column('id'), values: ids.map((id) => sql.value(id, 'text')) }, condition);
+    for (const row of await db.all({ kind: 'select', table: table.name, columns: table.readable, where })) found.set(String(row.id), row);
+  }
+  for (const row of rows) {
+    const id = row[node.column];
+    (row.expand as Record<string, unknown>)[node.key] = typeof id === 'string' ? found.get(id) ?? null : null;
+  }
+  return [...found.values()];
+}
+
+async function expandReverse(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, caller: Caller, now: string): Promise<Row[]> {
+  const ids = [...new Set(rows.map((row) => String(row.id)))];
+  const condition = visibility(table, 'list', caller, now);
+  const byParent = new Map<string, Row[]>();
+  let listed: Row[] = [];
+  if (condition !== 'hidden') {
+    const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
+    listed = await db.all({
+      kind: 'select',
+      table: table.name,
+      columns: table.readable,
+      where,
+      orderBy: [{ column: 'created_at', descending: false }, { column: 'id', descending: false }],
+      perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS },
+    });
+    for (const row of listed) {
+      const parent = String(row[node.column]);
+      let list = byParent.get(parent);
+      if (!list) byParent.set(parent, (list = []));
+      list.push(row);
+    }
+  }
+  for (const row of rows) (row.expand as Record<string, unknown>)[node.key] = byParent.get(String(row.id)) ?? [];
+  return listed;
+}

@@ -1,0 +1,185 @@
+/**
+ * Expand on list and get (contract §13): forward paths up to 3 levels, reverse table(column)
+ * (creation order, at most 100 per row), each expanded row under the caller's view/list rule
+ * (null or left out when hidden), select applying to the top row only, bad input refused, and
+ * no N+1: the statements a list issues are counted at the project's database handle and do
+ * not grow with the page size.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertError } from '../helpers/assert-error.js';
+import { bearer, signUp, type SignedUp } from '../helpers/auth-fixtures.js';
+import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import type { Database } from '../../src/store/types.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyRow = Record<string, any>;
+
+describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
+  let server: TestServer;
+  let project: TestProject;
+  let ada: SignedUp;
+  let bob: SignedUp;
+  const teams: AnyRow[] = [];
+  const posts: AnyRow[] = [];
+  const q = (text: string) => encodeURIComponent(text);
+  const get = (path: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
+  const create = async (table: string, body: unknown) => {
+    const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
+    assert.equal(response.status, 201, response.text);
+    return response.body.data as AnyRow;
+  };
+
+  /** Counts the statements the server sends to this project's database while `work` runs. */
+  async function countStatements(work: () => Promise<unknown>): Promise<number> {
+    const db = (await server.built.services.schemas.schema(project.id)).db as Database & Record<string, unknown>;
+    let statements = 0;
+    const originals = { all: db.all, first: db.first, count: db.count };
+    for (const name of ['all', 'first', 'count'] as const) {
+      const original = originals[name] as (...args: unknown[]) => unknown;
+      db[name] = ((...args: unknown[]) => {
+        statements++;
+        return original.apply(db, args);
+      }) as never;
+    }
+    try {
+      await work();
+    } finally {
+      for (const name of ['all', 'first', 'count'] as const) delete db[name];
+    }
+    return statements;
+  }
+
+  before(async () => {
+    server = await startTestServer();
+    project = await createProject(server);
+  });
+  after(() => server.close());
+
+  // The auth table references teams, so teams must exist first: build the schema in order.
+  before(async () => {
+    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
+    await putTable(server, project, 'teams', {
+      columns: [{ name: 'name', type: 'text' }, { name: 'plan', type: 'text' }, { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } }],
+      rules: { view: 'plan != "secret"', list: 'plan != "secret"' },
+    });
+    await putTable(server, project, 'users', {
+      columns: [{ name: 'name', type: 'text' }, { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } }],
+      auth_table: true,
+      rules: { view: 'id = @request.auth.id || team != null', list: '', update: 'id = @request.auth.id', create: '' },
+    });
+    await putTable(server, project, 'posts', {
+      columns: [{ name: 'title', type: 'text' }, { name: 'author', type: 'text', references: { table: 'users', on_delete: 'cascade' } }, { name: 'editor', type: 'text', references: { table: 'users', on_delete: 'set_null' } }],
+      rules: { list: '', view: '' },
+    });
+    await putTable(server, project, 'comments', {
+      columns: [{ name: 'body', type: 'text' }, { name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } }, { name: 'hidden', type: 'boolean', default: false }],
+      rules: { list: 'hidden = false', view: 'hidden = false' },
+    });
+    const org = await create('orgs', { name: 'Acme' });
+    teams.push(await create('teams', { name: 'Red', plan: 'pro', org: org.id }));
+    teams.push(await create('teams', { name: 'Black', plan: 'secret', org: org.id }));
+    ada = await signUp(server, project, 'ada@example.com', { name: 'Ada' });
+    bob = await signUp(server, project, 'bob@example.com', { name: 'Bob' });
+    await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, { headers: project.admin, body: { team: teams[0]!.id } });
+    await server.request('PATCH', `/p/${project.id}/api/users/${bob.user.id}`, { headers: project.admin, body: { team: teams[1]!.id } });
+    for (let i = 0; i < 25; i++) {
+      posts.push(await create('posts', { title: `post ${i}`, author: i % 2 === 0 ? ada.user.id : bob.user.id, editor: i % 5 === 0 ? null : ada.user.id }));
+    }
+    // Post 0 has 105 comments (the reverse expansion stops at 100), post 1 has 3 (one hidden).
+    const many = Array.from({ length: 105 }, (_, i) => ({ body: `c${String(i).padStart(3, '0')}`, post: posts[0]!.id }));
+    assert.equal((await server.request('POST', `/p/${project.id}/api/comments/bulk`, { headers: project.admin, body: many })).status, 201);
+    for (const [body, hidden] of [['first', false], ['secret', true], ['last', false]] as const) await create('comments', { body, post: posts[1]!.id, hidden });
+  });
+
+  it('forward: each row gains expand.author (a whole row); the column keeps its id; empty reference → null', async () => {
+    const response = await get('posts?limit=6&expand=author,editor');
+    assert.equal(response.status, 200, response.text);
+    const [first, second] = response.body.data as AnyRow[];
+    assert.equal(first!.author, ada.user.id);
+    assert.equal(first!.expand.author.id, ada.user.id);
+    assert.equal(first!.expand.author.email, 'ada@example.com');
+    assert.equal(first!.expand.editor, null, 'post 0 has no editor');
+    assert.equal(second!.expand.author.name, 'Bob');
+    assert.equal('password' in first!.expand.author, false);
+  });
+
+  it('nested forward paths (3 levels) nest inside the expanded row', async () => {
+    const response = await get('posts?limit=1&expand=author.team.org');
+    assert.equal(response.status, 200, response.text);
+    const author = response.body.data[0].expand.author;
+    assert.equal(author.expand.team.name, 'Red');
+    assert.equal(author.expand.team.expand.org.name, 'Acme');
+  });
+
+  it('reverse: comments(post) in creation order, at most 100 per row; other rows get []', async () => {
+    const response = await get(`posts?limit=3&expand=${q('comments(post)')}`);
+    assert.equal(response.status, 200, response.text);
+    const [p0, p1, p2] = response.body.data as AnyRow[];
+    assert.equal(p0!.expand['comments(post)'].length, 100);
+    assert.deepEqual(p0!.expand['comments(post)'].slice(0, 3).map((c: AnyRow) => c.body), ['c000', 'c001', 'c002']);
+    assert.equal(p0!.expand['comments(post)'][99].body, 'c099');
+    assert.deepEqual(p1!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'secret', 'last'], 'the admin key sees hidden comments');
+    assert.deepEqual(p2!.expand['comments(post)'], []);
+  });
+
+  it("each expanded row obeys the caller's rules: hidden forward rows are null, unlisted reverse rows are left out", async () => {
+    const response = await get(`posts?limit=2&expand=${q('author.team,comments(post)')}`, bearer(ada.token));
+    assert.equal(response.status, 200, response.text);
+    const [p0, p1] = response.body.data as AnyRow[];
+    assert.equal(p0!.expand.author.expand.team.name, 'Red');
+    assert.equal(p1!.expand.author.name, 'Bob', 'Bob is in a team: the view rule shows him');
+    assert.equal(p1!.expand.author.expand.team, null, "Bob's team has plan secret: not viewable");
+    assert.equal(p1!.author, bob.user.id, 'the column keeps its id');
+    assert.deepEqual(p1!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'last']);
+  });
+
+  it('a locked view rule hides every expanded row (null), it is no error', async () => {
+    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: null, list: null } });
+    const response = await get('posts?limit=1&expand=author.team.org', bearer(ada.token));
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.data[0].expand.author.expand.team.expand.org, null);
+    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
+  });
+
+  it('select applies to the top row; expanded rows are whole', async () => {
+    const response = await get('posts?limit=1&select=title&expand=author');
+    assert.deepEqual(Object.keys(response.body.data[0]).sort(), ['expand', 'id', 'title']);
+    assert.ok('email' in response.body.data[0].expand.author);
+  });
+
+  it('get: GET /api/{table}/{id}?expand= works the same way', async () => {
+    const response = await get(`posts/${posts[1]!.id}?expand=${q('author,comments(post)')}`);
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.data.expand.author.name, 'Bob');
+    assert.equal(response.body.data.expand['comments(post)'].length, 3);
+    assertError(await get(`posts/${posts[1]!.id}?expand=nope`), 400, 'VALIDATION_FILTER');
+  });
+
+  it('no N+1: one statement per expansion node, whatever the page size (counted at the database handle)', async () => {
+    const query = (limit: number) => `posts?limit=${limit}&expand=${q('author.team,editor,comments(post)')}`;
+    const small = await countStatements(() => get(query(2)));
+    const large = await countStatements(() => get(query(25)));
+    // list + count + author + author.team + editor + comments(post)
+    assert.equal(small, 6);
+    assert.equal(large, 6);
+    assert.equal(await countStatements(() => get('posts?limit=25')), 2, 'without expand: list + count');
+  });
+
+  const refused: [string, string, RegExp][] = [
+    ['an unknown name', 'expand=writer', /author, editor, comments\(post\)/],
+    ['a column that is no reference', 'expand=title', /author, editor/],
+    ['a path deeper than 3', 'expand=author.team.org.name', /author\.team\.org/],
+    ['a reverse whose column does not reference the table', `expand=${q('comments(body)')}`, /comments\(post\)/],
+    ['an unknown table in a reverse path', `expand=${q('likes(post)')}`, /comments\(post\)/],
+    ['an empty item', 'expand=author,,editor', /author/],
+    ['with aggregates', 'select=author,count()&expand=author', /aggregate/],
+  ];
+  for (const [name, query, suggestion] of refused) {
+    it(`${name} → 400 VALIDATION_FILTER, the suggestion names what is valid`, async () => {
+      const response = await get(`posts?${query}`);
+      assertError(response, 400, 'VALIDATION_FILTER');
+      assert.match(response.body.error.suggestion, suggestion);
+    });
+  }
+});
