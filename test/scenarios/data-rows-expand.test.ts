@@ -32,7 +32,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
 
   /** Counts the statements the server sends to this project's database while `work` runs. */
   async function countStatements(work: () => Promise<unknown>): Promise<number> {
-    const db = (await server.built.services.schemas.schema(project.id)).db as Database & Record<string, unknown>;
+    const db = (await server.built.services.schemas.schema(project.id)).db as unknown as Database & Record<string, unknown>;
     let statements = 0;
     const originals = { all: db.all, first: db.first, count: db.count };
     for (const name of ['all', 'first', 'count'] as const) {
