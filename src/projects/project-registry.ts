@@ -42,6 +42,9 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 export class ProjectRegistry {
   private readonly cache = new Map<string, ProjectState>();
   private seenVersion: number | undefined;
+  // Grows whenever cached state is dropped: a load that began before a drop may have read
+  // what the drop was about, so it must not put its state back (see `find`).
+  private generation = 0;
   private readonly lastUsedWrites = new Map<string, number>();
 
   /**
@@ -112,6 +115,7 @@ export class ProjectRegistry {
     const cached = this.cache.get(id);
     if (cached) return cached;
     if (!PROJECT_ID_PATTERN.test(id)) return undefined;
+    const generation = this.generation;
     const system = this.storage.system;
     const project = (await system.first({ kind: 'select', table: PROJECTS.table, columns: PROJECTS.columns, where: sql.eq('id', id) })) as Project | undefined;
     if (!project) return undefined;
@@ -124,7 +128,9 @@ export class ProjectRegistry {
       jwtSecret: String(settingsRow?.jwt_secret),
       jwtRotatedAt: String(settingsRow?.jwt_rotated_at),
     });
-    this.cache.set(id, state);
+    // A drop while this load ran (another request saw a newer change counter) may be about a
+    // change this load missed: answer with it, but leave the cache to the next lookup.
+    if (this.generation === generation) this.cache.set(id, state);
     return state;
   }
 
@@ -233,6 +239,7 @@ export class ProjectRegistry {
 
   /** Forgets cached state of one project (after a change made elsewhere in this process). */
   invalidate(id: string): void {
+    this.generation++;
     this.cache.delete(id);
   }
 
@@ -240,6 +247,7 @@ export class ProjectRegistry {
     const version = await this.storage.system.externalChangeVersion();
     if (version !== this.seenVersion) {
       this.seenVersion = version;
+      this.generation++;
       this.cache.clear();
     }
   }
