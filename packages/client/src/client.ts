@@ -8,6 +8,7 @@ import { Requester } from './request.js';
 import { memoryStore, type SessionStore } from './session-store.js';
 import { SessionState } from './session-state.js';
 import { TableClient } from './table.js';
+import { RealtimeClient } from './realtime.js';
 import type { AuthUser, DatabaseShape, UntypedDatabase } from './types.js';
 
 /** Options of `createClient`. */
@@ -32,6 +33,8 @@ export interface RowbaseClient<D extends DatabaseShape<D>, U> {
   readonly auth: AuthClient<U>;
   /** The data API of one table. */
   table<N extends keyof D & string>(name: N): TableClient<D[N]>;
+  /** Row changes as they commit: `realtime.subscribe(topic, handler)`, reconnecting and resuming by itself. */
+  readonly realtime: RealtimeClient;
 }
 
 /**
@@ -54,8 +57,10 @@ export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = A
     state,
   );
   const auth = new AuthClient<U>(requester, state);
+  const realtime = new RealtimeClient(requester as Requester<unknown>, { url, project: options.project, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) }, state as SessionState<unknown>);
   return {
     auth,
+    realtime,
     table: <N extends keyof D & string>(name: N) => new TableClient<D[N]>(requester as Requester<unknown>, name),
   };
 }

@@ -8,6 +8,7 @@
 export { createClient, type ClientOptions, type RowbaseClient } from './client.js';
 export { AuthClient, type AuthResult, type SignUpData } from './auth.js';
 export { TableClient } from './table.js';
+export { RealtimeClient, type RealtimeEvent, type RealtimeHandler } from './realtime.js';
 export { RowbaseError, isRowbaseError, type ClientErrorCode, type RowbaseErrorInit } from './errors.js';
 export { memoryStore, localStorageStore, type SessionStore, type StorageLike } from './session-store.js';
 export type { SessionListener } from './session-state.js';
