@@ -20,6 +20,12 @@ export interface LoadSpec {
   readonly requests: readonly LoadRequest[];
   /** Request timeout in seconds (a slow answer past it counts as an error). */
   readonly timeoutSeconds?: number;
+  /** The load generator: wrk (default when installed) or autocannon. */
+  readonly loader?: 'wrk' | 'autocannon';
+  /** wrk threads (default 1). */
+  readonly threads?: number;
+  /** CPUs the load generator is pinned to (taskset -c list), when the harness pins. */
+  readonly loadCpus?: string;
 }
 
 /** Latency percentiles in milliseconds, measured per request with sub-millisecond precision. */
@@ -40,6 +46,10 @@ export interface LoadResult {
   /** Connection errors and timeouts. */
   readonly errors: number;
   readonly non2xx: number;
+  /** Which load generator ran. */
+  readonly loader?: 'wrk' | 'autocannon';
+  /** The load generator's own CPU use over the run, in cores (wrk only): well under 1 means it had headroom. */
+  readonly loaderCpu?: number;
   /** The first answer that was not 2xx, to say why a scenario failed. */
   readonly firstFailure?: { readonly status: number; readonly body: string };
 }

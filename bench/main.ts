@@ -5,11 +5,14 @@
  * Exits 1 when any scenario saw errors or non-2xx answers.
  */
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { runFootprint, type FootprintResult } from './footprint.js';
 import { describeMachine } from './machine.js';
+import { judgeCheck } from './check.js';
+import { measureColdStart, type ColdStartResult } from './cold-start.js';
 import { parseOptions, type BenchOptions } from './options.js';
+import { choosePinning } from './pinning.js';
 import { runProfiles } from './profile.js';
 import { writeReport, type BenchReport } from './report.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
@@ -23,10 +26,12 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 async function benchmark(options: BenchOptions, runDir: string, platformKey: string): Promise<BenchReport> {
   const started = Date.now();
   const machine = describeMachine(ROOT);
+  const pinning = choosePinning(options.pin);
   const wanted = (id: string) => options.only.length === 0 || options.only.includes(id);
   const scenarios = SCENARIOS.filter((s) => wanted(s.id));
   const results: ScenarioResult[] = [];
   let seeding: Record<string, number> = {};
+  let coldStart: ColdStartResult | undefined;
 
   if (scenarios.length > 0) {
     const dataDir = path.join(runDir, 'rowbase');
@@ -57,8 +62,23 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     const baselineFile = path.join(runDir, 'baseline.db');
     copyFileSync(projectFile, baselineFile);
 
-    const rowbase = await startRowbase(dataDir, platformKey);
-    const baseline = await startBaseline(baselineFile);
+    if (wanted('cold-start')) {
+      coldStart = await measureColdStart(dataDir, platformKey, seeded, pinning?.server);
+      log(`cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`);
+    }
+    log(pinning ? `Servers pinned to CPU ${pinning.server}, ${options.loader} to CPU ${pinning.load} (taskset).` : `Not pinned; load generator: ${options.loader}.`);
+    const rowbase = await startRowbase(dataDir, platformKey, { ...(pinning && { cpus: pinning.server }) });
+    let baseline: ServerProcess;
+    if (options.ab) {
+      // A/B: the other build serves a copy of the same data folder in the baseline's place.
+      const abDir = path.join(runDir, 'rowbase-ab');
+      cpSync(dataDir, abDir, { recursive: true });
+      rmSync(path.join(abDir, 'rowbase.pid'), { force: true });
+      baseline = await startRowbase(abDir, platformKey, { ...(pinning && { cpus: pinning.server }), dist: options.ab, name: 'ab' });
+      log(`A/B: "baseline" is the Rowbase build in ${options.ab}.`);
+    } else {
+      baseline = await startBaseline(baselineFile, pinning?.server);
+    }
     try {
       const sessions = await signIn(rowbase.url, seeded);
       log(sessions ? `Signed in ${sessions.length} users.` : 'No login endpoint in this build: auth scenarios are skipped.');
@@ -66,7 +86,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       const servers: Record<'rowbase' | 'baseline', ServerProcess> = { rowbase, baseline };
       for (const scenario of scenarios) {
         log(`${scenario.id}: ${scenario.title}`);
-        results.push(await runScenario(scenario, context, servers, { ...options, scratchDir: runDir, log }));
+        results.push(await runScenario(scenario, context, servers, { ...options, scratchDir: runDir, log, ...(pinning && { loadCpus: pinning.load }) }));
       }
     } finally {
       await Promise.all([rowbase.stop(), baseline.stop()]);
@@ -92,10 +112,11 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     wallSeconds: (Date.now() - started) / 1000,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     quick: options.quick,
-    plan: { runs: options.runs, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds },
+    plan: { runs: options.runs, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, loader: options.loader, ...(pinning && { pinning }) },
     machine,
     seeding,
     scenarios: results,
+    ...(coldStart && { coldStart }),
     ...(footprint ? { footprint } : { footprintSkipped: 'not selected with --only' }),
   };
 }
@@ -117,8 +138,15 @@ async function main(): Promise<number> {
       return 0;
     }
     const report = await benchmark(options, runDir, platformKey);
-    writeReport(report, path.join(ROOT, 'bench', 'results', options.quick ? 'last-quick-run.json' : 'last-run.json'), options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined);
+    writeReport(report, path.join(ROOT, 'bench', 'results', options.check ? 'last-check.json' : options.quick ? 'last-quick-run.json' : 'last-run.json'), options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined);
     const failures = report.scenarios.flatMap((s) => s.failures);
+    if (options.check) {
+      const verdict = judgeCheck(report.scenarios);
+      for (const line of verdict.lines) log(line);
+      if (failures.length > 0) for (const failure of failures) log(`  FAILED: ${failure}`);
+      log(`\nCheck ${verdict.ok && failures.length === 0 ? 'passed' : 'FAILED'} in ${report.wallSeconds.toFixed(0)} s.`);
+      return verdict.ok && failures.length === 0 ? 0 : 1;
+    }
     const unmet = [...report.scenarios.flatMap((s) => s.goals.map((g) => ({ ...g, scenario: s.id }))), ...(report.footprint?.goals ?? []).map((g) => ({ ...g, scenario: 'footprint' }))].filter((g) => g.met === false);
     log(`\nDone in ${report.wallSeconds.toFixed(0)} s.${options.docs ? ' Wrote docs/benchmarks.md.' : ''}`);
     for (const goal of unmet) log(`  target not met: ${goal.scenario}: ${goal.text} (measured ${goal.measured})`);

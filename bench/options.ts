@@ -3,6 +3,14 @@
  * finish in under 10 minutes on 2 cores; `--quick` is a smoke run of a minute or two.
  */
 
+import { wrkAvailable } from './wrk-load.js';
+
+/** The local PostgreSQL of the test suite; the harness creates and drops its own database there. */
+export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** What `--check` runs: the scenarios with a ratio target. */
+export const CHECKED_SCENARIOS = ['get-by-id', 'list-total', 'list-no-count', 'create', 'bulk-1000'] as const;
+
 export interface BenchOptions {
   readonly quick: boolean;
   readonly runs: number;
@@ -24,6 +32,16 @@ export interface BenchOptions {
   readonly profileSeconds: number;
   /** Keep the data folders under .bench-tmp/ afterwards. */
   readonly keep: boolean;
+  /** The load generator: wrk (default when installed) or autocannon. */
+  readonly loader: 'wrk' | 'autocannon';
+  /** Pin the server and the load generator to separate cores (taskset); default on. */
+  readonly pin: boolean;
+  /** The regression guard: a short run judged against the targets; exits 1 below target by more than the noise. */
+  readonly check: boolean;
+  /** A/B: a dist/ folder of another Rowbase build that takes the baseline's place (ratios become this build / that one). */
+  readonly ab: string | undefined;
+  /** Also run the PostgreSQL scenarios against this database URL (its own scratch database is created and dropped). */
+  readonly postgresUrl: string | undefined;
 }
 
 export const USAGE = `npm run bench -- [flags]
@@ -38,7 +56,15 @@ export const USAGE = `npm run bench -- [flags]
   --docs / --no-docs    write docs/benchmarks.md (default: on for full runs)
   --profile [a,b]       CPU-profile Rowbase under these scenarios instead (default get-by-id,list-total)
   --profile-seconds S   seconds of load per profile (default 10)
-  --keep                keep the data folders under .bench-tmp/`;
+  --keep                keep the data folders under .bench-tmp/
+  --loader wrk|autocannon  load generator (default wrk when /usr/bin/wrk exists)
+  --no-pin              do not pin server (CPU 0) and load generator (CPU 1) with taskset
+  --check               regression guard: short run (< 3 min) of the ratio targets; exits 1
+                        when a ratio is below its target by more than the measured noise
+  --ab DIST            A/B: run the build in DIST (a dist/ folder, e.g. of the previous commit)
+                        in the baseline's place; ratios are then this build / that build
+  --postgres URL        also benchmark Rowbase on PostgreSQL against the pg baseline
+                        (default postgres://postgres@127.0.0.1:5432/postgres; --postgres off to skip)`;
 
 /** Parses flags; throws with the usage text for anything unknown. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
@@ -52,7 +78,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (next !== undefined && !next.startsWith('--')) flags.set(name, argv[++i]!);
     else flags.set(name, true);
   }
-  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'keep', 'help'];
+  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'keep', 'help', 'loader', 'no-pin', 'check', 'postgres', 'ab'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n\n${USAGE}`);
   if (flags.has('help')) throw new Error(USAGE);
 
@@ -69,14 +95,21 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     return value === true ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
   };
 
-  const quick = flags.has('quick');
-  const only = list('only', []);
+  const check = flags.has('check');
+  const quick = flags.has('quick') || check;
+  const only = flags.has('only') ? list('only', []) : check ? [...CHECKED_SCENARIOS] : [];
+  const loader = flags.get('loader') ?? (wrkAvailable() ? 'wrk' : 'autocannon');
+  if (loader !== 'wrk' && loader !== 'autocannon') throw new Error(`--loader is wrk or autocannon\n\n${USAGE}`);
+  if (loader === 'wrk' && !wrkAvailable()) throw new Error('--loader wrk: /usr/bin/wrk is not installed (Debian: apt install wrk)');
+  const postgres = flags.get('postgres');
+  // The check stays on SQLite unless --postgres is given; full runs include PostgreSQL unless --postgres off.
+  const postgresUrl = postgres === 'off' ? undefined : typeof postgres === 'string' ? postgres : check || (flags.has('only') && !only.some((id) => id.startsWith('pg-'))) ? undefined : DEFAULT_POSTGRES_URL;
   return {
     quick,
-    runs: Math.max(1, Math.round(number('runs', quick ? 1 : 3))),
-    durationSeconds: number('duration', quick ? 1 : 4),
+    runs: Math.max(1, Math.round(number('runs', check ? 3 : quick ? 1 : 3))),
+    durationSeconds: number('duration', check ? 2 : quick ? 1 : 4),
     warmupSeconds: number('warmup', quick ? 0.5 : 1),
-    events: Math.round(number('events', quick ? 50_000 : 1_000_000)),
+    events: Math.round(number('events', check ? 0 : quick ? 50_000 : 1_000_000)),
     items: 10_000,
     users: 20,
     notesPerUser: 500,
@@ -87,5 +120,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     profile: list('profile', ['get-by-id', 'list-total']),
     profileSeconds: number('profile-seconds', 10),
     keep: flags.has('keep'),
+    loader,
+    pin: !flags.has('no-pin'),
+    check,
+    postgresUrl,
+    ab: typeof flags.get('ab') === 'string' ? (flags.get('ab') as string) : undefined,
   };
 }

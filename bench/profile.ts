@@ -8,6 +8,7 @@ import path from 'node:path';
 import { runLoad } from './load.js';
 import type { BenchOptions } from './options.js';
 import { formatProfile, summariseProfile } from './profile-summary.js';
+import { choosePinning } from './pinning.js';
 import { SCENARIOS } from './scenarios.js';
 import { seedBenchProject, signIn } from './seed.js';
 import { ROOT, startRowbase } from './servers.js';
@@ -20,6 +21,7 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
     if (!scenario) throw new Error(`unknown scenario "${id}"; scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}`);
     return scenario;
   });
+  const pinning = choosePinning(options.pin);
   const dataDir = path.join(runDir, 'profile-data');
   const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
   const events = scenarios.some((s) => s.id.startsWith('big-')) ? Math.min(options.events, 200_000) : 0;
@@ -31,13 +33,13 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
     const spawnedAt = performance.now();
     let loadAt = spawnedAt;
     // 200 µs sampling: the default 1 ms is too coarse for requests that take well under a millisecond.
-    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200'] });
+    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200'], ...(pinning && { cpus: pinning.server }) });
     try {
       const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;
       if (scenario.needsAuth && !sessions) throw new Error(`${scenario.id} needs the login endpoint, which this build lacks`);
       const context = { seeded, sessions };
       loadAt = performance.now();
-      const result = await runLoad({ url: server.url, connections: scenario.connections, durationSeconds: options.profileSeconds, requests: scenario.requests(context, 'rowbase') }, runDir);
+      const result = await runLoad({ url: server.url, connections: scenario.connections, durationSeconds: options.profileSeconds, requests: scenario.requests(context, 'rowbase'), loader: options.loader, ...(pinning && { loadCpus: pinning.load }) }, runDir);
       if (result.errors > 0 || result.non2xx > 0) throw new Error(`${scenario.id}: ${result.errors} errors, ${result.non2xx} non-2xx; first: ${JSON.stringify(result.firstFailure)}`);
       log(`${scenario.id} under --cpu-prof: ${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms`);
     } finally {

@@ -5,10 +5,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ColdStartResult } from './cold-start.js';
 import type { FootprintResult } from './footprint.js';
 import type { MachineInfo } from './machine.js';
 import type { ScenarioResult } from './run-scenario.js';
-import { formatCount, formatMiB, formatMs, type SeriesSummary } from './stats.js';
+import { formatCount, formatMiB, formatMs, type SeriesSummary, type Spread } from './stats.js';
 
 export const START_MARKER = '<!-- bench:results:start (written by npm run bench; edits here are overwritten) -->';
 export const END_MARKER = '<!-- bench:results:end -->';
@@ -19,36 +20,47 @@ export interface BenchReport {
   readonly wallSeconds: number;
   readonly command: string;
   readonly quick: boolean;
-  readonly plan: { readonly runs: number; readonly durationSeconds: number; readonly warmupSeconds: number };
+  readonly plan: {
+    readonly runs: number;
+    readonly durationSeconds: number;
+    readonly warmupSeconds: number;
+    readonly loader?: 'wrk' | 'autocannon';
+    readonly pinning?: { readonly server: string; readonly load: string };
+  };
   readonly machine: MachineInfo;
   readonly seeding: Readonly<Record<string, number>>;
   readonly scenarios: readonly ScenarioResult[];
   readonly footprint?: FootprintResult;
   readonly footprintSkipped?: string;
+  readonly coldStart?: ColdStartResult;
 }
 
 function range(summary: SeriesSummary): string {
   return `${formatCount(summary.rps.median)} (${formatCount(summary.rps.min)}–${formatCount(summary.rps.max)})`;
 }
 
+function cores(value: Spread | undefined): string {
+  return value ? `${value.median.toFixed(2)} (${value.min.toFixed(2)}–${value.max.toFixed(2)})` : '';
+}
+
 function scenarioRows(report: BenchReport): string[] {
   const rows = [
-    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | CPU µs/req | errors / non-2xx | peak RSS |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | CPU µs/req | server CPU, cores (min–max) | load generator CPU | errors / non-2xx | peak RSS |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of report.scenarios) {
     if (scenario.skipped) {
-      rows.push(`| ${scenario.title} | — | ${scenario.connections} | skipped: ${scenario.skipped} | | | | | | |`);
+      rows.push(`| ${scenario.title} | — | ${scenario.connections} | skipped: ${scenario.skipped} | | | | | | | | |`);
       continue;
     }
     for (const series of scenario.series) {
       const s = series.summary;
       rows.push(
-        `| ${scenario.title} | ${series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
+        `| ${scenario.title} | ${series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} | ${cores(series.serverCpu)} | ${series.loaderCpu ? cores(series.loaderCpu) : ''} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
       );
       if (series.background) {
         const b = series.background;
-        rows.push(`| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | | ${b.errors} / ${b.non2xx} | |`);
+        rows.push(`| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | | | | ${b.errors} / ${b.non2xx} | |`);
       }
     }
   }
@@ -80,6 +92,8 @@ function goalRows(report: BenchReport): string[] {
     for (const goal of scenario.goals) rows.push(`| ${scenario.title} | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   }
   for (const goal of report.footprint?.goals ?? []) rows.push(`| footprint | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
+  const c = report.coldStart;
+  if (c) rows.push(`| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ${c.starts} starts) | ${met(c.target.met)} |`);
   return rows;
 }
 
@@ -110,6 +124,7 @@ export function renderResults(report: BenchReport): string {
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; ${m.os}; load average ${m.loadAtStart.toFixed(2)} at the start`,
     `- Software: Node ${m.node}, SQLite ${m.sqlite}; commit ${m.commit}`,
     `- Command: \`${report.command}\` (${report.wallSeconds.toFixed(0)} s wall time in all)`,
+    `- Load: ${report.plan.loader ?? 'autocannon'}${report.plan.pinning ? `, servers pinned to CPU ${report.plan.pinning.server} and the load generator to CPU ${report.plan.pinning.load} (taskset)` : ', not pinned'}`,
     `- Plan: per scenario and server a ${report.plan.warmupSeconds} s warm-up, then ${report.plan.runs} run${report.plan.runs === 1 ? '' : 's'} of ${report.plan.durationSeconds} s, Rowbase and baseline alternating; figures are medians over runs with the range in brackets`,
     `- Seeding through the API (not measured): ${seeding}`,
     failures.length > 0 ? `- **FAILURES** (errors or non-2xx answers):\n${failures.map((f) => `  - ${f}`).join('\n')}` : '- Errors and non-2xx answers: none',

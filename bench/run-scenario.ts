@@ -15,6 +15,9 @@ export interface RunPlan {
   readonly warmupSeconds: number;
   readonly scratchDir: string;
   readonly log: (line: string) => void;
+  readonly loader: 'wrk' | 'autocannon';
+  /** CPUs of the load generator (taskset -c), when pinned. */
+  readonly loadCpus?: string;
 }
 
 /** One scenario's runs against one server. */
@@ -29,6 +32,13 @@ export interface SeriesResult {
    * Unlike req/s it hardly moves when other work shares the machine.
    */
   readonly cpuPerRequest: Spread;
+  /**
+   * The server's CPU use during the measured runs, in cores (CPU seconds / wall seconds). A
+   * server pinned to one core at ≥ 0.95 is the limit; well below means something else was.
+   */
+  readonly serverCpu: Spread;
+  /** The load generator's CPU use, in cores (wrk only). */
+  readonly loaderCpu?: Spread;
   /** The background load's runs (mixed scenario), summarised. */
   readonly background?: SeriesSummary;
 }
@@ -44,6 +54,8 @@ export interface ScenarioResult {
   readonly id: string;
   readonly title: string;
   readonly connections: number;
+  /** The scenario's ratio targets (Rowbase / baseline req/s at least this). */
+  readonly ratioTargets: readonly number[];
   /** Why the scenario did not run, if it did not. */
   readonly skipped?: string;
   readonly series: readonly SeriesResult[];
@@ -56,6 +68,8 @@ export interface ScenarioResult {
 }
 
 const BACKGROUND_LEAD_SECONDS = 1;
+
+const percent = (cores: number) => `${(cores * 100).toFixed(0)} %`;
 
 function describe(result: LoadResult): string {
   return `${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms, max ${formatMs(result.latency.max)} ms`;
@@ -82,7 +96,7 @@ function judge(goal: Goal, rowbase: SeriesSummary, ratio: Spread | undefined): G
 
 /** Runs `scenario` against the servers it applies to. Never throws for a failing load: it reports it. */
 export async function runScenario(scenario: Scenario, context: ScenarioContext, servers: Readonly<Record<Target, ServerProcess | undefined>>, plan: RunPlan): Promise<ScenarioResult> {
-  const base = { id: scenario.id, title: scenario.title, connections: scenario.connections };
+  const base = { id: scenario.id, title: scenario.title, connections: scenario.connections, ratioTargets: scenario.goals.flatMap((g) => (g.kind === 'ratio' ? [g.min] : [])) };
   if (scenario.needsAuth && !context.sessions) {
     const skipped = 'this build has no POST /p/{id}/auth/login yet';
     return { ...base, skipped, series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal), measured: 'skipped', met: null })), failures: [] };
@@ -90,7 +104,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
   const targets: Target[] = scenario.baseline && servers.baseline ? ['rowbase', 'baseline'] : ['rowbase'];
   const specs = new Map<Target, LoadSpec>();
   for (const target of targets) {
-    specs.set(target, { url: servers[target]!.url, connections: scenario.connections, durationSeconds: plan.durationSeconds, requests: scenario.requests(context, target) });
+    specs.set(target, { url: servers[target]!.url, connections: scenario.connections, durationSeconds: plan.durationSeconds, requests: scenario.requests(context, target), loader: plan.loader, ...(plan.loadCpus && { loadCpus: plan.loadCpus }) });
   }
   const background: LoadSpec | undefined = scenario.background && {
     url: servers.rowbase!.url,
@@ -98,6 +112,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
     durationSeconds: plan.durationSeconds + 2 * BACKGROUND_LEAD_SECONDS,
     requests: scenario.background.requests(context),
     timeoutSeconds: 30,
+    loader: plan.loader,
+    ...(plan.loadCpus && { loadCpus: plan.loadCpus }),
   };
 
   const failures: string[] = [];
@@ -105,6 +121,7 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
   const backgroundRuns: LoadResult[] = [];
   const peaks = new Map<Target, number>(targets.map((t) => [t, 0]));
   const cpu = new Map<Target, number[]>(targets.map((t) => [t, []]));
+  const serverCpu = new Map<Target, number[]>(targets.map((t) => [t, []]));
 
   if (plan.warmupSeconds > 0) {
     for (const target of targets) {
@@ -134,9 +151,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
       peaks.set(target, Math.max(peaks.get(target)!, stopSampling()));
       runs.get(target)!.push(result);
       cpu.get(target)!.push(result.requests > 0 ? ((cpuAfter - cpuBefore) / result.requests) * 1e6 : 0);
+      serverCpu.get(target)!.push(result.seconds > 0 ? (cpuAfter - cpuBefore) / result.seconds : 0);
       const failure = failureOf(`${scenario.id} ${target} run ${run}`, result);
       if (failure) failures.push(failure);
-      plan.log(`  ${scenario.id.padEnd(16)} ${target.padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req${failure ? '  ** FAILED **' : ''}`);
+      plan.log(`  ${scenario.id.padEnd(16)} ${target.padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ${percent(serverCpu.get(target)!.at(-1)!)} of a core${result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : ''}${failure ? '  ** FAILED **' : ''}`);
     }
   }
 
@@ -146,6 +164,8 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
     summary: summariseRuns(runs.get(target)!),
     peakRss: peaks.get(target)!,
     cpuPerRequest: spread(cpu.get(target)!),
+    serverCpu: spread(serverCpu.get(target)!),
+    ...(runs.get(target)!.every((r) => r.loaderCpu !== undefined) && { loaderCpu: spread(runs.get(target)!.map((r) => r.loaderCpu!)) }),
     ...(target === 'rowbase' && backgroundRuns.length > 0 && { background: summariseRuns(backgroundRuns) }),
   }));
   const paired = targets.includes('baseline');

@@ -84,7 +84,7 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: true,
     needsAuth: false,
     requests: getById,
-    goals: [{ kind: 'ratio', min: 0.6 }, { kind: 'latency', stat: 'p99', maxMs: 2 }],
+    goals: [{ kind: 'ratio', min: 0.8 }, { kind: 'latency', stat: 'p99', maxMs: 2 }],
   },
   {
     id: 'get-by-id-owner',
@@ -111,7 +111,7 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: true,
     needsAuth: false,
     requests: (context) => listPage(context, ITEMS.name, 'category', categories, true),
-    goals: [{ kind: 'ratio', min: 0.6 }],
+    goals: [{ kind: 'ratio', min: 0.8 }],
   },
   {
     id: 'list-no-count',
@@ -120,7 +120,7 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: true,
     needsAuth: false,
     requests: (context) => listPage(context, ITEMS.name, 'category', categories, false),
-    goals: [{ kind: 'ratio', min: 0.6 }],
+    goals: [{ kind: 'ratio', min: 0.8 }],
   },
   {
     id: 'big-list-page',
@@ -175,7 +175,7 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: true,
     needsAuth: false,
     requests: (context) => [{ method: 'POST', path: api(context, INBOX.name), headers: pk(context), body: JSON.stringify(itemRow(7)) }],
-    goals: [{ kind: 'ratio', min: 0.5 }],
+    goals: [{ kind: 'ratio', min: 1.0 }],
   },
   {
     id: 'bulk-1000',
@@ -184,6 +184,6 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: true,
     needsAuth: false,
     requests: (context) => [{ method: 'POST', path: `${api(context, INBOX.name)}/bulk`, headers: pk(context), body: JSON.stringify(Array.from({ length: 1000 }, (_, n) => itemRow(n))) }],
-    goals: [{ kind: 'latency', stat: 'p50', maxMs: 50 }],
+    goals: [{ kind: 'ratio', min: 0.8 }, { kind: 'latency', stat: 'p50', maxMs: 50 }],
   },
 ];

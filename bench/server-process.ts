@@ -3,7 +3,7 @@
  * from the line it prints, samples its memory from /proc, and stops it by PID.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpuSecondsOf, statusField } from './proc.js';
 
 /** A server process the harness started and must stop. */
 export interface ServerProcess {
@@ -28,6 +28,8 @@ export interface StartOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Working folder (where `--import tsx` is resolved from). */
   readonly cwd: string;
+  /** CPUs to pin the process to (taskset -c list); unset: not pinned. */
+  readonly cpus?: string;
   /** How long to wait for the "listening on http://..." line. */
   readonly startTimeoutMs?: number;
 }
@@ -45,34 +47,14 @@ process.once('exit', () => {
   }
 });
 
-function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-const CLOCK_TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
-
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')'; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * Spawns `node <args>` and waits until it prints `listening on http://host:port`.
  * Throws when it exits or stays silent past the timeout (with its output, to say why).
  */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...options.args], {
+  // taskset execs node in the same process, so the PID is the server's.
+  const [command, args] = options.cpus ? ['taskset', ['-c', options.cpus, process.execPath, ...options.args]] : [process.execPath, [...options.args]];
+  const child = spawn(command as string, args as string[], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

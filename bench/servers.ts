@@ -15,11 +15,12 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
  * RATE_LIMITS=off: the login scenarios send thousands of logins a minute from one address,
  * which the default limits would answer with 429; the benchmark measures the work, not the limiter.
  */
-export function startRowbase(dataDir: string, platformKey: string, options: { nodeArgs?: readonly string[]; seeding?: boolean } = {}): Promise<ServerProcess> {
+export function startRowbase(dataDir: string, platformKey: string, options: { nodeArgs?: readonly string[]; seeding?: boolean; cpus?: string; env?: Readonly<Record<string, string>>; name?: string; dist?: string } = {}): Promise<ServerProcess> {
   return startServer({
-    name: 'rowbase',
+    name: options.name ?? 'rowbase',
     cwd: ROOT,
-    args: [...(options.nodeArgs ?? []), path.join(ROOT, 'dist', 'main.js'), 'serve'],
+    ...(options.cpus && { cpus: options.cpus }),
+    args: [...(options.nodeArgs ?? []), path.join(options.dist ? path.resolve(ROOT, options.dist) : path.join(ROOT, 'dist'), 'main.js'), 'serve'],
     env: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
@@ -30,15 +31,17 @@ export function startRowbase(dataDir: string, platformKey: string, options: { no
       RATE_LIMITS: 'off',
       // Seeding is set-up, not measurement: it may skip the fsync per commit. Measured servers keep the default (full).
       ...(options.seeding && { SQLITE_SYNCHRONOUS: 'normal' }),
+      ...options.env,
     },
   });
 }
 
 /** Starts the baseline over a SQLite file holding the benchmark tables. */
-export function startBaseline(dbFile: string): Promise<ServerProcess> {
+export function startBaseline(dbFile: string, cpus?: string): Promise<ServerProcess> {
   return startServer({
     name: 'baseline',
     cwd: ROOT,
+    ...(cpus && { cpus }),
     args: ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline', 'server.ts'), '--db', dbFile],
     env: { NODE_ENV: 'production' },
   });

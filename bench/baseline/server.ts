@@ -6,6 +6,8 @@
  * off the event loop, see docs/benchmarks.md), foreign keys on, and nothing else: no
  * credentials, no rules, no validation, no error catalogue.
  *
+ * Responses go through Fastify response schemas (fast-json-stringify), one route per table.
+ *
  * Usage: node --import tsx bench/baseline/server.ts --db FILE [--port N]
  * It serves the tables of bench/schema.ts from FILE (a copy of the Rowbase project file, so
  * both servers read the same rows through the same indexes) and prints "listening on URL".
@@ -84,54 +86,68 @@ function insertRow(served: ServedTable, body: Row, now: string): Row {
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 const notFound = (what: string) => ({ error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' } });
 
-type TableRoute = { Params: { table: string } };
-type RowRoute = { Params: { table: string; rowId: string } };
+type TableRoute = { Params: { id: string } };
+type RowRoute = { Params: { id: string; rowId: string } };
 
-app.get<RowRoute>('/p/:id/api/:table/:rowId', async (request, reply) => {
-  const served = tables.get(request.params.table);
-  const row = served?.byId.get(request.params.rowId) as Row | undefined;
-  if (!served || !row) return reply.code(404).send(notFound('row'));
-  return { data: served.decode(row) };
-});
+/** The JSON schema of a table's rows: Fastify compiles it into a serialiser (fast-json-stringify). */
+function rowSchema(table: BenchTable): Record<string, unknown> {
+  const types = { text: ['string', 'null'], integer: ['integer', 'null'], boolean: 'boolean', timestamp: 'string' } as const;
+  return { type: 'object', properties: Object.fromEntries(table.columns.map((c) => [c.name, { type: types[c.type] }])) };
+}
 
-// Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, offset, count=none.
-app.get<TableRoute & { Querystring: Record<string, string | undefined> }>('/p/:id/api/:table', async (request, reply) => {
-  const served = tables.get(request.params.table);
-  if (!served) return reply.code(404).send(notFound('table'));
-  const query = request.query;
-  const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
-  const sort = query.sort ?? 'created_at';
-  const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
-  const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
-  const offset = query.offset === undefined ? 0 : Number(query.offset);
-  const where = filter ? ` WHERE ${q(filter[1]!)} = ?` : '';
-  const params = filter ? [filter[2]!] : [];
-  const columns = served.table.columns.map((c) => q(c.name)).join(', ');
-  const page = statement(served, `page:${filter?.[1]}:${sort}:${offset > 0}`, () =>
-    `SELECT ${columns} FROM ${q(served.table.name)}${where} ORDER BY ${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC LIMIT ?${offset > 0 ? ' OFFSET ?' : ''}`,
-  );
-  const rows = (page.all(...params, limit, ...(offset > 0 ? [offset] : [])) as Row[]).map((row) => served.decode(row));
-  let total: number | null = null;
-  if (query.count !== 'none') {
-    total = statement(served, `count:${filter?.[1]}`, () => `SELECT count(*) AS n FROM ${q(served.table.name)}${where}`).pluck().get(...params) as number;
-  }
-  return { data: rows, meta: { total, limit, offset } };
-});
+// One set of routes per table (static paths), each with response schemas, as a hand-written server would have.
+for (const served of tables.values()) {
+  const base = `/p/:id/api/${served.table.name}`;
+  const row = rowSchema(served.table);
+  const one = { response: { 200: { type: 'object', properties: { data: row } }, 201: { type: 'object', properties: { data: row } } } };
+  const many = { type: 'object', properties: { data: { type: 'array', items: row } } };
+  const page = {
+    type: 'object',
+    properties: {
+      data: { type: 'array', items: row },
+      meta: { type: 'object', properties: { total: { type: ['integer', 'null'] }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_cursor: { type: 'null' } } },
+    },
+  };
 
-app.post<TableRoute & { Body: Row }>('/p/:id/api/:table', async (request, reply) => {
-  const served = tables.get(request.params.table);
-  if (!served) return reply.code(404).send(notFound('table'));
-  const row = insertRow(served, request.body, new Date().toISOString());
-  return reply.code(201).send({ data: row });
-});
+  app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
+    const found = served.byId.get(request.params.rowId) as Row | undefined;
+    if (!found) return reply.code(404).send(notFound('row'));
+    return { data: served.decode(found) };
+  });
 
-app.post<TableRoute & { Body: Row[] }>('/p/:id/api/:table/bulk', { bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
-  const served = tables.get(request.params.table);
-  if (!served) return reply.code(404).send(notFound('table'));
-  const now = new Date().toISOString();
-  const rows = db.transaction((bodies: Row[]) => bodies.map((body) => insertRow(served, body, now)))(request.body);
-  return reply.code(201).send({ data: rows });
-});
+  // Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, offset, count=none.
+  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(base, { schema: { response: { 200: page } } }, async (request) => {
+    const query = request.query;
+    const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
+    const sort = query.sort ?? 'created_at';
+    const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
+    const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+    const offset = query.offset === undefined ? 0 : Number(query.offset);
+    const where = filter ? ` WHERE ${q(filter[1]!)} = ?` : '';
+    const params = filter ? [filter[2]!] : [];
+    const columns = served.table.columns.map((c) => q(c.name)).join(', ');
+    const pageStatement = statement(served, `page:${filter?.[1]}:${sort}:${offset > 0}`, () =>
+      `SELECT ${columns} FROM ${q(served.table.name)}${where} ORDER BY ${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC LIMIT ?${offset > 0 ? ' OFFSET ?' : ''}`,
+    );
+    const rows = (pageStatement.all(...params, limit, ...(offset > 0 ? [offset] : [])) as Row[]).map((r) => served.decode(r));
+    let total: number | null = null;
+    if (query.count !== 'none') {
+      total = statement(served, `count:${filter?.[1]}`, () => `SELECT count(*) AS n FROM ${q(served.table.name)}${where}`).pluck().get(...params) as number;
+    }
+    return { data: rows, meta: { total, limit, offset, next_cursor: null } };
+  });
+
+  app.post<TableRoute & { Body: Row }>(base, { schema: one }, async (request, reply) => {
+    const created = insertRow(served, request.body, new Date().toISOString());
+    return reply.code(201).send({ data: created });
+  });
+
+  app.post<TableRoute & { Body: Row[] }>(`${base}/bulk`, { bodyLimit: BULK_BODY_LIMIT, schema: { response: { 201: many } } }, async (request, reply) => {
+    const now = new Date().toISOString();
+    const rows = db.transaction((bodies: Row[]) => bodies.map((body) => insertRow(served, body, now)))(request.body);
+    return reply.code(201).send({ data: rows });
+  });
+}
 
 app.get('/health', async () => ({ status: 'ok' }));
 
