@@ -17,6 +17,12 @@ import { PG_TYPE_PARSERS } from './pg-types.js';
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+// A connection whose peer vanished without a word (a failover, a long partition: no RST ever
+// comes) looks alive until TCP keepalive gives up, after the system default of two hours and
+// more. Meanwhile every watched write waits its full sync timeout and notifications are
+// missed. An idle LISTEN connection therefore asks the server something now and then.
+const HEARTBEAT_INTERVAL_MS = 10_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 export interface ListenConnectionOptions {
   readonly connectionString: string;
@@ -35,6 +41,7 @@ export class ListenConnection {
   private closed = false;
   private backoff = RECONNECT_MIN_MS;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
   private hasBeenConnected = false;
 
   constructor(private readonly options: ListenConnectionOptions) {}
@@ -80,6 +87,7 @@ export class ListenConnection {
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
+    this.stopHeartbeat();
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);
@@ -90,9 +98,11 @@ export class ListenConnection {
       connectionString: this.options.connectionString,
       types: PG_TYPE_PARSERS,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      // A peer that vanished without closing the socket is noticed by TCP keepalive.
+      // TCP keepalive (hours with system defaults) backs up the heartbeat below.
       keepAlive: true,
       application_name: 'rowbase-listen',
+      // Bounds the heartbeat (and LISTEN) on a server that stopped answering.
+      query_timeout: HEARTBEAT_TIMEOUT_MS,
     });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
@@ -115,13 +125,39 @@ export class ListenConnection {
     this.client = client;
     this.hasBeenConnected = true;
     this.backoff = RECONNECT_MIN_MS;
+    this.startHeartbeat(client);
     if (reconnected) for (const handler of this.reconnectHandlers) handler();
+  }
+
+  /** Every HEARTBEAT_INTERVAL_MS, a trivial query that must answer within HEARTBEAT_TIMEOUT_MS, or the connection counts as lost. */
+  private startHeartbeat(client: pg.Client): void {
+    this.stopHeartbeat();
+    let inFlight = false;
+    this.heartbeatTimer = setInterval(() => {
+      if (inFlight || this.client !== client) return;
+      inFlight = true;
+      client
+        .query('SELECT 1')
+        .then(
+          () => undefined,
+          (error: unknown) => this.lost(client, error),
+        )
+        .finally(() => (inFlight = false));
+    }, HEARTBEAT_INTERVAL_MS);
+    // The heartbeat alone must not keep a process alive.
+    this.heartbeatTimer.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
   }
 
   private lost(client: pg.Client, error: unknown): void {
     if (this.client !== client) return; // a connection that never became the listener, or already handled
     if (error !== undefined) this.options.onError?.(error);
     this.client = null;
+    this.stopHeartbeat();
     client.end().catch(() => undefined);
     for (const handler of this.lostHandlers) handler();
     this.scheduleReconnect();
