@@ -61,7 +61,7 @@ function compileComparison(node: ComparisonNode, scope: FilterScope): Expr {
         'Compare columns of the same type (integer and number mix); json columns can only be compared with null.',
       );
     }
-    return Object.freeze({ kind: 'compare', op, left: column(left.name), right: column(right.name) });
+    return Object.freeze({ kind: 'compare', op, left: sideExpr(left), right: sideExpr(right) });
   }
   const target = targetType(left, right, node, scope);
   if (target === 'misfit') return constant(node.op);
@@ -79,6 +79,11 @@ function compileComparison(node: ComparisonNode, scope: FilterScope): Expr {
   return Object.freeze({ kind: 'compare', op, left: coercedLeft, right: coercedRight });
 }
 
+/** The expression of a column side: the column, or a relation path's subquery. */
+function sideExpr(side: Extract<Side, { kind: 'column' }>): Expr {
+  return side.expr ?? column(side.name);
+}
+
 function column(name: string): Expr {
   return Object.freeze({ kind: 'column', name });
 }
@@ -94,7 +99,7 @@ function compileNullComparison(node: ComparisonNode, left: Side, right: Side, sc
     throw fail(scope, `null can only be compared with = or !=, not "${node.op}"`, nullSide.node.position, 'Write x = null or x != null.');
   }
   const other = left.kind === 'null' ? right : left;
-  if (other.kind === 'column') return Object.freeze({ kind: 'is-null', expr: column(other.name), negated: node.op === '!=' });
+  if (other.kind === 'column') return Object.freeze({ kind: 'is-null', expr: sideExpr(other), negated: node.op === '!=' });
   const isNull = other.kind === 'null' || other.value === null;
   return Object.freeze({ kind: 'bool', value: isNull === (node.op === '=') });
 }
@@ -160,7 +165,7 @@ function accepts(accepted: Accepts, target: ValueType): boolean {
 
 /** Turns one side into an expression of type `target`; literals that cannot fit throw. */
 function coerce(side: Side, target: ValueType, other: Side, op: ComparisonOperator, scope: FilterScope): Coerced {
-  if (side.kind === 'column') return column(side.name);
+  if (side.kind === 'column') return sideExpr(side);
   if (side.kind === 'null') return 'null';
   if (side.value === null) return 'null';
   const ordering = ORDERING.has(op);
@@ -236,7 +241,7 @@ function compileContains(node: ComparisonNode, left: Side, right: Side, scope: F
   }
   if (typeof right.value !== 'string') return constant(node.op);
   let expr: Expr;
-  if (left.kind === 'column') expr = column(left.name);
+  if (left.kind === 'column') expr = sideExpr(left);
   else if (left.kind === 'value' && typeof left.value === 'string') expr = literal(left.value, 'text');
   else return constant(node.op);
   return Object.freeze({

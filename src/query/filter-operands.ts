@@ -4,7 +4,7 @@
  * request). The compiler (filter-compiler.ts) coerces the resolved sides to one type.
  */
 import { AppError } from '../errors/app-error.js';
-import type { ValueType } from './sql-tree.js';
+import type { Expr, ValueType } from './sql-tree.js';
 import type { OperandNode } from './filter-ast.js';
 import { quoteSource, shortenSource } from './filter-parser.js';
 import { listNames } from './literal-values.js';
@@ -23,13 +23,23 @@ export interface FilterScope {
   readonly authColumns?: ReadonlyMap<string, ValueType>;
   /** @request.body.<name> values (missing → null); when absent, @request.body is not allowed. */
   readonly body?: Readonly<Record<string, unknown>>;
+  /** Resolves relation paths (`owner.team`, `@request.auth.team.plan`); when absent, paths are not allowed. */
+  readonly paths?: PathResolver;
 }
+
+/**
+ * Resolves a relation path of names: from the current row (`owner.team.name`) or from the
+ * signed-in user's row (`@request.auth.team.plan`, `authValue` being the value of its first
+ * field). Returns the path's expression and type, or why it is not valid (detail, suggestion).
+ */
+export type PathResolver = (origin: 'row' | 'auth', segments: readonly string[], authValue: unknown) => { readonly expr: Expr; readonly type: ValueType } | { readonly detail: string; readonly suggestion: string };
 
 /** What a side may be coerced to: a column's type, a literal's family, or anything (body). */
 export type Accepts = ValueType | 'string' | 'number-literal' | 'any';
 
 export type Side =
-  | { readonly kind: 'column'; readonly node: OperandNode; readonly name: string; readonly type: ValueType }
+  /** A column, or a relation path (`expr` then holds its subquery). */
+  | { readonly kind: 'column'; readonly node: OperandNode; readonly name: string; readonly type: ValueType; readonly expr?: Expr }
   | { readonly kind: 'null'; readonly node: OperandNode }
   | {
       readonly kind: 'value';
@@ -62,6 +72,7 @@ export function describeSide(side: Side): string {
 export function resolve(node: OperandNode, scope: FilterScope): Side {
   switch (node.kind) {
     case 'column': {
+      if (node.name.includes('.')) return resolvePath(node, 'row', node.name.split('.'), null, scope);
       const type = scope.columns.get(node.name);
       if (type === undefined) {
         throw fail(scope, `unknown column "${node.name}"`, node.position, `Use one of the columns: ${listNames(scope.columns.keys())}.`);
@@ -87,6 +98,12 @@ function resolveAuth(node: Extract<OperandNode, { kind: 'request' }>, scope: Fil
   if (scope.authColumns === undefined) {
     throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.auth only in table rules; a filter can name columns, literals and @now.');
   }
+  if (node.name.includes('.')) {
+    const segments = node.name.split('.');
+    const auth = scope.auth ?? null;
+    const first = auth !== null && Object.hasOwn(auth, segments[0]!) ? auth[segments[0]!] : null;
+    return resolvePath(node, 'auth', segments, first ?? null, scope);
+  }
   const type = node.name === 'id' ? 'text' : scope.authColumns.get(node.name);
   if (type === undefined) {
     const names = new Set(['id', ...scope.authColumns.keys()]);
@@ -96,6 +113,15 @@ function resolveAuth(node: Extract<OperandNode, { kind: 'request' }>, scope: Fil
   // Anonymous callers have id "" so that `owner = @request.auth.id` simply matches nothing.
   const value = auth === null ? (node.name === 'id' ? '' : null) : Object.hasOwn(auth, node.name) ? auth[node.name] : null;
   return { kind: 'value', node, accepts: type, value: value ?? null, runtime: true };
+}
+
+function resolvePath(node: OperandNode, origin: 'row' | 'auth', segments: readonly string[], authValue: unknown, scope: FilterScope): Side {
+  if (!scope.paths) {
+    throw fail(scope, `the relation path ${node.text} is not available here`, node.position, 'Relation paths work in filter, shorthand filters, sort and table rules of the data API.');
+  }
+  const resolved = scope.paths(origin, segments, authValue);
+  if ('detail' in resolved) throw fail(scope, `${node.text}: ${resolved.detail}`, node.position, resolved.suggestion);
+  return { kind: 'column', node, name: node.text, type: resolved.type, expr: resolved.expr };
 }
 
 function resolveBody(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {

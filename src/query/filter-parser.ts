@@ -17,7 +17,10 @@ export const FILTER_EXAMPLE = 'title ~ "x" && done = false';
 const SUGGESTION = `Write comparisons joined by && or ||, for example: ${FILTER_EXAMPLE}. Quote strings, group with ( ) and negate with !.`;
 
 const NAME = /^[a-z][a-z0-9_]*$/;
-const WORD = /^[A-Za-z_][A-Za-z0-9_]*/;
+// A word may be a relation path (`owner.team.name`, contract §13): names joined by dots.
+const WORD = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/;
+/** Most names in a relation path: 3 hops and the column read at the end. */
+export const MAX_PATH_SEGMENTS = 4;
 const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/;
 const VARIABLE = /^@[A-Za-z0-9_.]*/;
 const WHITESPACE = /\s/;
@@ -277,6 +280,11 @@ function readVariable(source: string, start: number, parameter: string): Token {
     );
   }
   const name = match[2]!;
+  // @request.auth.team.plan follows references from the user's row (contract §13).
+  const segments = name.split('.');
+  if (match[1] === 'auth' && segments.length > 1 && segments.length <= MAX_PATH_SEGMENTS && segments.every((segment) => NAME.test(segment))) {
+    return operand({ kind: 'request', source: 'auth', name, position: start, text });
+  }
   if (!NAME.test(name)) {
     throw syntaxError(
       parameter,
@@ -291,6 +299,13 @@ function readVariable(source: string, start: number, parameter: string): Token {
 function wordToken(word: string, position: number, parameter: string): Token {
   if (word === 'true' || word === 'false') return operand({ kind: 'boolean', value: word === 'true', position, text: word });
   if (word === 'null') return operand({ kind: 'null', position, text: word });
+  const segments = word.split('.');
+  if (segments.length > 1 && segments.every((segment) => NAME.test(segment))) {
+    if (segments.length > MAX_PATH_SEGMENTS) {
+      throw syntaxError(parameter, `the path ${quoteSource(word)} follows ${segments.length - 1} references; at most ${MAX_PATH_SEGMENTS - 1}`, position, `Shorten it, for example: ${segments.slice(-2).join('.')} on the table one step closer.`);
+    }
+    return operand({ kind: 'column', name: word, position, text: word });
+  }
   if (!NAME.test(word)) {
     throw syntaxError(
       parameter,

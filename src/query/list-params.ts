@@ -9,6 +9,7 @@ import { compileFilter } from './filter-compiler.js';
 import { listNames } from './literal-values.js';
 import { parseFilter, shortenSource } from './filter-parser.js';
 import { parseShorthand } from './shorthand.js';
+import type { PathResolver } from './filter-operands.js';
 import { isAggregateSelect, parseAggregateSelect, parseAggregateSort, type AggregateSelect } from './aggregates.js';
 
 /** What a list request asks for, validated against the table's columns. */
@@ -68,14 +69,14 @@ const LIST_PARAMETER_HINTS: Readonly<Record<string, { detail: string; suggestion
  * an unknown or json sort column, an unknown select column, an invalid filter expression and
  * an invalid shorthand filter.
  */
-export function parseListParams(query: Query, columns: ReadonlyMap<string, ValueType>, now: string): ListParams {
+export function parseListParams(query: Query, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): ListParams {
   const single = (name: string): string | undefined => singleValue(query, name);
 
   const where: Expr[] = [];
   const filterSources: [string, string][] = [];
   const filter = single('filter');
   if (filter !== undefined && filter.trim() !== '') {
-    where.push(compileUserFilter(filter, columns, now));
+    where.push(compileUserFilter(filter, columns, now, paths));
     filterSources.push(['filter', filter.trim()]);
   }
   for (const name of Object.keys(query)) {
@@ -83,7 +84,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     const raw = single(name);
     if (raw !== undefined && !columns.has(name) && Object.hasOwn(LIST_PARAMETER_HINTS, name)) throw invalid(name, LIST_PARAMETER_HINTS[name]!.detail, LIST_PARAMETER_HINTS[name]!.suggestion);
     if (raw !== undefined) {
-      where.push(parseShorthand(name, raw, columns, now));
+      where.push(parseShorthand(name, raw, columns, now, paths));
       filterSources.push([name, raw]);
     }
   }
@@ -133,9 +134,9 @@ function invalid(parameter: string, detail: string, suggestion: string): AppErro
   return new AppError('VALIDATION_FILTER', { message: `${parameter}: ${detail}`, suggestion });
 }
 
-function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueType>, now: string): Expr {
+function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): Expr {
   try {
-    return compileFilter(parseFilter(source, 'filter'), { parameter: 'filter', columns, now });
+    return compileFilter(parseFilter(source, 'filter'), { parameter: 'filter', columns, now, ...(paths && { paths }) });
   } catch (error) {
     // The parser does not know the table; the contract wants the columns in every filter suggestion.
     if (isAppError(error) && !error.suggestion.includes('columns:')) {

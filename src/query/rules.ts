@@ -7,6 +7,7 @@
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { FilterNode } from './filter-ast.js';
 import { compileFilter, type FilterScope } from './filter-compiler.js';
+import type { PathResolver } from './filter-operands.js';
 import { parseFilter } from './filter-parser.js';
 import type { Expr, ValueType } from './sql-tree.js';
 
@@ -32,12 +33,15 @@ const CHECK_NOW = '2000-01-01T00:00:00.000Z';
  * Throws AppError VALIDATION_FAILED, with a message such as
  * `rules.view: unknown column "ownr" at character 1`, for a syntax error, an unknown column
  * or auth field, a type mismatch, and `@request.body` in a list, view or delete rule.
+ * With `paths`, relation paths (`owner.team = @request.auth.team`) are checked too; rules read
+ * related rows without the caller's view rules (contract §13: rules are the admin's).
  */
 export function parseRule(
   rule: string | null,
   operation: RuleOperation,
   columns: ReadonlyMap<string, ValueType>,
   authColumns?: ReadonlyMap<string, ValueType> | null,
+  paths?: PathResolver,
 ): ParsedRule {
   if (rule === null) return LOCKED;
   if (rule === '') return OPEN;
@@ -50,6 +54,7 @@ export function parseRule(
       columns,
       now: CHECK_NOW,
       authColumns: fields,
+      ...(paths && { paths }),
       // An empty body makes every @request.body field null: allowed, and its names already checked.
       ...(operation === 'create' || operation === 'update' ? { body: {} } : {}),
     };

@@ -5,6 +5,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import type { CompareOp, Expr, ValueType } from './sql-tree.js';
+import type { PathResolver } from './filter-operands.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { describeType, escapeLike, listNames } from './literal-values.js';
 import { shortenSource } from './filter-parser.js';
@@ -28,12 +29,15 @@ const IS_VALUES = 'is.null, is.not_null, is.true, is.false';
  * operators), a value that does not fit the column's type, like/ilike on a non-text
  * column, a malformed or over-long `in` list, and anything but is.null/is.not_null on json.
  */
-export function parseShorthand(column: string, raw: string, columns: ReadonlyMap<string, ValueType>, now: string): Expr {
+export function parseShorthand(column: string, raw: string, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): Expr {
   const label = `${shortenSource(column)}=${shortenSource(raw)}`;
   const fail = (detail: string, suggestion: string): AppError =>
     new AppError('VALIDATION_FILTER', { message: `${label}: ${detail}`, suggestion });
 
-  const type = columns.get(column);
+  // A relation path (`owner.name=eq.Ada`, contract §13) reads the related row's column.
+  const path = column.includes('.') && paths ? paths('row', column.split('.'), null) : undefined;
+  if (path && 'detail' in path) throw fail(path.detail, path.suggestion);
+  const type = path ? path.type : columns.get(column);
   if (type === undefined) {
     throw fail(`unknown column "${shortenSource(column)}"`, `Use one of the columns: ${listNames(columns.keys())}.`);
   }
@@ -47,7 +51,7 @@ export function parseShorthand(column: string, raw: string, columns: ReadonlyMap
   }
   if (dot === -1) throw fail(`expected a value after "${op}."`, `For example: ${example(column, type)}.`);
   const text = raw.slice(dot + 1);
-  const target: Expr = Object.freeze({ kind: 'column', name: column });
+  const target: Expr = path ? path.expr : Object.freeze({ kind: 'column', name: column });
 
   const coerce = (value: string): Expr => {
     const coerced = type === 'timestamp' && value === '@now' ? now : coerceText(value, type);

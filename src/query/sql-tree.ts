@@ -34,7 +34,21 @@ export type Expr =
   | { readonly kind: 'in'; readonly expr: Expr; readonly values: readonly Expr[] }
   | { readonly kind: 'and' | 'or'; readonly items: readonly Expr[] }
   | { readonly kind: 'not'; readonly expr: Expr }
-  | { readonly kind: 'add'; readonly left: Expr; readonly right: Expr };
+  | { readonly kind: 'add'; readonly left: Expr; readonly right: Expr }
+  /**
+   * A relation path (contract §13): starting from `from` (a column of the current row, or a
+   * value), each hop reads `column` of the row of `table` whose id is the previous value, and
+   * only if that row meets `guard` (else the path is null). Compiled to nested scalar subqueries.
+   */
+  | { readonly kind: 'path'; readonly from: Expr; readonly hops: readonly PathHop[] };
+
+/** One hop of a relation path. `guard` is evaluated on the hop's row (its columns unqualified). */
+export interface PathHop {
+  readonly table: string;
+  readonly column: string;
+  readonly type: ValueType;
+  readonly guard?: Expr;
+}
 
 export interface OrderTerm {
   readonly column: string;

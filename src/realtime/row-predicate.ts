@@ -114,6 +114,10 @@ function truth(node: Expr): Evaluate<Truth> {
         return unknown ? null : false;
       };
     }
+    case 'path':
+      // A relation path (issue 14) reads other rows: memory cannot tell, so it is unknown here
+      // (fail closed: such rows are not delivered) until delivery evaluates these rules in SQL.
+      return () => null;
     case 'column':
     case 'value':
     case 'null':

@@ -56,6 +56,13 @@ function columnList(columns: readonly ColumnRef[]): string {
   return text;
 }
 
+/** What compiling a relation path needs: table names, how to name the current row, fresh aliases. */
+interface PathContext {
+  readonly table: (name: string) => string;
+  readonly qualifier: string;
+  readonly nextAlias: () => string;
+}
+
 /** `fn(column)` of an aggregate output; `count()` counts rows. */
 function aggregateCall(fn: AggregateFunction, column: string | undefined): string {
   return column === undefined ? 'count(*)' : `${fn}(${quoteIdent(column)})`;
@@ -73,7 +80,10 @@ export class SqlCompiler {
       return this.dialect.placeholder(params.length, type);
     };
     const table = (name: string): string => (this.dialect.table ? this.dialect.table(name) : quoteIdent(name));
-    const expr = (node: Expr): string => this.expression(node, bind);
+    // Relation paths name the current row through its table; their subqueries get aliases _rb_p1, _rb_p2, ...
+    let aliases = 0;
+    const paths = { table, qualifier: 'table' in statement ? table(statement.table) : '', nextAlias: () => `"_rb_p${++aliases}"` };
+    const expr = (node: Expr): string => this.expression(node, bind, paths);
     const returning = (columns: readonly ColumnRef[] | undefined): string =>
       columns && columns.length > 0 ? ` RETURNING ${columnList(columns)}` : '';
 
@@ -136,9 +146,20 @@ export class SqlCompiler {
     }
   }
 
-  private expression(node: Expr, bind: (value: unknown, type: ValueType) => string): string {
-    const recur = (child: Expr): string => this.expression(child, bind);
+  private expression(node: Expr, bind: (value: unknown, type: ValueType) => string, paths: PathContext): string {
+    const recur = (child: Expr): string => this.expression(child, bind, paths);
     switch (node.kind) {
+      case 'path': {
+        // The start column belongs to the row the path starts from: qualify it, since a hop's table may have a column of that name.
+        let value = node.from.kind === 'column' ? `${paths.qualifier}.${quoteIdent(node.from.name)}` : recur(node.from);
+        for (const hop of node.hops) {
+          const alias = paths.nextAlias();
+          // A guard's own paths start from the hop's row.
+          const guard = hop.guard ? ` AND ${this.expression(hop.guard, bind, { ...paths, qualifier: alias })}` : '';
+          value = `(SELECT ${alias}.${quoteIdent(hop.column)} FROM ${paths.table(hop.table)} AS ${alias} WHERE ${alias}."id" = ${value}${guard})`;
+        }
+        return value;
+      }
       case 'column':
         return quoteIdent(node.name);
       case 'value':

@@ -6,6 +6,7 @@ import type { ColumnRef, ValueType } from '../query/sql-tree.js';
 import { parseRule, type ParsedRule } from '../query/rules.js';
 import { physicalColumns, publicColumns, RULE_OPERATIONS, type RuleOperation, type TableDefinition } from './definition.js';
 import { buildRowValidators, type RowValidators } from './row-validator.js';
+import { pathResolver } from './relation-paths.js';
 
 export interface CompiledTable {
   readonly name: string;
@@ -21,17 +22,21 @@ export interface CompiledTable {
   readonly authColumns: ReadonlyMap<string, ValueType>;
   /** Row validators, compiled on first use and then kept with the table. */
   validators(): RowValidators;
+  /** Every table definition of the project, for relation paths (absent: paths are refused). */
+  readonly schemaDefinitions?: ReadonlyMap<string, TableDefinition>;
 }
 
 /**
- * Compiles a table for serving. `authColumns` types `@request.auth.*` in rules.
+ * Compiles a table for serving. `authColumns` types `@request.auth.*` in rules;
+ * `schemaDefinitions` (every table of the project) lets rules use relation paths.
  * Throws VALIDATION_FAILED when a rule names an unknown column.
  */
-export function compileTable(definition: TableDefinition, authColumns: ReadonlyMap<string, ValueType>): CompiledTable {
+export function compileTable(definition: TableDefinition, authColumns: ReadonlyMap<string, ValueType>, schemaDefinitions?: ReadonlyMap<string, TableDefinition>): CompiledTable {
   const readable = publicColumns(definition).map((c) => Object.freeze({ name: c.name, type: c.type }));
   const filterable = new Map(readable.map((c) => [c.name, c.type] as const));
+  const paths = schemaDefinitions && pathResolver(schemaDefinitions, definition.name);
   const rules = Object.fromEntries(
-    RULE_OPERATIONS.map((operation) => [operation, parseRule(definition.rules[operation], operation, filterable, authColumns)]),
+    RULE_OPERATIONS.map((operation) => [operation, parseRule(definition.rules[operation], operation, filterable, authColumns, paths)]),
   ) as Record<RuleOperation, ParsedRule>;
   let validators: RowValidators | undefined;
   return Object.freeze({
@@ -43,6 +48,7 @@ export function compileTable(definition: TableDefinition, authColumns: ReadonlyM
     rules: Object.freeze(rules),
     authColumns,
     validators: () => (validators ??= buildRowValidators(definition)),
+    ...(schemaDefinitions && { schemaDefinitions }),
   });
 }
 

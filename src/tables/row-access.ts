@@ -4,6 +4,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { ruleToExpr } from '../query/rules.js';
+import { pathResolver } from './relation-paths.js';
 import type { Expr } from '../query/sql-tree.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
@@ -22,6 +23,8 @@ export function ruleCondition(table: CompiledTable, operation: RuleOperation, ca
     auth: caller.kind === 'user' ? caller.user : null,
     authColumns: table.authColumns,
     ...(body !== undefined && { body }),
+    // Rules read related rows freely (they are the admin's); a caller's own filter gets guarded paths (row-list.ts).
+    ...(table.schemaDefinitions && { paths: pathResolver(table.schemaDefinitions, table.name) }),
   });
   if (condition === 'locked') {
     const route = `PUT /p/{id}/v1/tables/${table.name}`;

@@ -43,8 +43,8 @@ export async function expandRows(db: Executor, tables: ReadonlyMap<string, Compi
   }
 }
 
-/** The rule condition, or 'hidden' when the operation is locked for this caller (expanded rows are then hidden, not an error). */
-function visibility(table: CompiledTable, operation: 'view' | 'list', caller: Caller, now: string): Expr | undefined | 'hidden' {
+/** The rule condition, or 'hidden' when the operation is locked for this caller (expanded rows and path hops are then hidden, not an error). */
+export function visibility(table: CompiledTable, operation: 'view' | 'list', caller: Caller, now: string): Expr | undefined | 'hidden' {
   try {
     return ruleCondition(table, operation, caller, now);
   } catch (error) {

@@ -10,7 +10,9 @@ import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { ruleCondition } from './row-access.js';
-import { expandRows, forwardColumns, referenceMapOf } from './row-expand.js';
+import { expandRows, forwardColumns, referenceMapOf, visibility } from './row-expand.js';
+import { pathResolver } from './relation-paths.js';
+import type { PathResolver } from '../query/filter-operands.js';
 import { parseExpand } from '../query/expand.js';
 
 /** One page of a list answer. */
@@ -36,7 +38,7 @@ export interface ListRequest {
 
 /** Lists visible rows of `table`. Throws VALIDATION_FILTER, FORBIDDEN. */
 export async function listRows(db: Executor, table: CompiledTable, request: ListRequest): Promise<ListedPage> {
-  const params = parseListParams(request.query, table.filterable, request.now);
+  const params = parseListParams(request.query, table.filterable, request.now, callerPaths(table, request));
   const expand = params.expand === undefined ? [] : parseExpand(params.expand, table.name, referenceMapOf(request.tables));
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
   const scope = cursorScope(table.name, params.orderBy, params.filterSources);
@@ -97,6 +99,21 @@ async function listGroups(db: Executor, table: CompiledTable, params: ListParams
     total = aggregate.groupBy.length === 0 ? 1 : await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
   }
   return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor };
+}
+
+/**
+ * Relation paths in a caller's own filter, shorthand and sort: every hop reads a related row
+ * only if the caller may view it (else the path is null), so filtering cannot probe hidden rows.
+ * The admin key reads freely.
+ */
+function callerPaths(table: CompiledTable, request: ListRequest): PathResolver | undefined {
+  if (!table.schemaDefinitions) return undefined;
+  const { caller, now, tables } = request;
+  if (caller.kind === 'admin') return pathResolver(table.schemaDefinitions, table.name);
+  return pathResolver(table.schemaDefinitions, table.name, (name) => {
+    const hop = tables.get(name);
+    return hop ? visibility(hop, 'view', caller, now) : 'hidden';
+  });
 }
 
 function hasCondition(where: Expr): boolean {

@@ -162,15 +162,14 @@ async function declareTable(tx: SchemaExecutor, after: TableDefinition, options:
   checkAgainstOtherTables(after, others);
   const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
   // Compiling checks the rules (unknown columns, @request.body outside create/update).
-  compileTable(after, authColumnsOf(authTable));
-  if (after.auth_table || before?.auth_table) {
-    const broken = ruleBrokenBy(others, authTable);
-    if (broken) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: `Table "${broken.table}" has a rule this change would break: ${broken.reason}`,
-        suggestion: `Change the rules of "${broken.table}" first (PUT /p/{id}/v1/tables/${broken.table}), or keep the auth-table columns they use.`,
-      });
-    }
+  compileTable(after, authColumnsOf(authTable), new Map([...others.map((t) => [t.name, t] as const), [after.name, after]]));
+  // Every table's rules are checked again: auth fields and relation paths may name this table's columns.
+  const broken = ruleBrokenBy(others, authTable, after);
+  if (broken) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: `Table "${broken.table}" has a rule this change would break: ${broken.reason}`,
+      suggestion: `Change the rules of "${broken.table}" first (PUT /p/{id}/v1/tables/${broken.table}), or keep the columns they use (auth fields, relation paths).`,
+    });
   }
   const plan = planTableChange(before, after);
   if (plan.destructive.length > 0 && !options.allowDestructive) {
@@ -189,12 +188,15 @@ async function declareTable(tx: SchemaExecutor, after: TableDefinition, options:
  * (its @request.auth fields), or undefined. Keeps a schema change from leaving a project
  * whose schema cannot be loaded.
  */
-function ruleBrokenBy(tables: readonly TableDefinition[], authTable: TableDefinition | undefined): { table: string; reason: string } | undefined {
+function ruleBrokenBy(tables: readonly TableDefinition[], authTable: TableDefinition | undefined, changed?: TableDefinition): { table: string; reason: string } | undefined {
   const authColumns = authColumnsOf(authTable);
+  const all = new Map(tables.map((t) => [t.name, t] as const));
+  if (authTable) all.set(authTable.name, authTable);
+  if (changed) all.set(changed.name, changed);
   for (const table of tables) {
     if (table.auth_table) continue;
     try {
-      compileTable(table, authColumns);
+      compileTable(table, authColumns, all);
     } catch (error) {
       if (error instanceof AppError) return { table: table.name, reason: error.message };
       throw error;
@@ -233,7 +235,7 @@ function buildSchema(db: ProjectDatabase, definitions: ReadonlyMap<string, Table
   const authDefinition = [...definitions.values()].find((t) => t.auth_table);
   const authColumns = authColumnsOf(authDefinition);
   const tables = new Map<string, CompiledTable>();
-  for (const definition of definitions.values()) tables.set(definition.name, compileTable(definition, authColumns));
+  for (const definition of definitions.values()) tables.set(definition.name, compileTable(definition, authColumns, definitions));
   return Object.freeze({ db, tables, authTable: authDefinition ? tables.get(authDefinition.name) : undefined });
 }
 

@@ -1,0 +1,212 @@
+/**
+ * Relation paths (contract §13) in rules (`owner.team = @request.auth.team`,
+ * `@request.auth.team.plan = "pro"`), filter, shorthand and sort, up to 3 hops; a caller's own
+ * filter reads a related row only if the caller may view it (a fast-check property over random
+ * data and rules); password never, and email only of rows the caller may view.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { assertError } from '../helpers/assert-error.js';
+import { bearer, signUp, type SignedUp } from '../helpers/auth-fixtures.js';
+import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyRow = Record<string, any>;
+
+describe('relation paths', () => {
+  let server: TestServer;
+  let project: TestProject;
+  let ada: SignedUp;
+  let bob: SignedUp;
+  let cyd: SignedUp;
+  const teams: Record<string, AnyRow> = {};
+  const q = (text: string) => encodeURIComponent(text);
+  const get = (path: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
+  const titles = (response: { body: { data: AnyRow[] } }) => response.body.data.map((row) => row.title).sort();
+  const create = async (table: string, body: unknown) => {
+    const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
+    assert.equal(response.status, 201, response.text);
+    return response.body.data as AnyRow;
+  };
+
+  before(async () => {
+    server = await startTestServer();
+    project = await createProject(server);
+    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
+    await putTable(server, project, 'teams', {
+      columns: [{ name: 'name', type: 'text' }, { name: 'plan', type: 'text' }, { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } }],
+      rules: { view: '', list: '' },
+    });
+    await putTable(server, project, 'users', {
+      columns: [{ name: 'name', type: 'text' }, { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } }],
+      auth_table: true,
+      // Members of one team see each other.
+      rules: { view: 'id = @request.auth.id || team = @request.auth.team', list: 'id = @request.auth.id || team = @request.auth.team', create: '', update: 'id = @request.auth.id' },
+    });
+    const org = await create('orgs', { name: 'Acme' });
+    teams.red = await create('teams', { name: 'Red', plan: 'pro', org: org.id });
+    teams.blue = await create('teams', { name: 'Blue', plan: 'free', org: org.id });
+    ada = await signUp(server, project, 'ada@example.com', { name: 'Ada', team: teams.red.id });
+    bob = await signUp(server, project, 'bob@example.com', { name: 'Bob', team: teams.blue.id });
+    cyd = await signUp(server, project, 'cyd@example.com', { name: 'Cyd', team: teams.red.id });
+    // "Members of the row's team": the docs' worked example.
+    await putTable(server, project, 'posts', {
+      columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+      rules: { list: 'owner.team = @request.auth.team', view: 'owner.team = @request.auth.team', create: '', update: 'owner = @request.auth.id', delete: 'owner = @request.auth.id' },
+    });
+    await putTable(server, project, 'features', { columns: [{ name: 'title', type: 'text' }], rules: { list: '@request.auth.team.plan = "pro"', view: '@request.auth.team.plan = "pro"' } });
+    // Notes are open to list; their owners are users, whom only teammates may view.
+    await putTable(server, project, 'notes', {
+      columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+      rules: { list: '', view: '' },
+    });
+    for (const [title, owner] of [['ada 1', ada], ['ada 2', ada], ['bob 1', bob], ['cyd 1', cyd]] as const) {
+      await create('posts', { title, owner: owner.user.id });
+      await create('notes', { title, owner: owner.user.id });
+    }
+    await create('features', { title: 'beta' });
+  });
+  after(() => server.close());
+
+  describe('in rules (read related rows freely)', () => {
+    it('list rule owner.team = @request.auth.team: each user lists the posts of their team', async () => {
+      assert.deepEqual(titles(await get('posts', bearer(ada.token))), ['ada 1', 'ada 2', 'cyd 1']);
+      assert.deepEqual(titles(await get('posts', bearer(bob.token))), ['bob 1']);
+      const total = await get('posts', bearer(cyd.token));
+      assert.equal(total.body.meta.total, 3);
+    });
+
+    it('view rule: a post of another team is 404 ROW_NOT_FOUND', async () => {
+      const bobs = (await get(`posts?filter=${q('title = "bob 1"')}`)).body.data[0];
+      assertError(await get(`posts/${bobs.id}`, bearer(ada.token)), 404, 'ROW_NOT_FOUND');
+      assert.equal((await get(`posts/${bobs.id}`, bearer(bob.token))).status, 200);
+    });
+
+    it('@request.auth.team.plan = "pro": only users of a pro team list features; anonymous none', async () => {
+      assert.deepEqual(titles(await get('features', bearer(ada.token))), ['beta']);
+      assert.deepEqual(titles(await get('features', bearer(bob.token))), []);
+      assert.deepEqual(titles(await get('features', project.anon)), []);
+    });
+
+    it('a rule with a path through a missing or non-reference column is refused at PUT (400 VALIDATION_FAILED)', async () => {
+      for (const rule of ['owner.tema = @request.auth.team', 'title.name = "x"', '@request.auth.name.x = "y"', 'owner.team.org.name.x = "y"']) {
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/posts`, {
+          headers: project.admin,
+          body: { columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }], rules: { list: rule } },
+        });
+        assertError(response, 400, 'VALIDATION_FAILED');
+      }
+    });
+
+    it('dropping a column a path rule reads is refused while the rule uses it', async () => {
+      const response = await server.request('PUT', `/p/${project.id}/v1/tables/teams?allow_destructive=true`, {
+        headers: project.admin,
+        body: { columns: [{ name: 'name', type: 'text' }, { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } }], rules: { view: '', list: '' } },
+      });
+      assertError(response, 400, 'VALIDATION_FAILED');
+    });
+  });
+
+  describe('in filter, shorthand and sort', () => {
+    it('admin: 1, 2 and 3 hops in filter; shorthand owner.name=eq.Ada', async () => {
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = "Ada"')}`)), ['ada 1', 'ada 2']);
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.team.name = "Red"')}`)), ['ada 1', 'ada 2', 'cyd 1']);
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.team.org.name = "Acme" && owner.team.plan != "pro"')}`)), ['bob 1']);
+      assert.deepEqual(titles(await get('notes?owner.name=eq.Ada')), ['ada 1', 'ada 2']);
+      assert.deepEqual(titles(await get('notes?owner.team.plan=in.(free)')), ['bob 1']);
+    });
+
+    it("a caller's filter reads only related rows it may view: other teams' owners read as null", async () => {
+      // Bob may list every note but view only his own team's users.
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = "Ada"')}`, bearer(bob.token))), []);
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = null')}`, bearer(bob.token))), ['ada 1', 'ada 2', 'cyd 1']);
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = "Bob"')}`, bearer(bob.token))), ['bob 1']);
+      assert.deepEqual(titles(await get('notes?owner.email=eq.ada@example.com', bearer(bob.token))), [], 'no probing emails of users he cannot view');
+      assert.deepEqual(titles(await get('notes?owner.email=eq.ada@example.com', bearer(cyd.token))), ['ada 1', 'ada 2'], 'a teammate may');
+    });
+
+    it('password is never filterable, through any path', async () => {
+      assertError(await get(`notes?filter=${q('owner.password = "x"')}`), 400, 'VALIDATION_FILTER');
+      assertError(await get('notes?owner.password=eq.x', bearer(bob.token)), 400, 'VALIDATION_FILTER');
+      assertError(await get(`notes?filter=${q('owner.password_version = 1')}`), 400, 'VALIDATION_FILTER');
+    });
+
+    const refused: [string, string, RegExp][] = [
+      ['a path deeper than 3 hops', `filter=${q('owner.team.org.name.x = "y"')}`, /.+/],
+      ['an unknown column at the end', `filter=${q('owner.nmae = "Ada"')}`, /email, .*name/],
+      ['a column that is no reference in the middle', `filter=${q('title.name = "x"')}`, /owner/],
+      ['shorthand through a non-reference', 'owner.name.x=eq.y', /references of "users": team/],
+    ];
+    for (const [name, query, suggestion] of refused) {
+      it(`${name} → 400 VALIDATION_FILTER`, async () => {
+        const response = await get(`notes?${query}`);
+        assertError(response, 400, 'VALIDATION_FILTER');
+        assert.match(response.body.error.suggestion, suggestion);
+      });
+    }
+  });
+
+  describe('property: filtering on a path never reveals a row the caller could not view', () => {
+    it('random members, view rules and filter values agree with a model of the visible rows', async () => {
+      const callers = [ada, bob, cyd];
+      const rules = ['', 'viewer = @request.auth.id', 'score > 5', 'viewer = @request.auth.id || score < 3', null];
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ score: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), viewer: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 6 }),
+          fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 8 }),
+          fc.integer({ min: 0, max: rules.length - 1 }),
+          fc.constantFrom('=', '!=', '>', '<=') as fc.Arbitrary<'=' | '!=' | '>' | '<='>,
+          fc.integer({ min: 0, max: 9 }),
+          async (members, posts, ruleIndex, op, value) => {
+            run++;
+            const suffix = `r${run}`;
+            const rule = rules[ruleIndex]!;
+            await putTable(server, project, `members_${suffix}`, {
+              columns: [{ name: 'score', type: 'integer' }, { name: 'viewer', type: 'text' }],
+              rules: { view: rule, list: rule },
+            });
+            await putTable(server, project, `items_${suffix}`, {
+              columns: [{ name: 'n', type: 'integer' }, { name: 'member', type: 'text', references: { table: `members_${suffix}`, on_delete: 'cascade' } }],
+              rules: { list: '', view: '' },
+            });
+            const viewers = [ada.user.id, bob.user.id, cyd.user.id, 'nobody'];
+            const memberBody = members.map((m) => ({ score: m.score, viewer: viewers[m.viewer] }));
+            const createdMembers = (await server.request('POST', `/p/${project.id}/api/members_${suffix}/bulk`, { headers: project.admin, body: memberBody })).body.data as AnyRow[];
+            const itemBody = posts.map((p, n) => ({ n, member: p < createdMembers.length ? createdMembers[p]!.id : null }));
+            assert.equal((await server.request('POST', `/p/${project.id}/api/items_${suffix}/bulk`, { headers: project.admin, body: itemBody })).status, 201);
+            const viewable = (member: AnyRow, callerId: string): boolean => {
+              if (rule === null) return false;
+              if (rule === '') return true;
+              if (rule === 'viewer = @request.auth.id') return member.viewer === callerId;
+              if (rule === 'score > 5') return member.score !== null && member.score > 5;
+              return member.viewer === callerId || (member.score !== null && member.score < 3);
+            };
+            const holds = (score: number | null): boolean => {
+              if (op === '!=') return score !== value; // null-safe
+              if (score === null) return false;
+              return op === '=' ? score === value : op === '>' ? score > value : score <= value;
+            };
+            for (const caller of callers) {
+              const response = await server.request('GET', `/p/${project.id}/api/items_${suffix}?limit=1000&filter=${q(`member.score ${op} ${value}`)}`, { headers: bearer(caller.token) });
+              assert.equal(response.status, 200, response.text);
+              const expected = itemBody
+                .filter((item) => {
+                  const member = createdMembers.find((m) => m.id === item.member);
+                  // A member the caller may not view reads as null, exactly like no member.
+                  const score = member && viewable(member, caller.user.id) ? member.score : null;
+                  return holds(score);
+                })
+                .map((item) => item.n)
+                .sort((a, b) => a - b);
+              const actual = (response.body.data as AnyRow[]).map((row) => row.n).sort((a: number, b: number) => a - b);
+              assert.deepEqual(actual, expected, `rule ${JSON.stringify(rule)}, member.score ${op} ${value}`);
+            }
+          },
+        ),
+        { numRuns: 15 },
+      );
+    });
+  });
+});
