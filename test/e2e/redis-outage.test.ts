@@ -129,4 +129,19 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     assert.equal(server.child.exitCode, null, server.output());
     assert.doesNotMatch(server.output(), /Unhandled|uncaught/i);
   });
+
+  it('SIGTERM while Redis is frozen and holds an unanswered call: the server still stops (exit 0), it does not wait for Redis forever', async () => {
+    // Past the second in which hits skip Redis after the last failure: this login's call goes to Redis and stays unanswered.
+    await sleep(1_500);
+    redis.freeze();
+    try {
+      const ok = await login('bob@example.com', PASSWORD);
+      assert.equal(ok.status, 200, JSON.stringify(ok));
+      server.child.kill('SIGTERM');
+      const outcome = await Promise.race([server.exited, sleep(BOUND_MS * 3).then(() => 'still running')]);
+      assert.deepEqual(outcome, { code: 0, signal: null }, server.output());
+    } finally {
+      redis.resume();
+    }
+  });
 });

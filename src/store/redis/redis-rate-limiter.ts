@@ -153,8 +153,10 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
       );
     },
     async close() {
-      // A graceful close waits for Redis; a Redis that is down gets the socket closed instead.
-      if (client.isReady) await client.close();
+      // A graceful close waits for Redis's answers; a Redis that is down, or frozen (a close
+      // would wait forever for a command it holds, and the server would never stop), gets
+      // the socket closed instead.
+      if (client.isReady && stuck === 0) await timed(client.close()).catch(() => client.destroy());
       else if (client.isOpen) client.destroy();
     },
   };
