@@ -74,7 +74,7 @@ export function decodeCursor(key: string, scope: string, orderBy: readonly Order
 export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>): Expr {
   const alternatives: Expr[] = [];
   for (let i = 0; i < orderBy.length; i++) {
-    const equalBefore = orderBy.slice(0, i).map((term, j) => equalTo(term.column, values[j], types));
+    const equalBefore = orderBy.slice(0, i).map((term, j) => equalTo(term, values[j], types));
     const beyond = beyondValue(orderBy[i]!, values[i], types);
     if (beyond === undefined) continue;
     alternatives.push(equalBefore.length === 0 ? beyond : { kind: 'and', items: [...equalBefore, beyond] });
@@ -86,27 +86,29 @@ function typeOf(column: string, types: ReadonlyMap<string, ValueType>): ValueTyp
   return types.get(column) ?? 'text';
 }
 
-function equalTo(column: string, value: unknown, types: ReadonlyMap<string, ValueType>): Expr {
-  const target: Expr = { kind: 'column', name: column };
+function equalTo(term: OrderTerm, value: unknown, types: ReadonlyMap<string, ValueType>): Expr {
+  const column = term.column;
+  const target: Expr = term.expr ?? { kind: 'column', name: column };
   if (value === null || value === undefined) return { kind: 'is-null', expr: target, negated: false };
-  return { kind: 'compare', op: '=', left: target, right: { kind: 'value', value, type: typeOf(column, types) } };
+  return { kind: 'compare', op: '=', left: target, right: { kind: 'value', value, type: term.type ?? typeOf(column, types) } };
 }
 
 /** Rows whose key lies past `value` in the term's direction; undefined when none can. */
 function beyondValue(term: OrderTerm, value: unknown, types: ReadonlyMap<string, ValueType>): Expr | undefined {
-  const target: Expr = { kind: 'column', name: term.column };
+  const target: Expr = term.expr ?? { kind: 'column', name: term.column };
+  const type = term.type ?? typeOf(term.column, types);
   const isNull = value === null || value === undefined;
   if (!term.descending) {
     // Ascending, nulls first: after null come all non-null values; after v, the larger ones.
     if (isNull) return { kind: 'is-null', expr: target, negated: true };
-    return { kind: 'compare', op: '>', left: target, right: { kind: 'value', value, type: typeOf(term.column, types) } };
+    return { kind: 'compare', op: '>', left: target, right: { kind: 'value', value, type } };
   }
   // Descending, nulls last: nothing comes after null; after v, the smaller ones and the nulls.
   if (isNull) return undefined;
   return {
     kind: 'or',
     items: [
-      { kind: 'compare', op: '<', left: target, right: { kind: 'value', value, type: typeOf(term.column, types) } },
+      { kind: 'compare', op: '<', left: target, right: { kind: 'value', value, type } },
       { kind: 'is-null', expr: target, negated: false },
     ],
   };

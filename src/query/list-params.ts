@@ -102,7 +102,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     countTotal: parseCount(single('count')),
     orderBy: aggregate
       ? parseAggregateSort(sortText === undefined || sortText.trim() === '' ? undefined : splitNames('sort', sortText, 'sort=-count'), aggregate)
-      : parseSort(sortText, columns),
+      : parseSort(sortText, columns, paths),
     select: aggregate ? null : parseSelect(selectText, columns),
     aggregate,
     expand: expandText(single('expand'), aggregate !== undefined),
@@ -178,7 +178,7 @@ function splitNames(parameter: string, text: string, example: string): string[] 
   });
 }
 
-function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueType>): OrderTerm[] {
+function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueType>, paths?: PathResolver): OrderTerm[] {
   const terms: OrderTerm[] = [];
   if (text === undefined || text.trim() === '') {
     if (columns.has('created_at')) terms.push(Object.freeze({ column: 'created_at', descending: false }));
@@ -187,6 +187,14 @@ function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueT
     for (const item of splitNames('sort', text, 'sort=-created_at,title')) {
       const descending = item.startsWith('-');
       const name = descending ? item.slice(1) : item;
+      if (name.includes('.') && paths) {
+        // A relation path (sort=owner.name): ordered by the related row's column, null where the caller may not view it.
+        const path = paths('row', name.split('.'), null);
+        if ('detail' in path) throw invalid('sort', path.detail, path.suggestion);
+        if (path.type === 'json') throw invalid('sort', `json column "${name}" cannot be sorted`, `Sort by a column of another type, with - for descending, for example: sort=-created_at.`);
+        if (!terms.some((term) => term.column === name)) terms.push(Object.freeze({ column: name, descending, expr: path.expr, type: path.type }));
+        continue;
+      }
       const type = columns.get(name);
       if (type === undefined || type === 'json') {
         throw invalid(

@@ -53,6 +53,10 @@ export interface PathHop {
 export interface OrderTerm {
   readonly column: string;
   readonly descending: boolean;
+  /** A relation path to order by (`sort=owner.name`); `column` is then its name as written, and the statement's `computed` output of that name. */
+  readonly expr?: Expr;
+  /** The type of `expr`. */
+  readonly type?: ValueType;
 }
 
 /** An aggregate function of `select` (contract §13). */
@@ -74,6 +78,8 @@ export interface SelectStatement {
   readonly columns: readonly ColumnRef[];
   /** Aggregate outputs after `columns`; the statement then groups by `columns` (one row when there are none). Order terms may name output keys. */
   readonly aggregates?: readonly AggregateOutput[];
+  /** Expressions returned as extra output columns (`expr AS key`): the values of relation-path sort keys, for cursors. */
+  readonly computed?: readonly { readonly key: string; readonly expr: Expr; readonly type: ValueType }[];
   /** At most `limit` rows per value of `column`, the first ones in `orderBy` (reverse expand: 100 per parent row). */
   readonly perValueLimit?: { readonly column: string; readonly limit: number };
   readonly where?: Expr;
@@ -135,6 +141,7 @@ export type Statement =
 /** The columns a statement returns rows of: a select's columns, a write's `returning`, none for a count. */
 export function resultColumns(statement: Statement): readonly ColumnRef[] {
   if (statement.kind === 'select') {
+    if (statement.computed) return [...statement.columns, ...statement.computed.map((c) => ({ name: c.key, type: c.type }))];
     return statement.aggregates ? [...statement.columns, ...statement.aggregates.map((a) => ({ name: a.key, type: a.type }))] : statement.columns;
   }
   if (statement.kind === 'count') return [];

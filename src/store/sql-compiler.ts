@@ -93,7 +93,8 @@ export class SqlCompiler {
         const outputs = aggregates
           ? [...statement.columns.map((c) => quoteIdent(c.name)), ...aggregates.map((a) => `${aggregateCall(a.fn, a.column)} AS ${quoteIdent(a.key)}`)].join(', ')
           : columnList(statement.columns);
-        let text = `SELECT ${outputs} FROM ${table(statement.table)}`;
+        const computed = (statement.computed ?? []).map((c) => `, ${expr(c.expr)} AS ${quoteIdent(c.key)}`).join('');
+        let text = `SELECT ${outputs}${computed} FROM ${table(statement.table)}`;
         if (statement.where) text += ` WHERE ${expr(statement.where)}`;
         if (aggregates && statement.columns.length > 0) text += ` GROUP BY ${columnList(statement.columns)}`;
         let order = '';
@@ -102,7 +103,7 @@ export class SqlCompiler {
           const types = new Map<string, ValueType | undefined>(statement.columns.map((c) => [c.name, c.type] as const));
           for (const a of aggregates ?? []) if (!types.has(a.key)) types.set(a.key, undefined);
           order = ` ORDER BY ${statement.orderBy
-            .map((term) => this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending))
+            .map((term) => (term.expr ? this.dialect.orderTerm(expr(term.expr), term.type, term.descending) : this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending)))
             .join(', ')}`;
         }
         if (statement.perValueLimit) {

@@ -47,13 +47,16 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const where = sql.and(visible, after);
   const selected = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
   // The sort keys (and references to expand) are read even when select leaves them out: the cursor is made of them.
-  const needed = [...new Set([...params.orderBy.map((term) => term.column), ...forwardColumns(expand)])];
+  const needed = [...new Set([...params.orderBy.filter((term) => !term.expr).map((term) => term.column), ...forwardColumns(expand)])];
+  // Relation-path sort keys come back as computed outputs named like the path, for the cursor.
+  const computed = params.orderBy.filter((term) => term.expr).map((term) => ({ key: term.column, expr: term.expr!, type: term.type! }));
   const extra = needed.filter((name) => !selected.some((c) => c.name === name));
   const columns: readonly ColumnRef[] = extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
   const fetched = params.limit === 0 ? [] : await db.all({
     kind: 'select',
     table: table.name,
     columns,
+    ...(computed.length > 0 && { computed }),
     ...(hasCondition(where) && { where }),
     orderBy: params.orderBy,
     limit: params.limit + 1,
@@ -63,7 +66,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const rows = more ? fetched.slice(0, params.limit) : fetched;
   const nextCursor = more ? encodeCursor(request.cursorKey, scope, params.orderBy, rows.at(-1)!) : null;
   await expandRows(db, request.tables, rows, expand, request.caller, request.now);
-  if (extra.length > 0) for (const row of rows) for (const name of extra) delete row[name];
+  for (const name of [...extra, ...computed.map((c) => c.key)]) for (const row of rows) delete row[name];
   const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
   return { rows, total, limit: params.limit, offset: params.offset, nextCursor };
 }

@@ -126,6 +126,29 @@ describe('relation paths', () => {
       assert.deepEqual(titles(await get('notes?owner.email=eq.ada@example.com', bearer(cyd.token))), ['ada 1', 'ada 2'], 'a teammate may');
     });
 
+    it('sort by a path: the related column orders the rows (nulls first), hidden owners sort as null', async () => {
+      assert.deepEqual((await get('notes?sort=-owner.name,title')).body.data.map((row: AnyRow) => row.title), ['cyd 1', 'bob 1', 'ada 1', 'ada 2']);
+      assert.deepEqual((await get('notes?sort=owner.team.name,title')).body.data.map((row: AnyRow) => row.title), ['bob 1', 'ada 1', 'ada 2', 'cyd 1']);
+      // Bob views only himself: the other owners read as null and come first, in title order.
+      const asBob = await get('notes?sort=owner.name,title', bearer(bob.token));
+      assert.deepEqual(asBob.body.data.map((row: AnyRow) => row.title), ['ada 1', 'ada 2', 'cyd 1', 'bob 1']);
+      assert.deepEqual(Object.keys(asBob.body.data[0]).sort(), ['created_at', 'id', 'owner', 'title', 'updated_at'], 'the sort value is not returned');
+    });
+
+    it('cursor paging under a path sort walks the same order', async () => {
+      const whole = (await get('notes?sort=-owner.team.name,owner.name')).body.data.map((row: AnyRow) => row.id);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await get(`notes?sort=-owner.team.name,owner.name&limit=1${cursor ? `&after=${q(cursor)}` : ''}`);
+        assert.equal(page.status, 200, page.text);
+        seen.push(...page.body.data.map((row: AnyRow) => row.id));
+        cursor = page.body.meta.next_cursor;
+      } while (cursor !== null);
+      assert.deepEqual(seen, whole);
+      assertError(await get('notes?sort=owner.password'), 400, 'VALIDATION_FILTER');
+    });
+
     it('password is never filterable, through any path', async () => {
       assertError(await get(`notes?filter=${q('owner.password = "x"')}`), 400, 'VALIDATION_FILTER');
       assertError(await get('notes?owner.password=eq.x', bearer(bob.token)), 400, 'VALIDATION_FILTER');
