@@ -3,11 +3,12 @@
  * every end of an identity (logout, password change...), as numbered entries in the project's
  * own database (`_rb_events`, with the counter row `_rb_event_state`).
  *
- * Numbering is serialised per project inside the writing transaction: `appendEvents` bumps
- * the counter row (`UPDATE ... RETURNING`), which PostgreSQL keeps locked until the writer
- * commits, so the next writer gets its numbers only after this one is visible. Numbers are
- * therefore gap-free and in commit order; a reader that delivers `cursor + 1` next never
- * overtakes a commit. SQLite has one writer per file, which gives the same order.
+ * Numbers come from the log's own sequence (AUTOINCREMENT on SQLite, a PostgreSQL sequence),
+ * taken by the last statement of the writing transaction. SQLite commits one writer at a time,
+ * so its numbers are gap-free and in commit order. On PostgreSQL a number may become visible
+ * after a higher one (its transaction is still committing) or never (it rolled back): readers
+ * deliver `cursor + 1` next and wait at a gap until it fills or every transaction that was in
+ * progress when the gap was seen has ended (`Database.hasSettled`), docs/realtime.md.
  *
  * A leaf module: statements are SQL trees (the engines compile them), imported by the write
  * paths (tables/, auth/) and read by the hub.
@@ -55,36 +56,38 @@ const EVENTS = '_rb_events';
 const STATE = '_rb_event_state';
 const IDENTITY = '_identity';
 const col = (name: string, type: ColumnRef['type']): ColumnRef => Object.freeze({ name, type });
-const EVENT_COLUMNS: readonly ColumnRef[] = Object.freeze([
-  col('seq', 'integer'),
+const SEQ = col('seq', 'integer');
+const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze([
   col('created_at', 'text'),
   col('table_name', 'text'),
   col('action', 'text'),
   col('record', 'text'),
 ]);
-const LAST_SEQ = col('last_seq', 'integer');
+const EVENT_COLUMNS: readonly ColumnRef[] = Object.freeze([
+  SEQ,
+  col('created_at', 'text'),
+  col('table_name', 'text'),
+  col('action', 'text'),
+  col('record', 'text'),
+]);
 const TRIMMED = col('trimmed_through', 'integer');
-const STATE_COLUMNS: readonly ColumnRef[] = Object.freeze([LAST_SEQ, TRIMMED]);
 const STATE_ROW = sql.eq('id', 1, 'integer');
-// Rows per INSERT: 5 parameters each stays well under every engine's parameter limit.
+// Rows per INSERT: 4 parameters each stays well under every engine's parameter limit.
 const INSERT_CHUNK = 500;
 
 /**
- * Appends row changes with `tx` (call it last in the writing transaction: the counter row is
- * locked from here to the commit) and returns the numbered entries for `ChangeFeed.committed`.
+ * Appends row changes with `tx` (last in the writing transaction, so a number is taken just
+ * before the commit) and returns the numbered entries for `ChangeFeed.committed`.
  */
 export async function appendRowChanges(tx: Executor, changes: readonly RowChange[], now: string): Promise<LoggedEvent[]> {
   if (changes.length === 0) return [];
-  const first = await reserve(tx, changes.length);
-  const events = changes.map((change, i): LoggedEvent => ({ seq: first + i, kind: 'row', change, createdAt: now }));
-  await insert(tx, changes.map((c, i) => [first + i, now, c.table, c.action, JSON.stringify(c.record)]));
-  return events;
+  const seqs = await insert(tx, changes.map((c) => [now, c.table, c.action, JSON.stringify(c.record)]));
+  return changes.map((change, i): LoggedEvent => ({ seq: seqs[i]!, kind: 'row', change, createdAt: now }));
 }
 
 /** Appends the end of an identity with `tx`, inside the transaction that ends it. */
 export async function appendIdentityChange(tx: Executor, change: IdentityChange, now: string): Promise<void> {
-  const seq = await reserve(tx, 1);
-  await insert(tx, [[seq, now, IDENTITY, 'identity', JSON.stringify(change)]]);
+  await insert(tx, [[now, IDENTITY, 'identity', JSON.stringify(change)]]);
 }
 
 /** Entries numbered after `after`, in order, at most `limit`. */
@@ -100,10 +103,12 @@ export async function readEvents(db: Executor, after: number, limit: number): Pr
   return rows.map(toEvent);
 }
 
-/** The log's bounds. */
+/** The log's bounds: the highest visible number (or where the log was trimmed, when empty). */
 export async function readLogState(db: Executor): Promise<LogState> {
-  const row = await db.first({ kind: 'select', table: STATE, columns: STATE_COLUMNS, where: STATE_ROW });
-  return { lastSeq: Number(row?.last_seq ?? 0), trimmedThrough: Number(row?.trimmed_through ?? 0) };
+  const row = await db.first({ kind: 'select', table: STATE, columns: [TRIMMED], where: STATE_ROW });
+  const trimmedThrough = Number(row?.trimmed_through ?? 0);
+  const last = await db.first({ kind: 'select', table: EVENTS, columns: [SEQ], orderBy: [{ column: 'seq', descending: true }], limit: 1 });
+  return { lastSeq: Math.max(trimmedThrough, Number(last?.seq ?? 0)), trimmedThrough };
 }
 
 /**
@@ -134,21 +139,15 @@ export async function trimEvents(db: Database, cutoff: string): Promise<LogState
   });
 }
 
-async function reserve(tx: Executor, count: number): Promise<number> {
-  const row = await tx.first({
-    kind: 'update',
-    table: STATE,
-    set: [{ column: LAST_SEQ, value: { kind: 'add', left: sql.column('last_seq'), right: sql.value(count, 'integer') } }],
-    where: STATE_ROW,
-    returning: [LAST_SEQ],
-  });
-  return Number(row!.last_seq) - count + 1;
-}
-
-async function insert(tx: Executor, rows: readonly (readonly unknown[])[]): Promise<void> {
+/** Inserts entries (numbers taken by the database, in row order) and returns their numbers. */
+async function insert(tx: Executor, rows: readonly (readonly unknown[])[]): Promise<number[]> {
+  const seqs: number[] = [];
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await tx.run({ kind: 'insert', table: EVENTS, columns: EVENT_COLUMNS, rows: rows.slice(i, i + INSERT_CHUNK) });
+    const written = await tx.all({ kind: 'insert', table: EVENTS, columns: WRITTEN_COLUMNS, rows: rows.slice(i, i + INSERT_CHUNK), returning: [SEQ] });
+    // A VALUES list takes its numbers in row order; sorting guards against RETURNING reordering.
+    seqs.push(...written.map((row) => Number(row.seq)).sort((x, y) => x - y));
   }
+  return seqs;
 }
 
 function toEvent(row: Row): LoggedEvent {

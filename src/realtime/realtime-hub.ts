@@ -64,12 +64,14 @@ interface Feed {
   chain: Promise<void>;
   drainQueued: boolean;
   state: ProjectState | undefined;
-  /** Real time when a gap in the numbers was first seen (only a crash between two statements of an append leaves one). */
-  gapSince: number | undefined;
+  /** A gap at `cursor + 1`: when it was first seen, and the engine's horizon then (PostgreSQL). */
+  gap: { readonly at: number; readonly since: number; readonly horizon: string | undefined } | undefined;
 }
 
 const PAGE = 500;
+/** Without a horizon (SQLite, where gaps do not happen), how long a gap is waited out. */
 const GAP_GIVE_UP_MS = 10_000;
+const GAP_RETRY_MS = 5;
 
 /** Clients, feeds and the timers that keep them honest. */
 export class RealtimeHub implements ChangeFeed {
@@ -164,12 +166,16 @@ export class RealtimeHub implements ChangeFeed {
     }
     client.queued = [];
     client.lastSeq = after;
+    // The replay reads what this process's feed has already passed (settled numbers, no gap in
+    // flight); the feed queues everything after that for this client meanwhile.
+    const feed = await this.feed(client.projectId);
+    const until = feed.cursor;
     let last = after;
-    replay: for (;;) {
+    replay: while (last < until) {
       const events = await readEvents(schema.db, last, PAGE);
       for (const event of events) {
         if (client.identityVersion !== generation || client.queued === undefined) return;
-        if (client.queued.length > 0 && event.seq >= client.queued[0]!.seq) break replay;
+        if (event.seq > until) break replay;
         deliverTo(client, schema, event, this.deps.clock);
         last = event.seq;
       }
@@ -189,7 +195,8 @@ export class RealtimeHub implements ChangeFeed {
     void pending.then((feed) =>
       this.enqueue(feed, async () => {
         if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
-        else if (events[0]!.seq > feed.cursor + 1) await this.drain(feed);
+        // A gap before or inside them (another writer's number still committing): read the log.
+        if (feed.cursor < events[events.length - 1]!.seq) await this.drain(feed);
       }),
     );
   }
@@ -226,7 +233,7 @@ export class RealtimeHub implements ChangeFeed {
         chain: Promise.resolve(),
         drainQueued: false,
         state: undefined,
-        gapSince: undefined,
+        gap: undefined,
       }));
       this.feeds.set(projectId, pending);
       pending.catch(() => this.feeds.delete(projectId));
@@ -254,16 +261,37 @@ export class RealtimeHub implements ChangeFeed {
     for (;;) {
       const events = await readEvents(db, feed.cursor, PAGE);
       if (events.length === 0) return;
-      if (events[0]!.seq !== feed.cursor + 1) {
-        feed.gapSince ??= Date.now();
-        if (Date.now() - feed.gapSince < GAP_GIVE_UP_MS) return;
-        this.deps.log.warn({ project: feed.projectId, from: feed.cursor + 1, to: events[0]!.seq - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
-        feed.cursor = events[0]!.seq - 1;
+      if (events[0]!.seq !== feed.cursor + 1 && !(await this.gapClosed(feed, db, events[0]!.seq))) {
+        // Still committing, probably: look again very soon (nothing after the gap may go first).
+        setTimeout(() => this.wake(feed.projectId), GAP_RETRY_MS).unref();
+        return;
       }
-      feed.gapSince = undefined;
+      feed.gap = undefined;
       await this.process(feed, events);
       if (events.length < PAGE) return;
     }
+  }
+
+  /**
+   * Whether the numbers from `cursor + 1` to `next - 1` are gone for good. A number is taken
+   * just before its transaction commits, so a gap is nearly always a commit in progress; it
+   * is final once every transaction in progress when it was first seen has ended (a rollback)
+   * and a read after that still does not find it. Then the cursor moves past it.
+   */
+  private async gapClosed(feed: Feed, db: ProjectSchema['db'], next: number): Promise<boolean> {
+    const at = feed.cursor + 1;
+    if (feed.gap?.at !== at) {
+      feed.gap = { at, since: Date.now(), horizon: db.transactionHorizon ? await db.transactionHorizon() : undefined };
+      return false;
+    }
+    const { horizon, since } = feed.gap;
+    const settled = horizon !== undefined && db.hasSettled ? await db.hasSettled(horizon) : Date.now() - since > GAP_GIVE_UP_MS;
+    if (!settled) return false;
+    const again = await readEvents(db, feed.cursor, 1);
+    if (again[0]?.seq === at) return true;
+    if (horizon === undefined) this.deps.log.warn({ project: feed.projectId, from: at, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
+    feed.cursor = (again[0]?.seq ?? next) - 1;
+    return true;
   }
 
   private async process(feed: Feed, events: readonly LoggedEvent[]): Promise<void> {

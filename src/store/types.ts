@@ -40,6 +40,14 @@ export interface Database extends Executor {
    * since the last look: caches compare it to know when to reload.
    */
   externalChangeVersion(): number | Promise<number>;
+  /**
+   * Engines with concurrent writers (PostgreSQL): an opaque mark past every transaction in
+   * progress now. With `hasSettled`, a reader tells a number still being committed from one
+   * whose transaction rolled back. Absent where one writer commits at a time (SQLite).
+   */
+  transactionHorizon?(): Promise<string>;
+  /** True once every transaction in progress when `horizon` was taken has ended. */
+  hasSettled?(horizon: string): Promise<boolean>;
 }
 
 /** A change to one table's physical shape; the engine picks the DDL. */

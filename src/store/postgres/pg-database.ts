@@ -78,6 +78,15 @@ class PgExecutor implements Executor {
     return result.rowCount ?? 0;
   }
 
+  /** A fixed statement of this engine's own (realtime horizons), with bound parameters. */
+  async raw(text: string, params: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.runner.query(text, params);
+    } catch (error) {
+      throw translatePgError(error);
+    }
+  }
+
   private async query(statement: Statement): Promise<pg.QueryResult> {
     try {
       const { sql, params } = this.compiler.compile(statement);
@@ -143,6 +152,18 @@ export class PgDatabase implements ProjectDatabase {
 
   changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
     return this.inTransaction<T, PgSchemaExecutor>(true, (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched), work);
+  }
+
+  /** Database: past every transaction in progress now (`pg_snapshot_xmax` of a fresh snapshot). */
+  async transactionHorizon(): Promise<string> {
+    const result = await this.direct((executor) => executor.raw('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS mark', []));
+    return String(result.rows[0]!.mark);
+  }
+
+  /** Database: true once no transaction older than `horizon` is still in progress. */
+  async hasSettled(horizon: string): Promise<boolean> {
+    const result = await this.direct((executor) => executor.raw('SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS settled', [horizon]));
+    return result.rows[0]!.settled === true;
   }
 
   /**

@@ -187,11 +187,11 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
   (s) => `
    ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN last_used_at ${TEXT};
    ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN user_agent ${TEXT};`,
-  // 4: the realtime event log (src/realtime/event-log.ts). The counter row is updated inside
-  // each writing transaction and stays locked until it commits: numbers follow commit order.
+  // 4: the realtime event log (src/realtime/event-log.ts): numbers from a sequence, taken by the
+  // last statement of each writing transaction; readers wait out gaps (docs/realtime.md).
   (s) => `
    CREATE TABLE ${T(s, '_rb_events')} (
-     seq bigint PRIMARY KEY NOT NULL,
+     seq bigserial PRIMARY KEY,
      created_at ${TEXT} NOT NULL,
      table_name ${TEXT} NOT NULL,
      action ${TEXT} NOT NULL,

@@ -100,9 +100,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
   `ALTER TABLE _rb_sessions ADD COLUMN last_used_at TEXT;
    ALTER TABLE _rb_sessions ADD COLUMN user_agent TEXT;`,
   // 4: the realtime event log (src/realtime/event-log.ts): numbered row changes and identity
-  // ends, and the counter row that numbers them inside each writing transaction.
+  // ends (AUTOINCREMENT: numbers never come back after a trim), and how far it was trimmed.
   `CREATE TABLE _rb_events (
-     seq INTEGER PRIMARY KEY NOT NULL,
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
      created_at TEXT NOT NULL,
      table_name TEXT NOT NULL,
      action TEXT NOT NULL,
