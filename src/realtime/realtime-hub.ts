@@ -139,10 +139,14 @@ export class RealtimeHub implements ChangeFeed {
     return client && client.projectId === projectId && !client.closed ? client : undefined;
   }
 
-  /** The last event number of the project's log: read before credentials are checked (see `bind`). */
+  /**
+   * Taken before credentials are checked: identity ends numbered above it apply to the binding.
+   * The feed's cursor, not the log's highest number: on PostgreSQL a lower number may still be
+   * committing (a logout racing the POST), and ending a fresh binding by mistake only costs a
+   * new POST, while missing an end would keep a dead identity bound.
+   */
   async mark(projectId: string): Promise<number> {
-    const { db } = await this.deps.schemas.schema(projectId);
-    return (await readLogState(db)).lastSeq;
+    return (await this.feed(projectId)).cursor;
   }
 
   /**
