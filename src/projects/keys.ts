@@ -35,10 +35,33 @@ export function generateKey(type: KeyType): NewKey {
 }
 
 /**
- * Finds which of a project's keys the presented value is, or undefined.
- * Every candidate is compared (constant time each, no early exit) so timing does not tell which matched.
+ * Finds which of a project's keys the presented value is, or undefined. A value seen to match
+ * before is found in a per-key-list cache; otherwise every candidate is compared (constant
+ * time each, no early exit) so timing does not tell which matched.
  */
 export function matchKey(keys: readonly KeyRecord[], presented: string, nowIso: string): KeyRecord | undefined {
+  let verified = verifiedKeys.get(keys);
+  const known = verified?.get(presented);
+  if (known) return known.expires_at === null || known.expires_at > nowIso ? known : undefined;
+  const match = compareAll(keys, presented, nowIso);
+  if (match) {
+    if (!verified) verifiedKeys.set(keys, (verified = new Map()));
+    if (verified.size >= MAX_VERIFIED_PER_LIST) verified.clear();
+    verified.set(presented, match);
+  }
+  return match;
+}
+
+/**
+ * Keys already verified, per loaded key list: a repeat caller skips the SHA-256 and the
+ * comparisons. Only values that matched are kept (a wrong key can never fill it), so each map
+ * holds at most the project's few current keys. A rotation, here or in another process, makes
+ * the registry load a new key list, which starts with an empty map; the old one goes with its list.
+ */
+const verifiedKeys = new WeakMap<readonly KeyRecord[], Map<string, KeyRecord>>();
+const MAX_VERIFIED_PER_LIST = 64;
+
+function compareAll(keys: readonly KeyRecord[], presented: string, nowIso: string): KeyRecord | undefined {
   const presentedHash = hashSecretBytes(presented);
   let match: KeyRecord | undefined;
   for (const key of keys) {

@@ -11,6 +11,11 @@ import { WalSync } from './wal-sync.js';
 
 export interface SqliteOptions {
   readonly synchronous: 'full' | 'normal';
+  /**
+   * This process holds the data folder exclusively (data-dir-lock.ts), so no other process
+   * writes: `externalChangeVersion()` need not ask SQLite (`PRAGMA data_version`) on every request.
+   */
+  readonly soleWriter?: boolean;
 }
 
 /**
@@ -150,6 +155,8 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   externalChangeVersion(): number {
+    // The only writer: nothing changes behind this process's back; the offset still moves when a handle is reopened.
+    if (this.options.soleWriter) return this.dataVersionOffset;
     // Read at most once per event-loop turn: several caches ask on every request, and another
     // process's commit is seen on the next turn at the latest.
     if (this.versionThisTurn !== undefined) return this.versionThisTurn;

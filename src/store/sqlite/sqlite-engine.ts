@@ -38,7 +38,9 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
     lock?.release();
     throw error;
   }
-  const system = new SqliteDatabase(() => systemConnection, undefined, options);
+  // Holding the lock, this process is the folder's only writer: caches need not poll data_version.
+  const databaseOptions: SqliteOptions = { synchronous: options.synchronous, soleWriter: lock !== undefined };
+  const system = new SqliteDatabase(() => systemConnection, undefined, databaseOptions);
   // Every project's database object lives as long as the engine; only open handles are bounded.
   const known = new Map<string, SqliteDatabase>();
   // Open handles in least-recently-opened order (Map keeps insertion order).
@@ -73,7 +75,7 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
           openHandles.set(projectId, opened);
           evictBeyondLimit(projectId);
         },
-        options,
+        databaseOptions,
       );
       known.set(projectId, db);
     }
