@@ -38,6 +38,8 @@ export interface BenchOptions {
   readonly pin: boolean;
   /** The regression guard: a short run judged against the targets; exits 1 below target by more than the noise. */
   readonly check: boolean;
+  /** The dist/ folder of the Rowbase build under test (default dist/, built by scripts/bench.mjs). */
+  readonly dist: string | undefined;
   /** A/B: a dist/ folder of another Rowbase build that takes the baseline's place (ratios become this build / that one). */
   readonly ab: string | undefined;
   /** Also run the PostgreSQL scenarios against this database URL (its own scratch database is created and dropped). */
@@ -61,6 +63,8 @@ export const USAGE = `npm run bench -- [flags]
   --no-pin              do not pin server (CPU 0) and load generator (CPU 1) with taskset
   --check               regression guard: short run (< 3 min) of the ratio targets; exits 1
                         when a ratio is below its target by more than the measured noise
+  --dist DIR            benchmark the Rowbase build in DIR instead of dist/ (run bench/main.ts
+                        directly to skip the build)
   --ab DIST            A/B: run the build in DIST (a dist/ folder, e.g. of the previous commit)
                         in the baseline's place; ratios are then this build / that build
   --postgres URL        also benchmark Rowbase on PostgreSQL against the pg baseline
@@ -78,7 +82,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (next !== undefined && !next.startsWith('--')) flags.set(name, argv[++i]!);
     else flags.set(name, true);
   }
-  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'keep', 'help', 'loader', 'no-pin', 'check', 'postgres', 'ab'];
+  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'keep', 'help', 'loader', 'no-pin', 'check', 'postgres', 'ab', 'dist'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n\n${USAGE}`);
   if (flags.has('help')) throw new Error(USAGE);
 
@@ -124,6 +128,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     pin: !flags.has('no-pin'),
     check,
     postgresUrl,
+    dist: typeof flags.get('dist') === 'string' ? (flags.get('dist') as string) : undefined,
     ab: typeof flags.get('ab') === 'string' ? (flags.get('ab') as string) : undefined,
   };
 }
