@@ -5,7 +5,7 @@
 import { isRowbaseError } from './errors.js';
 import type { Requester } from './request.js';
 import { sessionFromToken, type SessionListener, type SessionState } from './session-state.js';
-import type { CallOptions, Session } from './types.js';
+import type { CallOptions, Session, SessionInfo } from './types.js';
 
 /** What sign-up and sign-in return: the user and the new session (already stored). */
 export interface AuthResult<U> {
@@ -64,10 +64,15 @@ export class AuthClient<U> {
    * is cleared whatever happens; a 401 (the session had already ended) counts as success, any
    * other failure is thrown.
    */
-  async signOut(options: CallOptions = {}): Promise<void> {
+  async signOut(options: CallOptions & { scope?: 'local' | 'others' | 'global' } = {}): Promise<void> {
     if (this.state.session === null) return;
+    // scope 'others' ends every other session of the user and keeps this one signed in.
+    if (options.scope === 'others') {
+      await this.requester.request('POST', '/auth/logout', { query: new URLSearchParams({ scope: 'others' }), signal: options.signal });
+      return;
+    }
     try {
-      await this.requester.request('POST', '/auth/logout', { signal: options.signal });
+      await this.requester.request('POST', '/auth/logout', { ...(options.scope !== undefined && { query: new URLSearchParams({ scope: options.scope }) }), signal: options.signal });
     } catch (error) {
       if (!(isRowbaseError(error) && error.status === 401)) throw error;
     } finally {
@@ -82,6 +87,17 @@ export class AuthClient<U> {
    */
   refresh(): Promise<Session<U>> {
     return this.requester.refresh();
+  }
+
+  /** The signed-in user's live sessions (GET /auth/sessions); `current` marks this client's. Throws RowbaseError (NOT_SIGNED_IN, ...). */
+  async sessions(options: CallOptions = {}): Promise<SessionInfo[]> {
+    const answer = await this.requester.request<{ data: SessionInfo[] }>('GET', '/auth/sessions', { signal: options.signal });
+    return answer.data;
+  }
+
+  /** Ends one of the signed-in user's sessions (DELETE /auth/sessions/{id}), e.g. a lost device. Throws RowbaseError (ROW_NOT_FOUND, ...). */
+  async endSession(id: string, options: CallOptions = {}): Promise<void> {
+    await this.requester.request('DELETE', `/auth/sessions/${encodeURIComponent(id)}`, { signal: options.signal });
   }
 
   /** Reads the signed-in user from the server (GET /auth/me) and updates the session's copy. Throws RowbaseError. */

@@ -13,16 +13,21 @@ export { RowbaseError, isRowbaseError, type ClientErrorCode, type RowbaseErrorIn
 export { memoryStore, localStorageStore, type SessionStore, type StorageLike } from './session-store.js';
 export type { SessionListener } from './session-state.js';
 export type {
+  AggregateGroup,
+  AggregateOptions,
   AuthUser,
   CallOptions,
   DatabaseShape,
+  Expanded,
   GenericRow,
+  GetOptions,
   ListMeta,
   ListOptions,
   ListResult,
   Selected,
   Session,
   SessionEvent,
+  SessionInfo,
   SortKey,
   TableTypes,
   UntypedDatabase,

@@ -3,7 +3,7 @@
  * table's generated Row, Create and Update shapes.
  */
 import type { Requester } from './request.js';
-import type { CallOptions, ListOptions, ListResult, Selected, TableTypes } from './types.js';
+import type { AggregateGroup, AggregateOptions, CallOptions, Expanded, GetOptions, ListOptions, ListResult, Selected, TableTypes } from './types.js';
 
 /** List, get, create, update, delete and bulk-create the rows of one table. */
 export class TableClient<T extends TableTypes> {
@@ -25,10 +25,36 @@ export class TableClient<T extends TableTypes> {
     return this.requester.request('GET', this.path, { query: listQuery(options), signal: options.signal });
   }
 
-  /** One row by id (GET /api/{table}/{id}). Throws RowbaseError (ROW_NOT_FOUND, ...). */
-  async get(id: string, options: CallOptions = {}): Promise<T['Row']> {
-    const answer = await this.requester.request<{ data: T['Row'] }>('GET', this.rowPath(id), { signal: options.signal });
+  /** One row by id (GET /api/{table}/{id}), with `expand` when given. Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...). */
+  async get(id: string, options: GetOptions = {}): Promise<Expanded<T['Row']>> {
+    const query = new URLSearchParams();
+    if (options.expand !== undefined) query.set('expand', joined(options.expand));
+    const answer = await this.requester.request<{ data: Expanded<T['Row']> }>('GET', this.rowPath(id), { query, signal: options.signal });
     return answer.data;
+  }
+
+  /**
+   * Aggregates (GET /api/{table}?select=...): `select` names grouping columns and functions,
+   * e.g. `['status', 'count()', 'total:sum(amount)']`; each answer row is one group and
+   * `meta.total` the number of groups. Throws RowbaseError (VALIDATION_FILTER, ...).
+   */
+  async aggregate(select: readonly string[] | string, options: AggregateOptions<T['Row']> = {}): Promise<ListResult<AggregateGroup>> {
+    const query = listQuery<T['Row']>({ ...options, sort: options.sort as never });
+    query.set('select', joined(select));
+    return this.requester.request('GET', this.path, { query, signal: options.signal });
+  }
+
+  /**
+   * Every page of a list, one after the other, by cursor (`meta.next_cursor`), until the last.
+   * `options.offset` is not allowed with cursors. Throws RowbaseError like `list`.
+   */
+  async *pages<S extends keyof T['Row'] & string = keyof T['Row'] & string>(options: ListOptions<T['Row'], S> = {}): AsyncGenerator<ListResult<Selected<T['Row'], S>>> {
+    let after = options.after;
+    do {
+      const page: ListResult<Selected<T['Row'], S>> = await this.list({ ...options, ...(after !== undefined && { after }) });
+      yield page;
+      after = page.meta.next_cursor ?? undefined;
+    } while (after !== undefined);
   }
 
   /** Creates a row (POST /api/{table}) and returns it as stored. Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...). */
@@ -62,6 +88,10 @@ export class TableClient<T extends TableTypes> {
   }
 }
 
+function joined(names: readonly string[] | string): string {
+  return typeof names === 'string' ? names : names.join(',');
+}
+
 /** The query string of a list call; parameters left out are left to the server's defaults. */
 export function listQuery<Row>(options: ListOptions<Row, keyof Row & string>): URLSearchParams {
   const query = new URLSearchParams();
@@ -71,6 +101,8 @@ export function listQuery<Row>(options: ListOptions<Row, keyof Row & string>): U
   if (options.limit !== undefined) query.set('limit', String(options.limit));
   if (options.offset !== undefined) query.set('offset', String(options.offset));
   if (options.count !== undefined) query.set('count', options.count);
+  if (options.after !== undefined) query.set('after', options.after);
+  if (options.expand !== undefined) query.set('expand', joined(options.expand));
   for (const [column, condition] of Object.entries(options.where ?? {})) {
     if (condition !== undefined) query.append(column, condition as string);
   }

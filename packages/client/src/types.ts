@@ -71,6 +71,44 @@ export interface ListOptions<Row, S extends keyof Row & string = keyof Row & str
   offset?: number;
   /** `'none'` skips counting: `meta.total` is then null. */
   count?: 'exact' | 'none';
+  /** Cursor paging: the `meta.next_cursor` of the previous page (same filter and sort; not with `offset`). */
+  after?: string;
+  /** Related rows to embed under `expand`: `['owner', 'owner.team', 'comments(post)']` (or joined with commas). */
+  expand?: readonly string[] | string;
+}
+
+/** Options of `table(name).get()`. */
+export interface GetOptions extends CallOptions {
+  /** Related rows to embed under `expand`, as in `list`. */
+  expand?: readonly string[] | string;
+}
+
+/** Options of `table(name).aggregate()`: the list options that apply to groups. */
+export interface AggregateOptions<Row> extends CallOptions {
+  filter?: string;
+  where?: { [K in keyof Row & string]?: string };
+  /** Grouping columns and output keys, `-` for descending: `['-count']`. */
+  sort?: readonly string[] | string;
+  limit?: number;
+  offset?: number;
+  count?: 'exact' | 'none';
+  after?: string;
+}
+
+/** One group of an aggregate list: the grouping columns and the output keys (`count`, `sum_amount`, aliases). */
+export type AggregateGroup = Record<string, string | number | boolean | null>;
+
+/** A row with its embedded related rows (`expand=`): a row, null (hidden or empty), or a list (reverse). */
+export type Expanded<Row> = Row & { expand?: Record<string, Record<string, unknown> | Record<string, unknown>[] | null> };
+
+/** One of the signed-in user's sessions (GET /auth/sessions). */
+export interface SessionInfo {
+  id: string;
+  created_at: string;
+  last_used_at: string | null;
+  user_agent: string | null;
+  /** True for the session this client uses. */
+  current: boolean;
 }
 
 /** The row type a `select` leaves: the selected columns and `id`, or the whole row without one. */
@@ -86,6 +124,8 @@ export interface ListMeta {
   total: number | null;
   limit: number;
   offset: number;
+  /** Pass as `after` for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 /** One page of rows. */
