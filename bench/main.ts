@@ -14,6 +14,7 @@ import { measureColdStart, type ColdStartResult } from './cold-start.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { choosePinning } from './pinning.js';
 import { runProfiles } from './profile.js';
+import { runRealtimeBench, type RealtimeResult } from './realtime.js';
 import { writeReport, type BenchReport } from './report.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS, type ScenarioContext } from './scenarios.js';
@@ -107,6 +108,26 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     log(`  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`);
   }
 
+  let realtime: RealtimeResult | undefined;
+  if (wanted('realtime')) {
+    log('realtime: fan-out latency and idle clients');
+    let counter = 0;
+    realtime = await runRealtimeBench({
+      platformKey,
+      start: (name, env) => startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, { name, env }),
+      postgresUrl: options.postgresUrl,
+      subscribers: options.quick ? 200 : 1000,
+      writesPerSecond: 200,
+      seconds: options.quick ? 3 : 15,
+      idleClients: options.quick ? 1000 : 10_000,
+      loadSeconds: options.quick ? 2 : options.durationSeconds,
+      scratchDir: runDir,
+      loader: options.loader,
+      log,
+    });
+    for (const goal of realtime.goals) log(`  ${goal.met ? 'met' : 'NOT MET'}: ${goal.text}: ${goal.measured}`);
+  }
+
   return {
     startedAt: new Date(started).toISOString(),
     wallSeconds: (Date.now() - started) / 1000,
@@ -118,6 +139,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     scenarios: results,
     ...(coldStart && { coldStart }),
     ...(footprint ? { footprint } : { footprintSkipped: 'not selected with --only' }),
+    ...(realtime && { realtime }),
   };
 }
 

@@ -54,7 +54,8 @@ export const USAGE = `npm run bench -- [flags]
   --warmup S            warm-up seconds per scenario and server (default 1)
   --events N            rows of the scale table (default 1000000)
   --projects N          projects of the footprint scenario (default 1000)
-  --only a,b            run only these scenarios (ids as printed; "footprint" for the footprint)
+  --only a,b            run only these scenarios (ids as printed; "footprint" for the footprint,
+                        "realtime" for the realtime fan-out and idle-clients scenarios)
   --docs / --no-docs    write docs/benchmarks.md (default: on for full runs)
   --profile [a,b]       CPU-profile Rowbase under these scenarios instead (default get-by-id,list-total)
   --profile-seconds S   seconds of load per profile (default 10)

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ColdStartResult } from './cold-start.js';
 import type { FootprintResult } from './footprint.js';
 import type { MachineInfo } from './machine.js';
+import type { RealtimeResult } from './realtime.js';
 import type { ScenarioResult } from './run-scenario.js';
 import { formatCount, formatMiB, formatMs, type SeriesSummary, type Spread } from './stats.js';
 
@@ -33,6 +34,7 @@ export interface BenchReport {
   readonly footprint?: FootprintResult;
   readonly footprintSkipped?: string;
   readonly coldStart?: ColdStartResult;
+  readonly realtime?: RealtimeResult;
 }
 
 function range(summary: SeriesSummary): string {
@@ -94,6 +96,7 @@ function goalRows(report: BenchReport): string[] {
   for (const goal of report.footprint?.goals ?? []) rows.push(`| footprint | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   const c = report.coldStart;
   if (c) rows.push(`| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ${c.starts} starts) | ${met(c.target.met)} |`);
+  for (const goal of report.realtime?.goals ?? []) rows.push(`| realtime | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   return rows;
 }
 
@@ -109,6 +112,17 @@ function footprintLines(report: BenchReport): string[] {
     `- first request to a cold project: **${latency(f.coldFirstRequest)}**`,
     `- the same request to an open project: ${latency(f.warmRequest)}`,
   ];
+}
+
+function realtimeLines(report: BenchReport): string[] {
+  const r = report.realtime;
+  if (!r) return ['Realtime: not run (select it with `--only realtime`, or run without `--only`).'];
+  const lines = r.fanOut.map(
+    (f) => `- ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''}, ${f.subscribers} subscribers (half owner-only), ${f.writes} writes: write-to-delivery p50 ${formatMs(f.latency.p50)} ms, p99 **${formatMs(f.latency.p99)} ms**, max ${formatMs(f.latency.max)} ms; ${f.deliveries} of ${f.expectedDeliveries} deliveries`,
+  );
+  const i = r.idle;
+  lines.push(`- ${i.clients} idle subscribed clients: RSS ${formatMiB(i.rssBefore)} → ${formatMiB(i.rssAfter)}; GET by id ${i.rpsWithout.toFixed(0)} req/s without, ${i.rpsWith.toFixed(0)} req/s with them`);
+  return lines;
 }
 
 /** The generated section: machine, plan, figures, ratios, targets, seeding times. */
@@ -144,6 +158,10 @@ export function renderResults(report: BenchReport): string {
     '### Footprint',
     '',
     ...footprintLines(report),
+    '',
+    '### Realtime',
+    '',
+    ...realtimeLines(report),
     '',
     END_MARKER,
   ].join('\n');
