@@ -13,6 +13,7 @@ import { judgeCheck } from './check.js';
 import { measureColdStart, type ColdStartResult } from './cold-start.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { choosePinning } from './pinning.js';
+import { runPostgresBench, type PostgresBenchResult } from './postgres.js';
 import { runProfiles } from './profile.js';
 import { runRealtimeBench, type RealtimeResult } from './realtime.js';
 import { writeReport, type BenchReport } from './report.js';
@@ -68,7 +69,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       log(`cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`);
     }
     log(pinning ? `Servers pinned to CPU ${pinning.server}, ${options.loader} to CPU ${pinning.load} (taskset).` : `Not pinned; load generator: ${options.loader}.`);
-    const rowbase = await startRowbase(dataDir, platformKey, { ...(pinning && { cpus: pinning.server }) });
+    const rowbase = await startRowbase(dataDir, platformKey, { ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) });
     let baseline: ServerProcess;
     if (options.ab) {
       // A/B: the other build serves a copy of the same data folder in the baseline's place.
@@ -92,6 +93,13 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     } finally {
       await Promise.all([rowbase.stop(), baseline.stop()]);
     }
+  }
+
+  let postgres: PostgresBenchResult | undefined;
+  if (options.postgresUrl && !options.ab) {
+    postgres = await runPostgresBench(options, runDir, platformKey, pinning, wanted, log);
+    results.push(...postgres.scenarios);
+    seeding = { ...seeding, ...postgres.seeding };
   }
 
   let footprint: FootprintResult | undefined;
@@ -138,6 +146,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     seeding,
     scenarios: results,
     ...(coldStart && { coldStart }),
+    ...(postgres?.twoProcesses && { twoProcesses: postgres.twoProcesses }),
     ...(footprint ? { footprint } : { footprintSkipped: 'not selected with --only' }),
     ...(realtime && { realtime }),
   };
@@ -160,7 +169,7 @@ async function main(): Promise<number> {
       return 0;
     }
     const report = await benchmark(options, runDir, platformKey);
-    writeReport(report, path.join(ROOT, 'bench', 'results', options.check ? 'last-check.json' : options.quick ? 'last-quick-run.json' : 'last-run.json'), options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined);
+    writeReport(report, path.join(ROOT, 'bench', 'results', options.check ? 'last-check.json' : options.ab ? 'last-ab.json' : options.quick ? 'last-quick-run.json' : 'last-run.json'), options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined);
     const failures = report.scenarios.flatMap((s) => s.failures);
     if (options.check) {
       const verdict = judgeCheck(report.scenarios);

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ColdStartResult } from './cold-start.js';
 import type { FootprintResult } from './footprint.js';
+import type { TwoProcessResult } from './postgres.js';
 import type { MachineInfo } from './machine.js';
 import type { RealtimeResult } from './realtime.js';
 import type { ScenarioResult } from './run-scenario.js';
@@ -34,6 +35,7 @@ export interface BenchReport {
   readonly footprint?: FootprintResult;
   readonly footprintSkipped?: string;
   readonly coldStart?: ColdStartResult;
+  readonly twoProcesses?: TwoProcessResult;
   readonly realtime?: RealtimeResult;
 }
 
@@ -93,6 +95,14 @@ function goalRows(report: BenchReport): string[] {
   for (const scenario of report.scenarios) {
     for (const goal of scenario.goals) rows.push(`| ${scenario.title} | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   }
+  // The proof that the load generator was not the limit: the baseline's server used its whole core.
+  for (const scenario of report.scenarios) {
+    const baseline = scenario.series.find((series) => series.target === 'baseline');
+    // Writes wait for the disk (the baseline fsyncs in COMMIT): only reads can saturate a core.
+    if (!baseline || scenario.connections < 10 || /create|bulk/.test(scenario.id)) continue;
+    const loader = baseline.loaderCpu ? `; load generator ${baseline.loaderCpu.median.toFixed(2)} core` : '';
+    rows.push(`| ${scenario.title} | baseline server ≥ 0.95 of its core (the load generator is not the limit) | ${cores(baseline.serverCpu)}${loader} | ${met(baseline.serverCpu.median >= 0.95)} |`);
+  }
   for (const goal of report.footprint?.goals ?? []) rows.push(`| footprint | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   const c = report.coldStart;
   if (c) rows.push(`| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ${c.starts} starts) | ${met(c.target.met)} |`);
@@ -125,6 +135,22 @@ function realtimeLines(report: BenchReport): string[] {
   return lines;
 }
 
+function twoProcessLines(report: BenchReport): string[] {
+  const t = report.twoProcesses;
+  if (!t) return [];
+  const r = (v: Spread) => `${formatCount(v.median)} (${formatCount(v.min)}–${formatCount(v.max)})`;
+  return [
+    '### Two Rowbase processes on one PostgreSQL database',
+    '',
+    `GET by id, ${t.connectionsPerProcess} connections to each process (${t.pinned}):`,
+    '',
+    `- two processes: **${r(t.rps)} req/s** in all, worse p99 of the two ${formatMs(t.p99.median)} ms`,
+    `- one process, same load, same conditions: ${r(t.oneProcessRps)} req/s`,
+    `- PostgreSQL connections the two processes held (most seen): **${t.pgConnections}** (pool of 10 per process, plus one LISTEN connection each)`,
+    '',
+  ];
+}
+
 /** The generated section: machine, plan, figures, ratios, targets, seeding times. */
 export function renderResults(report: BenchReport): string {
   const m = report.machine;
@@ -155,6 +181,7 @@ export function renderResults(report: BenchReport): string {
     '',
     ...scenarioRows(report),
     '',
+    ...twoProcessLines(report),
     '### Footprint',
     '',
     ...footprintLines(report),
