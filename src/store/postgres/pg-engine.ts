@@ -16,7 +16,7 @@ import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
 import { translatePgError } from './pg-errors.js';
 import { EVENT_CHANNEL, lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
-import { buildPgPool, checkOut } from './pg-pool.js';
+import { buildPgPool, checkOut, closePgPool } from './pg-pool.js';
 
 export interface PostgresEngineOptions {
   /** `postgres://user:password@host:port/database`. */
@@ -159,7 +159,7 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
       closed = true;
       open.clear();
       await listener.close();
-      await pool.end();
+      await closePgPool(pool);
     },
   };
 }

@@ -12,6 +12,7 @@
  */
 import pg from 'pg';
 import { quoteIdent } from '../sql-compiler.js';
+import { CLOSE_TIMEOUT_MS, destroySocket, settlesWithin } from './pg-pool.js';
 import { PG_TYPE_PARSERS } from './pg-types.js';
 
 const RECONNECT_MIN_MS = 100;
@@ -90,7 +91,10 @@ export class ListenConnection {
     this.stopHeartbeat();
     const client = this.client;
     this.client = null;
-    await client?.end().catch(() => undefined);
+    if (!client) return;
+    // A server that does not answer never acknowledges the end: close the socket ourselves.
+    const ended = client.end().catch(() => undefined);
+    if (!(await settlesWithin(ended, CLOSE_TIMEOUT_MS))) destroySocket(client);
   }
 
   private async connect(): Promise<void> {

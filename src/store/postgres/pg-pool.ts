@@ -14,6 +14,11 @@ import { PG_TYPE_PARSERS } from './pg-types.js';
 
 /** How long past the server's statement timeout the client gives up on a silent server. */
 const CLIENT_TIMEOUT_MARGIN_MS = 2_000;
+/** How long closing waits for the server to acknowledge the end of each connection. */
+export const CLOSE_TIMEOUT_MS = 2_000;
+
+// The connections of each pool, so closing can cut them when the server does not answer.
+const connections = new WeakMap<pg.Pool, Set<pg.Client>>();
 
 export interface PgPoolOptions {
   readonly url: string;
@@ -46,7 +51,43 @@ export function buildPgPool(options: PgPoolOptions): pg.Pool {
   });
   // An idle client losing its connection emits here; without a listener the process would exit.
   pool.on('error', options.onError);
+  const clients = new Set<pg.Client>();
+  connections.set(pool, clients);
+  // Kept until the socket has really ended: a removed client may still be waiting for the server.
+  pool.on('connect', (client) => {
+    clients.add(client);
+    client.once('end', () => clients.delete(client));
+  });
   return pool;
+}
+
+/**
+ * Ends the pool. pg-pool's end resolves once every client is asked to end, but a connection
+ * ends only when the server closes it; a frozen or vanished server never does, and the open
+ * sockets would keep the process from exiting after SIGTERM. So whatever has not ended after
+ * CLOSE_TIMEOUT_MS is closed on our side. Never throws.
+ */
+export async function closePgPool(pool: pg.Pool): Promise<void> {
+  await settlesWithin(pool.end().catch(() => undefined), CLOSE_TIMEOUT_MS);
+  const open = [...(connections.get(pool) ?? [])];
+  const ended = Promise.all(open.map((client) => new Promise((resolve) => client.once('end', resolve))));
+  if (!(await settlesWithin(ended, CLOSE_TIMEOUT_MS))) for (const client of open) destroySocket(client);
+}
+
+/** Closes a client's socket without waiting for the server. */
+export function destroySocket(client: pg.Client): void {
+  client.connection.stream.destroy();
+}
+
+/** True when `promise` settled within `ms`. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A checked-out client and the one way to give it back. */
