@@ -89,6 +89,24 @@ describe('relation paths', () => {
       assert.deepEqual(titles(await get('features', project.anon)), []);
     });
 
+    it('create, update and delete rules with paths: teammates may, others may not', async () => {
+      const rule = 'owner.team = @request.auth.team';
+      await putTable(server, project, 'docs', {
+        columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+        rules: { list: '', view: '', create: rule, update: rule, delete: rule },
+      });
+      const write = (method: string, path: string, token: string, body?: unknown) => server.request(method, `/p/${project.id}/api/${path}`, { headers: bearer(token), ...(body !== undefined && { body }) });
+      const created = await write('POST', 'docs', ada.token, { title: 'for cyd', owner: cyd.user.id });
+      assert.equal(created.status, 201, created.text);
+      assertError(await write('POST', 'docs', ada.token, { title: 'for bob', owner: bob.user.id }), 403, 'FORBIDDEN');
+      const id = created.body.data.id;
+      assert.equal((await write('PATCH', `docs/${id}`, ada.token, { title: 'edited' })).status, 200);
+      assertError(await write('PATCH', `docs/${id}`, bob.token, { title: 'hijacked' }), 404, 'ROW_NOT_FOUND');
+      assertError(await write('DELETE', `docs/${id}`, bob.token), 404, 'ROW_NOT_FOUND');
+      assert.equal((await write('DELETE', `docs/${id}`, cyd.token)).status, 204);
+      assert.deepEqual((await get('docs')).body.data, []);
+    });
+
     it('a rule with a path through a missing or non-reference column is refused at PUT (400 VALIDATION_FAILED)', async () => {
       for (const rule of ['owner.tema = @request.auth.team', 'title.name = "x"', '@request.auth.name.x = "y"', 'owner.team.org.name.x = "y"']) {
         const response = await server.request('PUT', `/p/${project.id}/v1/tables/posts`, {
