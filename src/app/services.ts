@@ -10,13 +10,12 @@ import type { Config } from '../config/config.js';
 import { silentMailLog, StoredMailQueue, type MailLog, type MailQueue } from '../email/mail-queue.js';
 import { MailRequestWorker } from '../email/mail-request-worker.js';
 import { MailWorker, type MailWorkerOptions } from '../email/mail-worker.js';
-import { buildSmtpTransport, DEFAULT_SMTP_TIMEOUTS, type SmtpTimeouts } from '../email/smtp-transport.js';
+import type { SmtpTimeouts } from '../email/smtp-transport.js';
 import type { AccessTokenVerifier } from '../http/credentials.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { loadPlatformKey, type PlatformKey } from '../projects/platform-key.js';
 import { ProjectRegistry } from '../projects/project-registry.js';
-import { buildPostgresEngine, isPostgresEngine } from '../store/postgres/pg-engine.js';
-import { buildRedisRateLimiter } from '../store/redis/redis-rate-limiter.js';
+import type { PostgresEngine } from '../store/postgres/pg-engine.js';
 import { buildSqliteEngine } from '../store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../store/types.js';
 import { RowService } from '../tables/row-service.js';
@@ -58,6 +57,8 @@ export interface Services {
  */
 export async function buildStorage(config: Config, log: MailLog = silentMailLog, lockAs?: string): Promise<StorageEngine> {
   if (config.databaseUrl) {
+    // Loaded only when used (as are Redis and nodemailer below): a SQLite server starts without them.
+    const { buildPostgresEngine } = await import('../store/postgres/pg-engine.js');
     return buildPostgresEngine({
       url: config.databaseUrl,
       statementTimeoutMs: config.pgStatementTimeoutMs,
@@ -74,6 +75,7 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog,
  */
 export async function buildRateLimiter(config: Config, storage: StorageEngine, clock: Clock, log: MailLog = silentMailLog): Promise<RateLimiter> {
   if (config.redisUrl) {
+    const { buildRedisRateLimiter } = await import('../store/redis/redis-rate-limiter.js');
     // Fail open to per-process counting while Redis is down (docs/deploy.md says why).
     return buildRedisRateLimiter({
       url: config.redisUrl,
@@ -86,7 +88,7 @@ export async function buildRateLimiter(config: Config, storage: StorageEngine, c
       },
     });
   }
-  if (isPostgresEngine(storage)) return storage.buildRateLimiter(clock);
+  if (typeof (storage as Partial<PostgresEngine>).buildRateLimiter === 'function') return (storage as PostgresEngine).buildRateLimiter(clock);
   return buildMemoryRateLimiter({ clock });
 }
 
@@ -128,7 +130,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const rows = new RowService(schemas, hasher, clock, realtime);
   // The queue wakes the request worker, which needs the auth service built below.
   let wakeRequests = () => {};
-  const mail = buildMail(config, storage, clock, log, options, () => wakeRequests());
+  const mail = await buildMail(config, storage, clock, log, options, () => wakeRequests());
   const rateLimiter = await buildRateLimiter(config, storage, clock, log);
   const auth = buildAuthService({
     schemas, rows, hasher, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
@@ -167,11 +169,12 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
 }
 
 /** SMTP_URL set: a queue whose rows the worker sends. Unset: a queue that is the outbox. */
-function buildMail(config: Config, storage: StorageEngine, clock: Clock, log: MailLog, options: ServiceOptions, onRequested: () => void): Pick<Services, 'mail' | 'mailWorker'> {
+async function buildMail(config: Config, storage: StorageEngine, clock: Clock, log: MailLog, options: ServiceOptions, onRequested: () => void): Promise<Pick<Services, 'mail' | 'mailWorker'>> {
   const defaultFrom = config.emailFrom;
   if (!config.smtpUrl) {
     return { mail: new StoredMailQueue(storage.system, { delivery: 'outbox', defaultFrom, clock, log, onRequested }), mailWorker: undefined };
   }
+  const { buildSmtpTransport, DEFAULT_SMTP_TIMEOUTS } = await import('../email/smtp-transport.js');
   const transport = buildSmtpTransport(config.smtpUrl, { ...DEFAULT_SMTP_TIMEOUTS, ...options.smtpTimeouts });
   const worker = new MailWorker(storage.system, transport, log, options.mailWorker);
   const mail = new StoredMailQueue(storage.system, { delivery: 'smtp', defaultFrom, clock, log, onEnqueued: () => worker.wake(), onRequested });
