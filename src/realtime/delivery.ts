@@ -4,15 +4,17 @@
  * topics, the view rule for row topics; create and update judged on the new row, delete on
  * the row as it was. Rules and filters are compiled once per identity and table version into
  * in-memory predicates (row-predicate.ts); rules that read only the row and `@request.auth`
- * (every rule the filter language can express today) need no database.
+ * need no database, and relation paths are resolved once per event for all subscribers
+ * (relation-paths.ts).
  */
 import { isoNow, type Clock } from '../lib/clock.js';
-import { sql } from '../query/sql-tree.js';
+import { sql, type Expr } from '../query/sql-tree.js';
 import type { Caller } from '../tables/caller.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import { ruleCondition } from '../tables/row-access.js';
 import type { ProjectSchema } from '../tables/schema-service.js';
 import type { IdentityChange, LoggedEvent } from './event-log.js';
+import { hasPaths, resolvePaths, substitutePaths, type ResolvedPaths } from './relation-paths.js';
 import type { RealtimeClient, Subscription } from './realtime-client.js';
 import { compilePredicate, type RowPredicate } from './row-predicate.js';
 import { topicFilter } from './topics.js';
@@ -26,7 +28,7 @@ const payloads = new WeakMap<LoggedEvent, string>();
  * when the event ends it. Events at or below the client's last number are skipped (a replay
  * and live delivery overlap), so each is handled once per client.
  */
-export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: LoggedEvent, clock: Clock): void {
+export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: LoggedEvent, clock: Clock, resolved?: ResolvedPaths): void {
   if (event.seq <= client.lastSeq) return;
   client.lastSeq = event.seq;
   const identity = client.identity;
@@ -56,7 +58,9 @@ export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: 
     const { topic } = subscription;
     if (topic.table !== change.table) continue;
     if (topic.rowId !== undefined && topic.rowId !== change.record.id) continue;
-    if (!predicateOf(subscription, table, identity.caller, client.identityVersion, clock)(change.record)) continue;
+    const judged = conditionOf(subscription, table, identity.caller, client.identityVersion, clock);
+    const test = judged.condition && judged.paths ? compilePredicate(substitutePaths(judged.condition, change.record, resolved ?? new Map())) : judged.test;
+    if (!test(change.record)) continue;
     let data = payloads.get(event);
     if (data === undefined) payloads.set(event, (data = JSON.stringify({ action: change.action, record: change.record })));
     client.send(topic.name, data, event.seq);
@@ -73,23 +77,47 @@ function ends(change: IdentityChange, caller: Caller): boolean {
   return false;
 }
 
-/** The subscription's predicate for this identity and table version, compiled on first use. */
-function predicateOf(subscription: Subscription, table: CompiledTable, caller: Caller, identity: number, clock: Clock): RowPredicate {
+/**
+ * Resolves, once for all `clients`, the relation paths their conditions need to judge `event`
+ * (one lookup per distinct path and hop, relation-paths.ts); undefined when none has a path.
+ */
+export async function preparePaths(clients: Iterable<RealtimeClient>, schema: ProjectSchema, event: LoggedEvent, clock: Clock): Promise<ResolvedPaths | undefined> {
+  if (event.kind !== 'row') return undefined;
+  const table = schema.tables.get(event.change.table);
+  if (!table) return undefined;
+  let resolved: ResolvedPaths | undefined;
+  for (const client of clients) {
+    const identity = client.identity;
+    if (!identity || client.closed) continue;
+    for (const subscription of client.subscriptions) {
+      if (subscription.topic.table !== table.name) continue;
+      const judged = conditionOf(subscription, table, identity.caller, client.identityVersion, clock);
+      if (!judged.paths || !judged.condition) continue;
+      resolved ??= new Map();
+      await resolvePaths(schema.db, judged.condition, event.change.record, resolved);
+    }
+  }
+  return resolved;
+}
+
+/** The subscription's condition and in-memory predicate for this identity and table version, compiled on first use. */
+function conditionOf(subscription: Subscription, table: CompiledTable, caller: Caller, identity: number, clock: Clock): { test: RowPredicate; condition: Expr | undefined; paths: boolean } {
   const cached = subscription.cache;
-  if (cached && cached.table === table && cached.identity === identity) return cached.test;
+  if (cached && cached.table === table && cached.identity === identity) return cached;
   const now = isoNow(clock);
-  let test: RowPredicate;
+  let judged: { test: RowPredicate; condition: Expr | undefined; paths: boolean };
   try {
     const rule = ruleCondition(table, subscription.topic.operation, caller, now);
     const filter = topicFilter(subscription.topic.query, table, now);
-    test = compilePredicate(rule && filter ? sql.and(rule, filter) : (rule ?? filter));
+    const condition = rule && filter ? sql.and(rule, filter) : (rule ?? filter);
+    judged = { test: compilePredicate(condition), condition, paths: hasPaths(condition) };
   } catch {
     // The rule was locked or the filter's column dropped since the subscription: nothing matches.
-    test = NEVER;
+    judged = { test: NEVER, condition: undefined, paths: false };
   }
   // A condition with @now is compiled again for each event: "now" moves.
-  if (!usesNow(subscription, table)) subscription.cache = { table, identity, test };
-  return test;
+  if (!usesNow(subscription, table)) subscription.cache = { table, identity, ...judged };
+  return judged;
 }
 
 function usesNow(subscription: Subscription, table: CompiledTable): boolean {

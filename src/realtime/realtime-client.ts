@@ -5,6 +5,7 @@
  */
 import type { ProjectState } from '../projects/project-registry.js';
 import type { Caller } from '../tables/caller.js';
+import type { Expr } from '../query/sql-tree.js';
 import type { RowPredicate } from './row-predicate.js';
 import type { Topic } from './topics.js';
 import type { LoggedEvent } from './event-log.js';
@@ -32,7 +33,7 @@ export interface BoundIdentity {
 /** A topic plus its predicates, compiled for one identity and one version of the table. */
 export interface Subscription {
   readonly topic: Topic;
-  cache?: { readonly table: object; readonly identity: number; readonly test: RowPredicate };
+  cache?: { readonly table: object; readonly identity: number; readonly test: RowPredicate; readonly condition: Expr | undefined; readonly paths: boolean };
 }
 
 /** One connected client of one project. */

@@ -15,7 +15,7 @@ import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
-import { deliverTo } from './delivery.js';
+import { deliverTo, preparePaths } from './delivery.js';
 import { RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
 
@@ -180,14 +180,14 @@ export class RealtimeHub implements ChangeFeed {
       for (const event of events) {
         if (client.identityVersion !== generation || client.queued === undefined) return;
         if (event.seq > until) break replay;
-        deliverTo(client, schema, event, this.deps.clock);
+        deliverTo(client, schema, event, this.deps.clock, await preparePaths([client], schema, event, this.deps.clock));
         last = event.seq;
       }
       if (events.length < PAGE) break;
     }
     const queued = client.queued ?? [];
     client.queued = undefined;
-    for (const event of queued) deliverTo(client, schema, event, this.deps.clock);
+    for (const event of queued) deliverTo(client, schema, event, this.deps.clock, await preparePaths([client], schema, event, this.deps.clock));
   }
 
   /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
@@ -306,15 +306,16 @@ export class RealtimeHub implements ChangeFeed {
         if (event.seq <= feed.cursor) continue;
         break;
       }
+      const resolved = await preparePaths(feed.clients, schema, event, this.deps.clock);
       feed.cursor = event.seq;
-      this.deliverAll(feed, schema, event);
+      this.deliverAll(feed, schema, event, resolved);
     }
   }
 
-  private deliverAll(feed: Feed, schema: ProjectSchema, event: LoggedEvent): void {
+  private deliverAll(feed: Feed, schema: ProjectSchema, event: LoggedEvent, resolved: Awaited<ReturnType<typeof preparePaths>>): void {
     for (const client of feed.clients) {
       if (client.queued) client.queued.push(event);
-      else deliverTo(client, schema, event, this.deps.clock);
+      else deliverTo(client, schema, event, this.deps.clock, resolved);
     }
   }
 

@@ -116,7 +116,7 @@ function truth(node: Expr): Evaluate<Truth> {
     }
     case 'path':
       // A relation path (issue 14) reads other rows: memory cannot tell, so it is unknown here
-      // (fail closed: such rows are not delivered) until delivery evaluates these rules in SQL.
+      // (fail closed). Delivery replaces paths by their values first (relation-paths.ts).
       return () => null;
     case 'column':
     case 'value':

@@ -160,3 +160,27 @@ describe('auth_expired: the identity ends, the stream goes quiet until a new POS
     assert.deepEqual(stream.received().map((e) => e.event), ['auth_expired']);
   });
 });
+
+describe('rules that follow relation paths (resolved once per event)', () => {
+  it('owner.team = @request.auth.team: teammates receive the row, others do not, deletes included', async () => {
+    const project = await createAuthProject(server, { columns: [{ name: 'team', type: 'text' }] });
+    await putTable(server, project, 'posts', {
+      columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+      rules: { list: 'owner.team = @request.auth.team', view: 'owner.team = @request.auth.team' },
+    });
+    const ada = await signUp(server, project, 'ada@example.com', { team: 'red' });
+    const bob = await signUp(server, project, 'bob@example.com', { team: 'red' });
+    const cy = await signUp(server, project, 'cy@example.com', { team: 'blue' });
+    const adaStream = await streamFor(project, bearer(ada.token), ['posts']);
+    const cyStream = await streamFor(project, bearer(cy.token), ['posts']);
+    const created = await server.request('POST', `/p/${project.id}/api/posts`, { headers: project.admin, body: { title: 'red news', owner: bob.user.id } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal((await server.request('DELETE', `/p/${project.id}/api/posts/${created.body.data.id}`, { headers: project.admin })).status, 204);
+    await server.request('POST', `/p/${project.id}/api/posts`, { headers: project.admin, body: { title: 'blue news', owner: cy.user.id } });
+    await adaStream.waitFor(2);
+    await cyStream.waitFor(1);
+    await pause();
+    assert.deepEqual(adaStream.received().map((e) => [e.json.action, e.json.record.title]), [['create', 'red news'], ['delete', 'red news']]);
+    assert.deepEqual(cyStream.received().map((e) => [e.json.action, e.json.record.title]), [['create', 'blue news']]);
+  });
+});
