@@ -9,7 +9,7 @@ import { handleClientError } from '../http/client-errors.js';
 import { applyCors, registerCors } from '../http/cors.js';
 import { registerErrorHandling, sendError, toAppError } from '../http/error-handler.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
-import { buildLoggerOptions } from '../http/logging.js';
+import { buildLoggerOptions, lazyChildLogger } from '../http/logging.js';
 import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
 import { registerAdminKeyRoutes } from '../http/routes/admin-keys.js';
 import { registerAdminOpenApiRoutes } from '../http/routes/admin-openapi.js';
@@ -40,6 +40,8 @@ export type AppOptions = Omit<ServiceOptions, 'log'>;
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: buildLoggerOptions(config.logLevel),
+    // The per-request child logger is made only when a request logs something (see logging.ts).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     requestIdHeader: false,

@@ -2,7 +2,7 @@
  * Logger options: request lines with ids, and never a secret. Headers are not logged at all;
  * query strings are logged with token-like parameters masked (verify links carry tokens).
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 const SECRET_NAME = /token|key|password|secret/i;
 
@@ -43,3 +43,23 @@ export function buildLoggerOptions(level: string) {
     redact: ['req.headers.authorization', 'req.headers["x-admin-key"]', 'req.headers["x-api-key"]', 'req.headers["x-platform-key"]', 'password', 'token', 'refresh_token'],
   };
 }
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * Fastify's `childLoggerFactory`: a request's logger that makes its pino child (which binds the
+ * request id, serialising it) only when a line is actually written. Fastify makes a child per
+ * request otherwise, work thrown away at LOG_LEVEL=warn on nearly every request. Levels below
+ * the configured one stay the parent's no-ops; the others, and `child()`, go through the child.
+ */
+export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function lazyChildLogger(logger, bindings, options) {
+  let child: FastifyBaseLogger | undefined;
+  const made = (): FastifyBaseLogger => (child ??= logger.child(bindings, options));
+  const lazy = Object.create(logger) as FastifyBaseLogger & Record<string, unknown>;
+  const enabled = (logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  for (const level of LEVELS) {
+    if (enabled ? enabled.call(logger, level) : true) lazy[level] = (...args: unknown[]) => (made()[level] as (...a: unknown[]) => void)(...args);
+  }
+  lazy.child = ((childBindings, childOptions) => made().child(childBindings, childOptions)) as FastifyBaseLogger['child'];
+  return lazy;
+};
