@@ -69,17 +69,25 @@ export function decodeCursor(key: string, scope: string, orderBy: readonly Order
 /**
  * The condition "strictly after the row with these key values" in the order `orderBy`.
  * Nulls sort first ascending and last descending on every engine (see the dialects), so a
- * null key is the smallest value.
+ * null key is the smallest value. Columns in `notNull` (system columns, `required` ones) skip
+ * the null cases, and the first key also gets a plain bound (`c >= v`, or `c <= v` descending),
+ * so that both engines start the index scan at the cursor instead of filtering from the start.
  */
-export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>): Expr {
+export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string> = new Set()): Expr {
   const alternatives: Expr[] = [];
   for (let i = 0; i < orderBy.length; i++) {
     const equalBefore = orderBy.slice(0, i).map((term, j) => equalTo(term, values[j], types));
-    const beyond = beyondValue(orderBy[i]!, values[i], types);
+    const beyond = beyondValue(orderBy[i]!, values[i], types, notNull);
     if (beyond === undefined) continue;
     alternatives.push(equalBefore.length === 0 ? beyond : { kind: 'and', items: [...equalBefore, beyond] });
   }
-  return alternatives.length === 0 ? { kind: 'bool', value: false } : alternatives.length === 1 ? alternatives[0]! : { kind: 'or', items: alternatives };
+  const after: Expr = alternatives.length === 0 ? { kind: 'bool', value: false } : alternatives.length === 1 ? alternatives[0]! : { kind: 'or', items: alternatives };
+  const first = orderBy[0];
+  const value = values[0];
+  if (orderBy.length < 2 || !first || first.expr || value === null || value === undefined) return after;
+  if (first.descending && !notNull.has(first.column)) return after;
+  const bound: Expr = { kind: 'compare', op: first.descending ? '<=' : '>=', left: { kind: 'column', name: first.column }, right: { kind: 'value', value, type: typeOf(first.column, types) } };
+  return { kind: 'and', items: [bound, after] };
 }
 
 function typeOf(column: string, types: ReadonlyMap<string, ValueType>): ValueType {
@@ -94,7 +102,7 @@ function equalTo(term: OrderTerm, value: unknown, types: ReadonlyMap<string, Val
 }
 
 /** Rows whose key lies past `value` in the term's direction; undefined when none can. */
-function beyondValue(term: OrderTerm, value: unknown, types: ReadonlyMap<string, ValueType>): Expr | undefined {
+function beyondValue(term: OrderTerm, value: unknown, types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string>): Expr | undefined {
   const target: Expr = term.expr ?? { kind: 'column', name: term.column };
   const type = term.type ?? typeOf(term.column, types);
   const isNull = value === null || value === undefined;
@@ -105,6 +113,7 @@ function beyondValue(term: OrderTerm, value: unknown, types: ReadonlyMap<string,
   }
   // Descending, nulls last: nothing comes after null; after v, the smaller ones and the nulls.
   if (isNull) return undefined;
+  if (!term.expr && notNull.has(term.column)) return { kind: 'compare', op: '<', left: target, right: { kind: 'value', value, type } };
   return {
     kind: 'or',
     items: [

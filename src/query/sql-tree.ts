@@ -57,6 +57,8 @@ export interface OrderTerm {
   readonly expr?: Expr;
   /** The type of `expr`. */
   readonly type?: ValueType;
+  /** The column never holds null (system or required column): engines may then order it without a NULLS clause, which lets PostgreSQL walk a plain index. */
+  readonly notNull?: boolean;
 }
 
 /** An aggregate function of `select` (contract §13). */

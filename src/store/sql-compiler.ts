@@ -24,8 +24,8 @@ export interface Dialect {
   like(expr: string, pattern: string, caseInsensitive: boolean): string;
   /** Turns the LIKE pattern into what `like()` expects bound (for example a GLOB pattern). */
   likePattern(pattern: string, caseInsensitive: boolean): string;
-  /** ORDER BY term for a column (collation choices live here). */
-  orderTerm(quotedColumn: string, type: ValueType | undefined, descending: boolean): string;
+  /** ORDER BY term for a column (collation choices live here); `notNull` when the column never holds null. */
+  orderTerm(quotedColumn: string, type: ValueType | undefined, descending: boolean, notNull?: boolean): string;
   /** LIMIT/OFFSET clause. */
   limitOffset(limit: string | undefined, offset: string | undefined): string;
   /** Row-lock clause appended to a select (skipping locked rows, or waiting for them), or '' where the engine locks differently. */
@@ -103,7 +103,7 @@ export class SqlCompiler {
           const types = new Map<string, ValueType | undefined>(statement.columns.map((c) => [c.name, c.type] as const));
           for (const a of aggregates ?? []) if (!types.has(a.key)) types.set(a.key, undefined);
           order = ` ORDER BY ${statement.orderBy
-            .map((term) => (term.expr ? this.dialect.orderTerm(expr(term.expr), term.type, term.descending) : this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending)))
+            .map((term) => (term.expr ? this.dialect.orderTerm(expr(term.expr), term.type, term.descending) : this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending, term.notNull === true)))
             .join(', ')}`;
         }
         if (statement.perValueLimit) {

@@ -38,12 +38,14 @@ export interface ListRequest {
 
 /** Lists visible rows of `table`. Throws VALIDATION_FILTER, FORBIDDEN. */
 export async function listRows(db: Executor, table: CompiledTable, request: ListRequest): Promise<ListedPage> {
-  const params = parseListParams(request.query, table.filterable, request.now, callerPaths(table, request));
+  const parsed = parseListParams(request.query, table.filterable, request.now, callerPaths(table, request));
+  const notNull = notNullColumns(table);
+  const params = { ...parsed, orderBy: parsed.orderBy.map((term) => (!term.expr && notNull.has(term.column) ? { ...term, notNull: true } : term)) };
   const expand = params.expand === undefined ? [] : parseExpand(params.expand, table.name, referenceMapOf(request.tables));
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
   const scope = cursorScope(table.name, params.orderBy, params.filterSources);
   if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey);
-  const after = params.after === undefined ? undefined : keysetCondition(params.orderBy, decodeCursor(request.cursorKey, scope, params.orderBy, params.after), table.filterable);
+  const after = params.after === undefined ? undefined : keysetCondition(params.orderBy, decodeCursor(request.cursorKey, scope, params.orderBy, params.after), table.filterable, notNull);
   const where = sql.and(visible, after);
   const selected = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
   // The sort keys (and references to expand) are read even when select leaves them out: the cursor is made of them.
@@ -117,6 +119,18 @@ function callerPaths(table: CompiledTable, request: ListRequest): PathResolver |
     const hop = tables.get(name);
     return hop ? visibility(hop, 'view', caller, now) : 'hidden';
   });
+}
+
+const notNullSets = new WeakMap<CompiledTable, ReadonlySet<string>>();
+
+/** Columns that never hold null: the system columns and `required` ones (keyset conditions skip their null cases). */
+function notNullColumns(table: CompiledTable): ReadonlySet<string> {
+  let set = notNullSets.get(table);
+  if (!set) {
+    set = new Set(['id', 'created_at', 'updated_at', ...table.definition.columns.filter((c) => c.required).map((c) => c.name)]);
+    notNullSets.set(table, set);
+  }
+  return set;
 }
 
 function hasCondition(where: Expr): boolean {

@@ -5,12 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PASSWORD } from '../helpers/auth-fixtures.js';
-import { assertServerError, createClientProject, recordedClient, rejection, type RecordedClient } from '../helpers/client-project.js';
+import { createClient, type AuthUser, type RowbaseClient, type UntypedDatabase } from '../../packages/client/src/index.js';
+import { assertServerError, createClientProject, recordedClient, rejection } from '../helpers/client-project.js';
 import { putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
 let project: TestProject;
-let ada: RecordedClient;
+// Untyped (no generated declarations): the notes table is declared here.
+let ada: { client: RowbaseClient<UntypedDatabase, AuthUser> };
 let adaId: string;
 before(async () => {
   server = await startTestServer();
@@ -19,9 +21,9 @@ before(async () => {
     columns: [{ name: 'body', type: 'text' }, { name: 'author', type: 'text', references: { table: 'users', on_delete: 'cascade' } }, { name: 'stars', type: 'integer' }],
     rules: { list: '', view: '', create: 'author = @request.auth.id' },
   });
-  ada = recordedClient(server, project);
+  ada = { client: createClient({ url: server.url, project: project.id, apiKey: project.publishableKey }) };
   adaId = (await ada.client.auth.signUp({ email: 'ada@example.com', password: PASSWORD })).user.id;
-  for (let i = 0; i < 5; i++) await ada.client.table('notes').create({ body: `note ${i}`, author: adaId, stars: i % 2 } as never);
+  for (let i = 0; i < 5; i++) await ada.client.table('notes').create({ body: `note ${i}`, author: adaId, stars: i % 2 });
 });
 after(() => server.close());
 
@@ -30,9 +32,9 @@ describe('cursors, expand and aggregates', () => {
     const first = await ada.client.table('notes').list({ limit: 2 });
     assert.equal(typeof first.meta.next_cursor, 'string');
     const second = await ada.client.table('notes').list({ limit: 2, after: first.meta.next_cursor! });
-    assert.deepEqual(second.data.map((row) => row.body), ['note 2', 'note 3']);
+    assert.deepEqual(second.data.map((row: { body?: unknown }) => row.body), ['note 2', 'note 3']);
     const bodies: unknown[] = [];
-    for await (const page of ada.client.table('notes').pages({ limit: 2 })) bodies.push(...page.data.map((row) => row.body));
+    for await (const page of ada.client.table('notes').pages({ limit: 2 })) bodies.push(...page.data.map((row: { body?: unknown }) => row.body));
     assert.deepEqual(bodies, ['note 0', 'note 1', 'note 2', 'note 3', 'note 4']);
   });
 

@@ -37,8 +37,11 @@ describe('cursors', () => {
 });
 
 describe('keysetCondition', () => {
-  it('ascending after a value: greater, or equal and a later id', () => {
-    assert.deepEqual(keysetCondition(ORDER, ['b', 'x'], TYPES), {
+  it('ascending after a value: a bound on the first key (index start), then greater, or equal and a later id', () => {
+    const condition = keysetCondition(ORDER, ['b', 'x'], TYPES) as { kind: string; items: unknown[] };
+    assert.equal(condition.kind, 'and');
+    assert.deepEqual(condition.items[0], { kind: 'compare', op: '>=', left: { kind: 'column', name: 'title' }, right: { kind: 'value', value: 'b', type: 'text' } });
+    assert.deepEqual(condition.items[1], {
       kind: 'or',
       items: [
         { kind: 'compare', op: '>', left: { kind: 'column', name: 'title' }, right: { kind: 'value', value: 'b', type: 'text' } },
@@ -53,8 +56,14 @@ describe('keysetCondition', () => {
     });
   });
 
+  it('descending on a not-null column: plain < without null cases', () => {
+    const order: OrderTerm[] = [{ column: 'created_at', descending: true }, { column: 'id', descending: true }];
+    const condition = keysetCondition(order, ['2026-01-01T00:00:00.000Z', 'x'], TYPES, new Set(["created_at", "id"])) as unknown;
+    assert.doesNotMatch(JSON.stringify(condition), /is-null/);
+  });
+
   it('ascending after null: every non-null value, or null and a later id', () => {
-    const condition = keysetCondition(ORDER, [null, 'x'], TYPES) as { items: unknown[] };
+    const condition = keysetCondition(ORDER, [null, "x"], TYPES) as unknown as { items: unknown[] };
     assert.deepEqual(condition.items[0], { kind: 'is-null', expr: { kind: 'column', name: 'title' }, negated: true });
   });
 
