@@ -100,8 +100,11 @@ async function listGroups(db: Executor, table: CompiledTable, params: ListParams
   const nextCursor = more ? encodeCursor(cursorKey, scope, GROUP_OFFSET, { '#offset': offset + rows.length }) : null;
   let total: number | null = null;
   if (params.countTotal) {
-    // Without grouping columns the whole (filtered) table is one group.
-    total = aggregate.groupBy.length === 0 ? 1 : await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
+    // Without grouping columns the whole (filtered) table is one group; a last page that is not
+    // past the end tells the number of groups without grouping the table a second time.
+    if (aggregate.groupBy.length === 0) total = 1;
+    else if (params.limit > 0 && !more && (rows.length > 0 || offset === 0)) total = offset + rows.length;
+    else total = await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
   }
   return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor };
 }

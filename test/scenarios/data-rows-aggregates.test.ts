@@ -100,6 +100,14 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
     assert.equal(two.body.meta.total, 4);
   });
 
+  it('meta.total stays the number of groups on a partial page and past the end', async () => {
+    const partial = await list('select=status,count()&limit=3&offset=2');
+    assert.deepEqual([partial.body.data.length, partial.body.meta.total], [2, 4]);
+    const past = await list('select=status,count()&offset=10');
+    assert.deepEqual([past.body.data.length, past.body.meta.total], [0, 4]);
+    assert.equal((await list('select=status,count()&limit=0')).body.meta.total, 4);
+  });
+
   it('groups page with limit and with cursors (next_cursor, after) to the same sequence', async () => {
     const whole = (await list('select=status,count()')).body.data;
     const seen: unknown[] = [];
