@@ -141,6 +141,16 @@ export const SCENARIOS: readonly Scenario[] = [
     goals: [],
   },
   {
+    // Issue 14: aggregates group under the list rule; the index on kind serves the grouping.
+    id: 'big-aggregate',
+    title: '1M-row table: select=kind,count() grouped (100 groups)',
+    connections: 4,
+    baseline: false,
+    needsAuth: false,
+    requests: (context) => [{ method: 'GET', path: `${api(context, EVENTS.name)}?select=kind,count()&limit=100`, headers: pk(context) }],
+    goals: [{ kind: 'latency', stat: 'p50', maxMs: 300 }],
+  },
+  {
     id: 'login',
     title: 'login (argon2id)',
     connections: 20,
