@@ -64,8 +64,11 @@ export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectSt
   return key;
 }
 
-/** Works out who calls the data API: admin key, bearer user, or pk_ client. Throws AUTH_*. */
-export async function resolveCaller(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry, tokens: AccessTokenVerifier | undefined): Promise<Caller> {
+/**
+ * Works out who calls the data API: admin key, bearer user, or pk_ client. Throws AUTH_*.
+ * Answers at once for keys; only a bearer token is verified asynchronously (a promise).
+ */
+export function resolveCaller(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry, tokens: AccessTokenVerifier | undefined): Caller | Promise<Caller> {
   if (presentsPlatformKey(request, registry)) return { kind: 'admin' };
   const adminKey = header(request, 'x-admin-key');
   if (adminKey !== undefined) {

@@ -142,6 +142,17 @@ export class ProjectRegistry {
     return this.cache.get(id);
   }
 
+  /**
+   * The project's cached state when it is known to be current without waiting (the storage
+   * answers its change version synchronously, as SQLite does, and nothing changed since the
+   * cache was filled); undefined otherwise, and then `get` must be awaited.
+   */
+  peek(id: string): ProjectState | undefined {
+    const version = this.storage.system.externalChangeVersion();
+    if (typeof version !== 'number' || version !== this.seenVersion) return undefined;
+    return this.cache.get(id);
+  }
+
   /** The project's state; throws PROJECT_NOT_FOUND. */
   async get(id: string): Promise<ProjectState> {
     const state = await this.find(id);

@@ -1,6 +1,8 @@
 /** The generated data API (/p/{id}/api/{table}): list, get, create, bulk, update, delete. */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
+import type { ProjectState } from '../../projects/project-registry.js';
+import type { Caller } from '../../tables/caller.js';
 import type { RowContext } from '../../tables/row-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { resolveCaller } from '../credentials.js';
@@ -29,19 +31,51 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
   // anonymous client cannot make the server buffer and parse 16 MiB it will refuse anyway.
   const contexts = new WeakMap<FastifyRequest, RowContext>();
 
-  /** Project → credentials → the context every row operation takes. */
-  const resolveContext = async (request: FastifyRequest): Promise<void> => {
+  const contextFor = (projectId: string, state: ProjectState, caller: Caller): RowContext => ({
+    projectId,
+    caller,
+    minPasswordLength: state.settings.min_password_length,
+    cursorKey: cursorKeyOf(state.jwtSecret),
+  });
+  /**
+   * Project → credentials → the context every row operation takes. Synchronous when the
+   * project's cached state is current and the caller presents a key (the usual request):
+   * no promise and no turn of the microtask queue; otherwise a promise.
+   */
+  const contextNow = (request: FastifyRequest): RowContext | Promise<RowContext> => {
     // A declared size over the limit is refused before anything else, storage included.
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > request.routeOptions.bodyLimit!) throw new AppError('PAYLOAD_TOO_LARGE');
     const { id } = request.params as { id: string };
-    const state = await registry.get(id);
-    const caller = await resolveCaller(request, state, registry, services.tokens);
-    contexts.set(request, { projectId: id, caller, minPasswordLength: state.settings.min_password_length, cursorKey: cursorKeyOf(state.jwtSecret) });
+    const cached = registry.peek(id);
+    if (cached) {
+      const caller = resolveCaller(request, cached, registry, services.tokens);
+      return caller instanceof Promise ? caller.then((c) => contextFor(id, cached, c)) : contextFor(id, cached, caller);
+    }
+    return registry.get(id).then(async (state) => contextFor(id, state, await resolveCaller(request, state, registry, services.tokens)));
+  };
+  /** The onRequest hook of reads, updates and deletes (a callback hook, so the synchronous path stays synchronous). */
+  const resolveContext = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
+    let context: RowContext | Promise<RowContext>;
+    try {
+      context = contextNow(request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (context instanceof Promise) {
+      context.then((resolved) => {
+        contexts.set(request, resolved);
+        done();
+      }, done);
+      return;
+    }
+    contexts.set(request, context);
+    done();
   };
   /** For writes that create rows: also refuse a locked create rule (or unknown table) before the body. */
   const resolveCreateContext = async (request: FastifyRequest): Promise<void> => {
-    await resolveContext(request);
+    contexts.set(request, await contextNow(request));
     await rows.checkCreateAllowed(contextOf(request), (request.params as { table: string }).table);
   };
   const contextOf = (request: FastifyRequest): RowContext => contexts.get(request)!;
