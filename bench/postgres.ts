@@ -82,7 +82,13 @@ export async function runPostgresBench(options: BenchOptions, runDir: string, pl
   if (scenarios.length === 0 && !wantTwo) return { scenarios: [], seeding: {} };
   const database = `rowbase_bench_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: options.postgresUrl });
-  await admin.connect();
+  try {
+    await admin.connect();
+  } catch (error) {
+    // No PostgreSQL here: the SQLite figures still stand; say so rather than lose the run.
+    log(`PostgreSQL at ${options.postgresUrl} does not answer (${(error as Error).message}): PostgreSQL scenarios skipped (--postgres URL to choose a server, --postgres off to silence this).`);
+    return { scenarios: [], seeding: {} };
+  }
   await admin.query(`CREATE DATABASE "${database}"`);
   const url = databaseUrl(options.postgresUrl!, database);
   const env = { DATABASE_URL: url };
