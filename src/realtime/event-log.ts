@@ -49,6 +49,12 @@ export interface LogState {
 
 /** Told about entries once their transaction committed (the hub); may ignore them. */
 export interface ChangeFeed {
+  /**
+   * False when no stream of the project could want this write's events, now or by a `since`
+   * resume (then the write skips the log: writes cost nothing extra while nobody listens).
+   * Ask inside the writing transaction.
+   */
+  logs(projectId: string): boolean;
   committed(projectId: string, events: readonly LoggedEvent[]): void;
 }
 
@@ -88,6 +94,17 @@ export async function appendRowChanges(tx: Executor, changes: readonly RowChange
 /** Appends the end of an identity with `tx`, inside the transaction that ends it. */
 export async function appendIdentityChange(tx: Executor, change: IdentityChange, now: string): Promise<void> {
   await insert(tx, [[now, IDENTITY, 'identity', JSON.stringify(change)]]);
+}
+
+/**
+ * Records that writes may have gone unlogged until now: appends a marker entry and moves
+ * `trimmed_through` to it, so a `since` from before gets `reset` instead of a silent gap.
+ */
+export async function markDiscontinuity(db: Database, now: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [seq] = await insert(tx, [[now, IDENTITY, 'identity', '{}']]);
+    await tx.run({ kind: 'update', table: STATE, set: [{ column: TRIMMED, value: sql.value(seq!, 'integer') }], where: STATE_ROW });
+  });
 }
 
 /** Entries numbered after `after`, in order, at most `limit`. */

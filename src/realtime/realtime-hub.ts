@@ -14,7 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
-import { readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
+import { markDiscontinuity, readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import { RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
@@ -53,6 +53,12 @@ export interface RealtimeHubDeps {
   /** The project's current state (keys, JWT secret), undefined once it is deleted. */
   readonly projectState: (projectId: string) => Promise<ProjectState | undefined>;
   readonly wakeups?: EventWakeups;
+  /**
+   * Several processes share the storage: another process's streams may want any write, so
+   * every write is logged. Otherwise (SQLite) only while a stream is open or closed less than
+   * `keepMs` ago.
+   */
+  readonly shared: boolean;
   readonly log: { warn(object: object, message: string): void };
   readonly limits?: Partial<RealtimeLimits>;
 }
@@ -82,6 +88,8 @@ export class RealtimeHub implements ChangeFeed {
   private readonly written = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
+  /** Clock time the last stream of a project closed (unshared storage: how long writes are still logged). */
+  private readonly lastClosed = new Map<string, number>();
 
   constructor(private readonly deps: RealtimeHubDeps) {
     this.limits = Object.freeze({ ...DEFAULT_REALTIME_LIMITS, ...deps.limits });
@@ -190,6 +198,13 @@ export class RealtimeHub implements ChangeFeed {
     for (const event of queued) deliverTo(client, schema, event, this.deps.clock, await preparePaths([client], schema, event, this.deps.clock));
   }
 
+  /** ChangeFeed: whether a write to the project must be logged (see `RealtimeHubDeps.shared`). */
+  logs(projectId: string): boolean {
+    if (this.deps.shared || this.feeds.has(projectId)) return true;
+    const closed = this.lastClosed.get(projectId);
+    return closed !== undefined && this.deps.clock.now() - closed < this.limits.keepMs;
+  }
+
   /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
   committed(projectId: string, events: readonly LoggedEvent[]): void {
     if (events.length === 0) return;
@@ -230,7 +245,11 @@ export class RealtimeHub implements ChangeFeed {
   private feed(projectId: string): Promise<Feed> {
     let pending = this.feeds.get(projectId);
     if (!pending) {
-      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => ({
+      // Writes went unlogged while nobody listened: a `since` from before must get `reset`.
+      const unlogged = !this.logs(projectId);
+      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => {
+        if (unlogged) await markDiscontinuity(db, new Date(this.deps.clock.now()).toISOString());
+        return {
         projectId,
         cursor: (await readLogState(db)).lastSeq,
         clients: new Set<RealtimeClient>(),
@@ -238,7 +257,8 @@ export class RealtimeHub implements ChangeFeed {
         drainQueued: false,
         state: undefined,
         gap: undefined,
-      }));
+        } satisfies Feed;
+      });
       this.feeds.set(projectId, pending);
       pending.catch(() => this.feeds.delete(projectId));
     }
@@ -250,7 +270,11 @@ export class RealtimeHub implements ChangeFeed {
     const pending = this.feeds.get(client.projectId);
     void pending?.then((feed) => {
       feed.clients.delete(client);
-      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
+      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) {
+        this.feeds.delete(client.projectId);
+        if (this.lastClosed.size > 100_000) this.lastClosed.clear();
+        this.lastClosed.set(client.projectId, this.deps.clock.now());
+      }
     });
   }
 
@@ -289,11 +313,15 @@ export class RealtimeHub implements ChangeFeed {
       return false;
     }
     const { horizon, since } = feed.gap;
-    const settled = horizon !== undefined && db.hasSettled ? await db.hasSettled(horizon) : Date.now() - since > GAP_GIVE_UP_MS;
+    // The horizon is cluster-wide: a long write transaction anywhere (another project, a migration)
+    // holds it back, so a gap older than GAP_GIVE_UP_MS is given up too (a number is taken by the
+    // last statement before COMMIT: a commit still under way after that long is not expected).
+    const timedOut = Date.now() - since > GAP_GIVE_UP_MS;
+    const settled = timedOut || (horizon !== undefined && db.hasSettled ? await db.hasSettled(horizon) : false);
     if (!settled) return false;
     const again = await readEvents(db, feed.cursor, 1);
     if (again[0]?.seq === at) return true;
-    if (horizon === undefined) this.deps.log.warn({ project: feed.projectId, from: at, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
+    if (timedOut) this.deps.log.warn({ project: feed.projectId, from: at, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
     feed.cursor = (again[0]?.seq ?? next) - 1;
     return true;
   }
