@@ -47,6 +47,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         users: options.users,
         notesPerUser: options.notesPerUser,
         events: options.events,
+        posts: wanted('expand-list') ? options.posts : 0,
         onProgress: (rows) => {
           if (rows - shown >= 100_000) log(`  events: ${(shown = rows).toLocaleString('en-US')}`);
         },

@@ -21,6 +21,8 @@ export interface BenchOptions {
   readonly items: number;
   readonly users: number;
   readonly notesPerUser: number;
+  /** Rows of `posts` (3 comments each) for the expand scenario; seeded only when it runs. */
+  readonly posts: number;
   readonly footprintProjects: number;
   readonly footprintTables: number;
   /** Scenario ids to run (and "footprint"); empty means all. */
@@ -118,6 +120,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     items: 10_000,
     users: 20,
     notesPerUser: 500,
+    posts: 10_000,
     footprintProjects: Math.round(number('projects', quick ? 50 : 1000)),
     footprintTables: 10,
     only,

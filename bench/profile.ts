@@ -24,8 +24,8 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
   const pinning = choosePinning(options.pin);
   const dataDir = path.join(runDir, 'profile-data');
   const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
-  const events = scenarios.some((s) => s.id.startsWith('big-')) ? Math.min(options.events, 200_000) : 0;
-  const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events }).finally(() => seeder.stop());
+  const events = scenarios.some((s) => s.id.startsWith('big-') || s.id === 'cursor-deep') ? Math.min(options.events, 200_000) : 0;
+  const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id === 'expand-list') ? options.posts : 0 }).finally(() => seeder.stop());
 
   for (const scenario of scenarios) {
     const profileDir = path.join(runDir, 'profiles', scenario.id);
@@ -37,7 +37,8 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
     try {
       const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;
       if (scenario.needsAuth && !sessions) throw new Error(`${scenario.id} needs the login endpoint, which this build lacks`);
-      const context = { seeded, sessions };
+      const given = { seeded, sessions };
+      const context = scenario.prepare ? await scenario.prepare(given, server.url) : given;
       loadAt = performance.now();
       const result = await runLoad({ url: server.url, connections: scenario.connections, durationSeconds: options.profileSeconds, requests: scenario.requests(context, 'rowbase'), loader: options.loader, ...(pinning && { loadCpus: pinning.load }) }, runDir);
       if (result.errors > 0 || result.non2xx > 0) throw new Error(`${scenario.id}: ${result.errors} errors, ${result.non2xx} non-2xx; first: ${JSON.stringify(result.firstFailure)}`);

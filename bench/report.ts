@@ -60,7 +60,7 @@ function scenarioRows(report: BenchReport): string[] {
     for (const series of scenario.series) {
       const s = series.summary;
       rows.push(
-        `| ${scenario.title} | ${series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} | ${cores(series.serverCpu)} | ${series.loaderCpu ? cores(series.loaderCpu) : ''} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
+        `| ${scenario.title} | ${series.label ? `rowbase, ${series.label}` : series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} | ${cores(series.serverCpu)} | ${series.loaderCpu ? cores(series.loaderCpu) : ''} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
       );
       if (series.background) {
         const b = series.background;

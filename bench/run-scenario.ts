@@ -20,9 +20,14 @@ export interface RunPlan {
   readonly loadCpus?: string;
 }
 
-/** One scenario's runs against one server. */
+/** Whose runs a series holds: a server, or the scenario's reference load on Rowbase. */
+export type SeriesTarget = Target | 'reference';
+
+/** One scenario's runs against one server (or of its reference load). */
 export interface SeriesResult {
-  readonly target: Target;
+  readonly target: SeriesTarget;
+  /** The reference load's name ("without expand", "page 1"), for target "reference". */
+  readonly label?: string;
   readonly runs: readonly LoadResult[];
   readonly summary: SeriesSummary;
   /** Highest VmRSS sampled during the measured runs. */
@@ -81,30 +86,67 @@ function failureOf(label: string, result: LoadResult): string | undefined {
   return `${label}: ${result.errors} errors, ${result.non2xx} non-2xx of ${result.requests} requests.${first}`;
 }
 
-function goalText(goal: Goal): string {
-  return goal.kind === 'ratio' ? `req/s ≥ ${goal.min} × baseline` : `${goal.stat} < ${goal.maxMs} ms`;
+function goalText(goal: Goal, reference = 'reference'): string {
+  switch (goal.kind) {
+    case 'ratio':
+      return `req/s ≥ ${goal.min} × baseline`;
+    case 'latency':
+      return `${goal.stat} < ${goal.maxMs} ms`;
+    case 'reference-rps':
+      return `req/s ≥ ${goal.min} × ${reference} (same server, alternating runs)`;
+    case 'reference-latency':
+      return `${goal.stat} ≤ ${goal.maxRatio} × ${reference}'s (same server, alternating runs)`;
+  }
 }
 
-function judge(goal: Goal, rowbase: SeriesSummary, ratio: Spread | undefined): GoalResult {
+const ratioText = (r: Spread) => `${r.median.toFixed(2)} × (${r.min.toFixed(2)}–${r.max.toFixed(2)})`;
+
+/** The measured load against its reference, run by run (req/s or a latency percentile). */
+function judgeReference(goal: Goal & { kind: 'reference-rps' | 'reference-latency' }, label: string, measured: readonly LoadResult[], reference: readonly LoadResult[] | undefined, note: string): GoalResult {
+  const text = goalText(goal, label);
+  if (!reference) return { text, measured: 'no reference run', met: false };
+  if (goal.kind === 'reference-rps') {
+    const r = pairedRatio(measured.map((m) => m.rps), reference.map((m) => m.rps));
+    return { text, measured: `${ratioText(r)}; ${formatCount(spread(measured.map((m) => m.rps)).median)} vs ${formatCount(spread(reference.map((m) => m.rps)).median)} req/s${note}`, met: r.median >= goal.min };
+  }
+  const r = pairedRatio(measured.map((m) => m.latency[goal.stat]), reference.map((m) => m.latency[goal.stat]));
+  return { text, measured: `${ratioText(r)}; ${formatMs(spread(measured.map((m) => m.latency[goal.stat])).median)} vs ${formatMs(spread(reference.map((m) => m.latency[goal.stat])).median)} ms${note}`, met: r.median <= goal.maxRatio };
+}
+
+function judge(goal: Goal & { kind: 'ratio' | 'latency' }, rowbase: SeriesSummary, ratio: Spread | undefined): GoalResult {
   if (goal.kind === 'ratio') {
     if (!ratio) return { text: goalText(goal), measured: 'no baseline run', met: false };
-    return { text: goalText(goal), measured: `${ratio.median.toFixed(2)} × (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)})`, met: ratio.median >= goal.min };
+    return { text: goalText(goal), measured: ratioText(ratio), met: ratio.median >= goal.min };
   }
   const value = rowbase[goal.stat].median;
   return { text: goalText(goal), measured: `${formatMs(value)} ms`, met: value < goal.maxMs };
 }
 
 /** Runs `scenario` against the servers it applies to. Never throws for a failing load: it reports it. */
-export async function runScenario(scenario: Scenario, context: ScenarioContext, servers: Readonly<Record<Target, ServerProcess | undefined>>, plan: RunPlan): Promise<ScenarioResult> {
+export async function runScenario(scenario: Scenario, given: ScenarioContext, servers: Readonly<Record<Target, ServerProcess | undefined>>, plan: RunPlan): Promise<ScenarioResult> {
   const base = { id: scenario.id, title: scenario.title, connections: scenario.connections, ratioTargets: scenario.goals.flatMap((g) => (g.kind === 'ratio' ? [g.min] : [])) };
-  if (scenario.needsAuth && !context.sessions) {
+  if (scenario.needsAuth && !given.sessions) {
     const skipped = 'this build has no POST /p/{id}/auth/login yet';
-    return { ...base, skipped, series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal), measured: 'skipped', met: null })), failures: [] };
+    return { ...base, skipped, series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal, scenario.reference?.label), measured: 'skipped', met: null })), failures: [] };
   }
-  const targets: Target[] = scenario.baseline && servers.baseline ? ['rowbase', 'baseline'] : ['rowbase'];
-  const specs = new Map<Target, LoadSpec>();
+  let context = given;
+  if (scenario.prepare) {
+    try {
+      context = await scenario.prepare(given, servers.rowbase!.url);
+    } catch (error) {
+      const failure = `${scenario.id} set-up: ${(error as Error).message}`;
+      plan.log(`  ** ${failure}`);
+      return { ...base, skipped: 'its set-up failed', series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal, scenario.reference?.label), measured: 'set-up failed', met: false })), failures: [failure] };
+    }
+  }
+  // A reference load runs on Rowbase too, alternating with the measured one like a baseline would.
+  const targets: SeriesTarget[] = scenario.reference ? ['rowbase', 'reference'] : scenario.baseline && servers.baseline ? ['rowbase', 'baseline'] : ['rowbase'];
+  const serverOf = (target: SeriesTarget) => servers[target === 'reference' ? 'rowbase' : target]!;
+  const labelOf = (target: SeriesTarget) => (target === 'reference' ? scenario.reference!.label : target);
+  const specs = new Map<SeriesTarget, LoadSpec>();
   for (const target of targets) {
-    specs.set(target, { url: servers[target]!.url, connections: scenario.connections, durationSeconds: plan.durationSeconds, requests: scenario.requests(context, target), loader: plan.loader, ...(plan.loadCpus && { loadCpus: plan.loadCpus }) });
+    const requests = target === 'reference' ? scenario.reference!.requests(context) : scenario.requests(context, target);
+    specs.set(target, { url: serverOf(target).url, connections: scenario.connections, durationSeconds: plan.durationSeconds, requests, loader: plan.loader, ...(plan.loadCpus && { loadCpus: plan.loadCpus }) });
   }
   const background: LoadSpec | undefined = scenario.background && {
     url: servers.rowbase!.url,
@@ -117,31 +159,31 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
   };
 
   const failures: string[] = [];
-  const runs = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
+  const runs = new Map<SeriesTarget, LoadResult[]>(targets.map((t) => [t, []]));
   const backgroundRuns: LoadResult[] = [];
-  const peaks = new Map<Target, number>(targets.map((t) => [t, 0]));
-  const cpu = new Map<Target, number[]>(targets.map((t) => [t, []]));
-  const serverCpu = new Map<Target, number[]>(targets.map((t) => [t, []]));
+  const peaks = new Map<SeriesTarget, number>(targets.map((t) => [t, 0]));
+  const cpu = new Map<SeriesTarget, number[]>(targets.map((t) => [t, []]));
+  const serverCpu = new Map<SeriesTarget, number[]>(targets.map((t) => [t, []]));
 
   if (plan.warmupSeconds > 0) {
     for (const target of targets) {
       const warm = await runLoad({ ...specs.get(target)!, durationSeconds: plan.warmupSeconds }, plan.scratchDir);
-      const failure = failureOf(`${scenario.id} ${target} warm-up`, warm);
+      const failure = failureOf(`${scenario.id} ${labelOf(target)} warm-up`, warm);
       if (failure) failures.push(failure);
     }
   }
   for (let run = 1; run <= plan.runs; run++) {
     for (const target of targets) {
-      const stopSampling = servers[target]!.sampleRss();
+      const stopSampling = serverOf(target).sampleRss();
       let backgroundDone: Promise<LoadResult> | undefined;
       if (background) {
         backgroundDone = runLoad(background, plan.scratchDir);
         // Let the burst reach full speed before measuring.
         await new Promise((resolve) => setTimeout(resolve, BACKGROUND_LEAD_SECONDS * 1000 + 400));
       }
-      const cpuBefore = servers[target]!.cpuSeconds();
+      const cpuBefore = serverOf(target).cpuSeconds();
       const result = await runLoad(specs.get(target)!, plan.scratchDir);
-      const cpuAfter = servers[target]!.cpuSeconds();
+      const cpuAfter = serverOf(target).cpuSeconds();
       if (backgroundDone) {
         const burst = await backgroundDone;
         backgroundRuns.push(burst);
@@ -152,14 +194,15 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
       runs.get(target)!.push(result);
       cpu.get(target)!.push(result.requests > 0 ? ((cpuAfter - cpuBefore) / result.requests) * 1e6 : 0);
       serverCpu.get(target)!.push(result.seconds > 0 ? (cpuAfter - cpuBefore) / result.seconds : 0);
-      const failure = failureOf(`${scenario.id} ${target} run ${run}`, result);
+      const failure = failureOf(`${scenario.id} ${labelOf(target)} run ${run}`, result);
       if (failure) failures.push(failure);
-      plan.log(`  ${scenario.id.padEnd(16)} ${target.padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ${percent(serverCpu.get(target)!.at(-1)!)} of a core${result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : ''}${failure ? '  ** FAILED **' : ''}`);
+      plan.log(`  ${scenario.id.padEnd(16)} ${labelOf(target).padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ${percent(serverCpu.get(target)!.at(-1)!)} of a core${result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : ''}${failure ? '  ** FAILED **' : ''}`);
     }
   }
 
   const series: SeriesResult[] = targets.map((target) => ({
     target,
+    ...(target === 'reference' && { label: scenario.reference!.label }),
     runs: runs.get(target)!,
     summary: summariseRuns(runs.get(target)!),
     peakRss: peaks.get(target)!,
@@ -171,7 +214,10 @@ export async function runScenario(scenario: Scenario, context: ScenarioContext, 
   const paired = targets.includes('baseline');
   const ratio = paired ? pairedRatio(runs.get('rowbase')!.map((r) => r.rps), runs.get('baseline')!.map((r) => r.rps)) : undefined;
   const cpuRatio = paired ? pairedRatio(cpu.get('baseline')!, cpu.get('rowbase')!) : undefined;
-  const goals = scenario.goals.map((goal) => judge(goal, series[0]!.summary, ratio));
+  const note = context.deepCursor && scenario.prepare ? ` (page ${context.deepCursor.page.toLocaleString('en-US')})` : '';
+  const goals = scenario.goals.map((goal) =>
+    goal.kind === 'reference-rps' || goal.kind === 'reference-latency' ? judgeReference(goal, scenario.reference?.label ?? 'reference', runs.get('rowbase')!, runs.get('reference'), note) : judge(goal, series[0]!.summary, ratio),
+  );
   for (const failure of failures) plan.log(`  ** ${failure}`);
   return { ...base, series, ...(ratio && { ratio }), ...(cpuRatio && { cpuRatio }), goals, failures };
 }

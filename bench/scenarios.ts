@@ -3,8 +3,9 @@
  * with how many connections, and which targets it is judged against.
  */
 import type { LoadRequest } from './load-spec.js';
-import { EVENT_KINDS, EVENTS, INBOX, ITEM_CATEGORIES, itemRow, ITEMS, NOTES, USER_PASSWORD } from './schema.js';
-import type { SeededProject, Session } from './seed.js';
+import { expectStatus } from './http-client.js';
+import { EVENT_KINDS, EVENTS, INBOX, ITEM_CATEGORIES, itemRow, ITEMS, NOTES, POST_TOPICS, POSTS, USER_PASSWORD } from './schema.js';
+import { COMMENTS_PER_POST, type SeededProject, type Session } from './seed.js';
 
 export type Target = 'rowbase' | 'baseline';
 
@@ -13,12 +14,33 @@ export interface ScenarioContext {
   readonly seeded: SeededProject;
   /** Signed-in users; undefined when the build has no auth endpoints yet. */
   readonly sessions: readonly Session[] | undefined;
+  /** The deep cursor of cursor-deep, found by its prepare step. */
+  readonly deepCursor?: DeepCursor;
+}
+
+/** The `after` of page `page` (limit 20) of the 1M-row table, in creation order. */
+export interface DeepCursor {
+  readonly page: number;
+  readonly after: string;
 }
 
 /** A goal a scenario is judged against. */
 export type Goal =
   | { readonly kind: 'ratio'; readonly min: number }
-  | { readonly kind: 'latency'; readonly stat: 'p50' | 'p99'; readonly maxMs: number };
+  | { readonly kind: 'latency'; readonly stat: 'p50' | 'p99'; readonly maxMs: number }
+  /** Against the scenario's own reference load on Rowbase, paired run by run. */
+  | { readonly kind: 'reference-rps'; readonly min: number }
+  | { readonly kind: 'reference-latency'; readonly stat: 'p50' | 'p99'; readonly maxRatio: number };
+
+/**
+ * A second load on the same Rowbase server that the scenario is compared with (expand vs the
+ * same list without it; page 5,000 vs page 1), run alternating with the measured one.
+ */
+export interface ReferenceLoad {
+  /** How the report names it, e.g. "without expand". */
+  readonly label: string;
+  requests(context: ScenarioContext): LoadRequest[];
+}
 
 /** A load that runs alongside the measured one (the login burst of the mixed scenario). */
 export interface BackgroundLoad {
@@ -37,6 +59,9 @@ export interface Scenario {
   readonly needsAuth: boolean;
   requests(context: ScenarioContext, target: Target): LoadRequest[];
   readonly background?: BackgroundLoad;
+  readonly reference?: ReferenceLoad;
+  /** Set-up against the Rowbase server before the loads are built (not measured). */
+  prepare?(context: ScenarioContext, base: string): Promise<ScenarioContext>;
   readonly goals: readonly Goal[];
 }
 
@@ -70,6 +95,58 @@ function listPage(context: ScenarioContext, table: string, column: string, value
 
 const categories = Array.from({ length: ITEM_CATEGORIES }, (_, n) => `c${n}`);
 const kinds = Array.from({ length: EVENT_KINDS }, (_, n) => `k${n}`);
+
+const topics = Array.from({ length: POST_TOPICS }, (_, n) => `t${n}`);
+
+/** 20 posts of one topic, newest first, without total; with `expand` when given. */
+function postPages(context: ScenarioContext, expand: string | undefined): LoadRequest[] {
+  return topics.map((topic) => ({
+    method: 'GET',
+    path: `${api(context, POSTS.name)}?filter=${encodeURIComponent(`topic = '${topic}'`)}&sort=-created_at&limit=20&count=none${expand ? `&expand=${encodeURIComponent(expand)}` : ''}`,
+    headers: pk(context),
+  }));
+}
+
+/**
+ * Checks once that the expanded page really embeds what it names (an author and its
+ * comments on every post), so the scenario cannot measure an expansion that finds nothing.
+ */
+async function checkExpand(context: ScenarioContext, base: string): Promise<ScenarioContext> {
+  const [request] = postPages(context, 'author,comments(post)');
+  const response = await expectStatus(200, base, 'GET', request!.path, pk(context));
+  const rows = response.body.data as { expand?: { author?: unknown; 'comments(post)'?: unknown[] } }[];
+  const bare = rows.filter((row) => !row.expand?.author || (row.expand['comments(post)']?.length ?? 0) !== COMMENTS_PER_POST);
+  if (rows.length !== 20 || bare.length > 0) throw new Error(`the expanded page has ${rows.length} rows, ${bare.length} without an author or ${COMMENTS_PER_POST} comments`);
+  return context;
+}
+
+/** Page 1 of the 1M-row table in creation order (no sort, no total), or the page after `after`. */
+function eventsPage(context: ScenarioContext, limit: number, after?: string): string {
+  return `${api(context, EVENTS.name)}?limit=${limit}&count=none${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+}
+
+/** The page cursor-deep measures: 5,000, or the last whole page before it on a smaller table (--quick). */
+export const DEEP_PAGE = 5_000;
+
+/**
+ * Walks `meta.next_cursor` to the cursor of page `DEEP_PAGE` at 20 rows a page (the page after
+ * row 99,980): 1,000 rows a request, then the rest; the cursor does not depend on the limit.
+ */
+async function findDeepCursor(context: ScenarioContext, base: string): Promise<ScenarioContext> {
+  const page = Math.min(DEEP_PAGE, Math.floor((context.seeded.eventRows - 1) / 20));
+  if (page < 2) throw new Error(`cursor-deep needs more than 40 rows in ${EVENTS.name}`);
+  let skip = (page - 1) * 20;
+  let after: string | undefined;
+  while (skip > 0) {
+    const limit = Math.min(1000, skip);
+    const response = await expectStatus(200, base, 'GET', eventsPage(context, limit, after), pk(context));
+    const cursor = response.body.meta?.next_cursor as unknown;
+    if (typeof cursor !== 'string' || response.body.data.length !== limit) throw new Error(`cursor walk stopped early, ${skip} rows before page ${page}`);
+    after = cursor;
+    skip -= limit;
+  }
+  return { ...context, deepCursor: { page, after: after! } };
+}
 
 function logins(context: ScenarioContext): LoadRequest[] {
   return (context.sessions ?? []).map((s) => ({ method: 'POST', path: `${auth(context)}/login`, body: JSON.stringify({ email: s.email, password: USER_PASSWORD }) }));
@@ -149,6 +226,33 @@ export const SCENARIOS: readonly Scenario[] = [
     needsAuth: false,
     requests: (context) => [{ method: 'GET', path: `${api(context, EVENTS.name)}?select=kind,count()&limit=100`, headers: pk(context) }],
     goals: [{ kind: 'latency', stat: 'p50', maxMs: 300 }],
+  },
+  {
+    // Issue 14: expand costs one query per path for the whole page, not one per row.
+    id: 'expand-list',
+    title: 'list 20 posts with expand=author,comments(post) (vs the same list without expand)',
+    connections: 10,
+    baseline: false,
+    needsAuth: false,
+    requests: (context) => postPages(context, 'author,comments(post)'),
+    prepare: checkExpand,
+    reference: { label: 'without expand', requests: (context) => postPages(context, undefined) },
+    goals: [{ kind: 'reference-rps', min: 0.5 }],
+  },
+  {
+    // Issue 14: keyset cursors; page 5,000 costs what page 1 costs.
+    id: 'cursor-deep',
+    title: '1M-row table: page 5,000 by cursor (after=, limit 20) vs page 1',
+    connections: 10,
+    baseline: false,
+    needsAuth: false,
+    prepare: findDeepCursor,
+    requests: (context) => {
+      if (!context.deepCursor) throw new Error('cursor-deep: no cursor (its prepare step did not run)');
+      return [{ method: 'GET', path: eventsPage(context, 20, context.deepCursor.after), headers: pk(context) }];
+    },
+    reference: { label: 'page 1', requests: (context) => [{ method: 'GET', path: eventsPage(context, 20), headers: pk(context) }] },
+    goals: [{ kind: 'reference-latency', stat: 'p50', maxRatio: 1.5 }],
   },
   {
     id: 'login',

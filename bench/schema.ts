@@ -82,6 +82,43 @@ export const EVENTS: BenchTable = {
   columns: [...SYSTEM, { name: 'kind', type: 'text' }, { name: 'score', type: 'integer' }, { name: 'payload', type: 'text' }],
 };
 
+/** Topics of `posts` (10 values, so a topic's list has 1,000 posts). */
+export const POST_TOPICS = 10;
+
+/** Posts of the expand scenario (issue 14): `author` references an item (open view rule). */
+export const POSTS: BenchTable = {
+  name: 'posts',
+  definition: {
+    columns: [
+      { name: 'title', type: 'text', required: true },
+      { name: 'topic', type: 'text', required: true },
+      { name: 'author', type: 'text', references: { table: 'items', on_delete: 'set_null' } },
+    ],
+    rules: OPEN_RULES,
+    indexes: [['topic', 'created_at', 'id']],
+  },
+  columns: [...SYSTEM, { name: 'title', type: 'text' }, { name: 'topic', type: 'text' }, { name: 'author', type: 'text' }],
+};
+
+/** Comments on posts (the reverse path `comments(post)`; Rowbase indexes every reference column itself). */
+export const COMMENTS: BenchTable = {
+  name: 'comments',
+  definition: {
+    columns: [
+      { name: 'post', type: 'text', required: true, references: { table: 'posts', on_delete: 'cascade' } },
+      { name: 'body', type: 'text' },
+    ],
+    rules: OPEN_RULES,
+  },
+  columns: [...SYSTEM, { name: 'post', type: 'text' }, { name: 'body', type: 'text' }],
+};
+
+/**
+ * The tables of the Rowbase-only relation scenarios, declared after BENCH_TABLES (posts
+ * references items). Kept out of BENCH_TABLES: the baselines serve no routes for them.
+ */
+export const RELATION_TABLES: readonly BenchTable[] = [POSTS, COMMENTS];
+
 /** Every table in declaration order (users before notes: notes references it). */
 export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, EVENTS];
 

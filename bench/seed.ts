@@ -6,7 +6,7 @@
  * which is not what rows written over time look like.
  */
 import { call, expectStatus } from './http-client.js';
-import { BENCH_TABLES, eventRow, EVENTS, INBOX, itemRow, ITEMS, NOTES, USER_PASSWORD, userEmail, USERS } from './schema.js';
+import { BENCH_TABLES, COMMENTS, eventRow, EVENTS, INBOX, itemRow, ITEMS, NOTES, POST_TOPICS, POSTS, RELATION_TABLES, USER_PASSWORD, userEmail, USERS } from './schema.js';
 
 export const BENCH_PROJECT = 'bench';
 /** Rows per request: items have 10 categories, so a category's page has ties of 10 rows at most. */
@@ -15,6 +15,8 @@ const ITEM_BATCH = 100;
 const EVENT_BATCH = 1_000;
 /** Notes are read by id only; the largest batch the contract allows. */
 const NOTE_BATCH = 10_000;
+/** Comments per post: the reverse expansion `comments(post)` embeds this many rows per post. */
+export const COMMENTS_PER_POST = 3;
 
 /** What the scenarios need to know about the seeded data. */
 export interface SeededProject {
@@ -26,6 +28,8 @@ export interface SeededProject {
   /** Note ids by owner id. */
   readonly notesByUser: ReadonlyMap<string, readonly string[]>;
   readonly eventRows: number;
+  /** Rows of `posts` (0 when not seeded). */
+  readonly postRows: number;
   /** Seconds spent seeding, by step. */
   readonly timings: Readonly<Record<string, number>>;
 }
@@ -35,6 +39,8 @@ export interface SeedOptions {
   readonly users: number;
   readonly notesPerUser: number;
   readonly events: number;
+  /** Rows of `posts` (and 3 comments per post) for the expand scenario; 0 or absent: the tables are not created. */
+  readonly posts?: number;
   /** Called after every events batch with the rows written so far. */
   readonly onProgress?: (rows: number) => void;
 }
@@ -74,7 +80,7 @@ export async function seedBenchProject(base: string, platformKey: string, option
   const created = await timed(timings, 'project and tables', async () => {
     const project = await expectStatus(201, base, 'POST', '/v1/projects', { 'x-platform-key': platformKey }, { name: 'Benchmarks', id: BENCH_PROJECT });
     const admin = { 'x-admin-key': project.body.data.admin_key as string };
-    for (const table of BENCH_TABLES) await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/${table.name}`, admin, table.definition);
+    for (const table of [...BENCH_TABLES, ...(options.posts ? RELATION_TABLES : [])]) await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/${table.name}`, admin, table.definition);
     return project.body.data as { admin_key: string; publishable_key: string };
   });
   const admin = { 'x-admin-key': created.admin_key };
@@ -92,9 +98,18 @@ export async function seedBenchProject(base: string, platformKey: string, option
     ids.forEach((id, n) => byUser.get(users[n % users.length]!.id)!.push(id));
     return byUser;
   });
+  const posts = options.posts ?? 0;
+  if (posts > 0) {
+    const postIds = await timed(timings, `${POSTS.name} (${posts} rows)`, () =>
+      bulkInsert(base, admin, POSTS.name, ITEM_BATCH, posts, (n) => ({ title: `Post number ${n}`, topic: `t${n % POST_TOPICS}`, author: itemIds[(n * 7) % itemIds.length] })),
+    );
+    await timed(timings, `${COMMENTS.name} (${posts * COMMENTS_PER_POST} rows)`, () =>
+      bulkInsert(base, admin, COMMENTS.name, NOTE_BATCH, posts * COMMENTS_PER_POST, (n) => ({ post: postIds[n % posts], body: `comment ${n}` })),
+    );
+  }
   await timed(timings, `${EVENTS.name} (${options.events} rows)`, () => bulkInsert(base, admin, EVENTS.name, EVENT_BATCH, options.events, eventRow, options.onProgress));
 
-  return { projectId: BENCH_PROJECT, adminKey: created.admin_key, publishableKey: created.publishable_key, itemIds, users, notesByUser, eventRows: options.events, timings };
+  return { projectId: BENCH_PROJECT, adminKey: created.admin_key, publishableKey: created.publishable_key, itemIds, users, notesByUser, eventRows: options.events, postRows: posts, timings };
 }
 
 /** A signed-in benchmark user. */
