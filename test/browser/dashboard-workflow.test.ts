@@ -244,7 +244,7 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
 
   it('users of the auth table: search by email, set email_verified, delete', async () => {
     assert.equal((await server.request('PUT', '/p/shop/v1/tables/members', { headers: platform, body: { auth_table: true, columns: [{ name: 'name', type: 'text' }] } })).status, 201);
-    for (const email of ['ada@example.com', 'grace@example.com', 'linus@example.org']) {
+    for (const email of ['ada@example.com', 'grace@example.com', 'hopper@example.com', 'linus@example.org']) {
       assert.equal((await server.request('POST', '/p/shop/auth/signup', { body: { email, password: 'correct horse battery' } })).status, 201);
     }
     await page.getByTestId('nav-users').click();
@@ -252,11 +252,21 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.locator('input[name=email-search]').fill('example.com');
     await page.getByTestId('search-users').click();
     await page.locator('[data-user="linus@example.org"]').waitFor({ state: 'detached' });
-    assert.equal(await page.getByTestId('users').locator('tbody tr[data-user]').count(), 2);
-    await page.getByRole('checkbox', { name: 'Email verified for ada@example.com' }).check();
+    assert.equal(await page.getByTestId('users').locator('tbody tr[data-user]').count(), 3);
+    // A click, then what the person sees once the PATCH has answered: ticked, enabled again, "verified".
+    // (The box is disabled while saving, so an enabled ticked box means the server's answer is in.)
+    await page.getByRole('checkbox', { name: 'Email verified for ada@example.com' }).click();
+    await page.locator('[data-user="ada@example.com"] input[type=checkbox]:checked:enabled').waitFor();
     await page.locator('[data-user="ada@example.com"]').getByText('verified', { exact: true }).waitFor();
     const ada = (await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "ada@example.com"')}`, { headers: platform })).body.data[0];
     assert.equal(ada.email_verified, true);
+    // A refused change: the user was deleted meanwhile; the server's message shows and the box returns unticked.
+    const hopper = (await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "hopper@example.com"')}`, { headers: platform })).body.data[0];
+    assert.equal((await server.request('DELETE', `/p/shop/api/members/${hopper.id}`, { headers: platform })).status, 204);
+    await page.getByRole('checkbox', { name: 'Email verified for hopper@example.com' }).click();
+    await page.getByTestId('error').getByText('ROW_NOT_FOUND').waitFor();
+    await page.locator('[data-user="hopper@example.com"] input[type=checkbox]:not(:checked):enabled').waitFor();
+    await page.locator('[data-user="hopper@example.com"]').getByText('not verified', { exact: true }).waitFor();
     await screenshot(page, 'users');
     if (await hasRoute(server, 'GET', '/p/shop/v1/users/none/sessions')) {
       await page.locator('[data-user="ada@example.com"]').getByRole('button', { name: 'Sessions' }).click();

@@ -14,6 +14,8 @@ import { RowForm } from './row-form';
 import { cellText } from './row-values';
 
 const PAGE_SIZE = 50;
+/** The empty selection (never mutated). */
+const NO_SELECTION: ReadonlySet<string> = new Set();
 
 /** Where a page starts: its offset (for display, and for servers without cursors) and the cursor that reaches it. */
 interface Position {
@@ -39,11 +41,15 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
     [projectId, tableName, offset, position.after, sort, filter],
   );
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  // The selection belongs to the view it was made in (offset, sort, filter): a new view starts with
+  // none. Derived in render, not reset by an effect, so a box ticked right after the view changed
+  // is not cleared by a late effect.
+  const view = JSON.stringify([offset, sort, filter]);
+  const [selection, setSelection] = useState<{ view: string; ids: ReadonlySet<string> }>({ view, ids: new Set() });
+  const selected = selection.view === view ? selection.ids : NO_SELECTION;
+  const setSelected = (ids: ReadonlySet<string>) => setSelection({ view, ids });
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setDeleteError] = useState<unknown>(null);
-
-  useEffect(() => setSelected(new Set()), [offset, sort, filter]);
 
   // Live updates: reload the page shown when the table changes (coalesced: a bulk write is one reload).
   const [live, setLive] = useState(false);
@@ -75,12 +81,13 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
     restart();
     setFilter(filterText.trim());
   };
-  const toggle = (id: string) => {
-    const next = new Set(selected);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setSelected(next);
-  };
+  const toggle = (id: string) =>
+    setSelection((s) => {
+      const next = new Set(s.view === view ? s.ids : NO_SELECTION);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return { view, ids: next };
+    });
   const deleteSelected = async () => {
     setDeleteError(null);
     try {

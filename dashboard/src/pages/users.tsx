@@ -2,7 +2,7 @@
  * Users of the project's auth table: list, search by email, set email_verified, view and end
  * a user's sessions (GET/DELETE /v1/users/{id}/sessions), delete.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Row } from '../api';
 import { ErrorBox, Modal, PageHead, when } from '../components/ui';
 import { UserSessions } from './user-sessions';
@@ -43,16 +43,31 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
   const [deleting, setDeleting] = useState<Row | null>(null);
   const [sessionsOf, setSessionsOf] = useState<Row | null>(null);
 
+  // email_verified as the person last set it, by user id: the pending value while the PATCH is
+  // out (the checkbox disabled), then the server's answer until the list reloaded after it comes
+  // in. Without it the controlled checkbox re-rendered from the stale list and flipped back.
+  const [verifiedOverride, setVerifiedOverride] = useState<Record<string, { value: boolean; pending: boolean }>>({});
+  // The list loaded after an answer is authoritative (useLoad drops answers to earlier loads).
+  useEffect(() => setVerifiedOverride((o) => (Object.values(o).some((v) => !v.pending) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v.pending)) : o)), [users.data]);
+
   const setVerified = async (user: Row, verified: boolean) => {
     setError(null);
+    setVerifiedOverride((o) => ({ ...o, [user.id]: { value: verified, pending: true } }));
     try {
-      await api.updateRow(session, projectId, table, user.id, { email_verified: verified });
+      const saved = await api.updateRow(session, projectId, table, user.id, { email_verified: verified });
+      setVerifiedOverride((o) => ({ ...o, [user.id]: { value: saved.email_verified === true, pending: false } }));
       users.reload();
     } catch (e) {
+      // Back to the stored value, with the server's message above the list.
+      setVerifiedOverride((o) => {
+        const { [user.id]: _dropped, ...rest } = o;
+        return rest;
+      });
       setError(e);
     }
   };
   const remove = async () => {
+    setError(null);
     try {
       await api.deleteRow(session, projectId, table, deleting!.id);
       setDeleting(null);
@@ -94,27 +109,38 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
           </tr>
         </thead>
         <tbody>
-          {(users.data?.data ?? []).map((u) => (
-            <tr key={u.id} data-user={String(u.email)}>
-              <td>{String(u.email)}</td>
-              <td>
-                <label class="check">
-                  <input type="checkbox" aria-label={`Email verified for ${String(u.email)}`} checked={u.email_verified === true} onChange={(e) => setVerified(u, (e.currentTarget as HTMLInputElement).checked)} />
-                  {u.email_verified ? 'verified' : 'not verified'}
-                </label>
-              </td>
-              <td class="muted">{when(u.created_at)}</td>
-              <td class="right nowrap">
-                <button type="button" class="link" onClick={() => setSessionsOf(u)}>
-                  Sessions
-                </button>
-                {' · '}
-                <button type="button" class="link danger" onClick={() => setDeleting(u)}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
+          {(users.data?.data ?? []).map((u) => {
+            const override = verifiedOverride[u.id];
+            const verified = override ? override.value : u.email_verified === true;
+            return (
+              <tr key={u.id} data-user={String(u.email)}>
+                <td>{String(u.email)}</td>
+                <td>
+                  <label class="check">
+                    <input
+                      type="checkbox"
+                      aria-label={`Email verified for ${String(u.email)}`}
+                      checked={verified}
+                      disabled={override?.pending === true}
+                      aria-busy={override?.pending === true ? 'true' : undefined}
+                      onChange={(e) => setVerified(u, (e.currentTarget as HTMLInputElement).checked)}
+                    />
+                    {override?.pending ? 'saving…' : verified ? 'verified' : 'not verified'}
+                  </label>
+                </td>
+                <td class="muted">{when(u.created_at)}</td>
+                <td class="right nowrap">
+                  <button type="button" class="link" onClick={() => setSessionsOf(u)}>
+                    Sessions
+                  </button>
+                  {' · '}
+                  <button type="button" class="link danger" onClick={() => setDeleting(u)}>
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
           {users.data && users.data.data.length === 0 && (
             <tr>
               <td colSpan={4} class="empty">
