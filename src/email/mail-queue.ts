@@ -105,7 +105,7 @@ export interface StoredMailQueueOptions {
   readonly log: MailLog;
   /** Called after each enqueue so the worker sends at once instead of at its next poll. */
   readonly onEnqueued?: () => void;
-  /** Called after each request is stored, so the request worker resolves it at once. */
+  /** Called after each request is stored, so the request worker resolves it soon (in its next batch). */
   readonly onRequested?: () => void;
 }
 

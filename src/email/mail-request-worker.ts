@@ -48,11 +48,17 @@ export interface MailRequestWorkerOptions {
   readonly maxAttempts: number;
   /** Retry delay after a failed resolution: base·2^(n−1), capped at 60 s. */
   readonly backoffBaseMs: number;
+  /**
+   * A wake-up claims after a random delay between this and twice this: requests arriving
+   * meanwhile are resolved in the same batch, and no resolution runs right behind the answer
+   * of the request that woke it, nor at a moment the asker can aim another request at.
+   */
+  readonly wakeDelayMs: number;
 }
 
 /**
- * Defaults: resolve at once when woken, else every 5 s; retry storage failures for about an
- * hour. The lease is short because resolving takes a few queries: a crashed process's
+ * Defaults: resolve 100-200 ms after a wake-up, else every 5 s; retry storage failures for
+ * about an hour. The lease is short because resolving takes a few queries: a crashed process's
  * requests are resolved by the next one within seconds. A resolution outliving it is
  * harmless: the row changes once (see `write`), at worst one unused reset token more.
  */
@@ -62,6 +68,7 @@ export const DEFAULT_MAIL_REQUEST_WORKER_OPTIONS: Omit<MailRequestWorkerOptions,
   leaseMs: 10_000,
   maxAttempts: 60,
   backoffBaseMs: 1_000,
+  wakeDelayMs: 100,
 });
 
 const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'attempts'].map((name) => col(MAIL_QUEUE, name));
@@ -74,6 +81,7 @@ export class MailRequestWorker {
   private loopDone: Promise<void> = Promise.resolve();
   private wakeRequested = false;
   private wakeSleeper: (() => void) | undefined;
+  private wakeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -97,16 +105,23 @@ export class MailRequestWorker {
   }
 
   /**
-   * Asks the worker to look for due requests soon rather than at its next poll: on the next
-   * turn of the event loop, so that the answer of the request that stored it is written out
-   * first (on SQLite, resolving runs synchronous statements, and the answer's timing must not
-   * include them: they differ between a known and an unknown email).
+   * Asks the worker to look for due requests soon rather than at its next poll: 1-2 ×
+   * `wakeDelayMs` after the first wake-up, in one batch with every request stored meanwhile.
+   * Resolving a known email costs more than an unknown one (a lookup that hits, a token
+   * insert and its WAL sync, a rendered mail, a bigger write, a log line). Run right behind
+   * the answer, it competed with the client for the CPU on a busy machine, and the asking
+   * request itself looked slower for a known email (forgot-password, issue 10 item 3). After
+   * the delay the work lands on whatever else runs then, unrelated to the email that asked.
    */
   wake(): void {
-    setImmediate(() => {
+    if (this.wakeTimer) return;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
       this.wakeRequested = true;
       this.wakeSleeper?.();
-    });
+    }, this.options.wakeDelayMs * (1 + Math.random()));
+    // A pending wake-up alone must not keep a process alive (like the poll).
+    this.wakeTimer.unref();
   }
 
   /** Stops the loop after the batch in hand; unresolved requests stay queued for the next start. */
@@ -114,6 +129,8 @@ export class MailRequestWorker {
     if (!this.running) return;
     this.running = false;
     this.stopping = true;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
     this.wakeSleeper?.();
     await this.loopDone;
   }
