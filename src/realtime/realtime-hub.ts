@@ -163,10 +163,18 @@ export class RealtimeHub implements ChangeFeed {
    * log no longer reaches back that far (or `since` is malformed or unknown).
    */
   async bind(client: RealtimeClient, identity: BoundIdentity, topics: readonly Topic[], since: string | undefined): Promise<void> {
+    // Without `since`, the new topics start after every event already committed. The log's head
+    // is read before the swap: the feed (on PostgreSQL it may lag behind the log) can then hand
+    // an older event only to the old topics, never to the new ones.
+    const head = since === undefined ? (await readLogState((await this.deps.schemas.schema(client.projectId)).db)).lastSeq : undefined;
     client.identity = identity;
     client.identityVersion++;
     client.subscriptions = topics.map((topic) => ({ topic }));
     client.queued = undefined;
+    if (head !== undefined) {
+      client.lastSeq = Math.max(client.lastSeq, head);
+      return;
+    }
     if (since === undefined) return;
     const generation = client.identityVersion;
     const schema = await this.deps.schemas.schema(client.projectId);

@@ -107,6 +107,26 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
     assert.deepEqual(order(adaA), order(adminA.filter((e) => e.json.record.owner === users[0]!.id)), "Ada's events in the admin's order");
   });
 
+  it('a subscription starts after what committed before it, though its process has not read those events yet', async () => {
+    // B's feed learns of A's writes from the shared log, a little later than A answers them:
+    // a POST landing in that lag must not hand the older events to the new topics.
+    const held = await openStream(b.url, project); // keeps B's feed of the project open between rounds
+    streams.push(held);
+    for (let round = 0; round < 5; round++) {
+      const stream = await openStream(b.url, project);
+      streams.push(stream);
+      const rows = Array.from({ length: 200 }, (_, i) => ({ n: 10_000 + round * 1000 + i, owner: users[0]!.id }));
+      assert.equal((await call(a.url, 'POST', `/p/${project}/api/items/bulk`, admin, rows)).status, 201);
+      const bound = await call(b.url, 'POST', `/p/${project}/realtime`, admin, { client_id: stream.clientId, subscriptions: ['items'] });
+      assert.equal(bound.status, 200, JSON.stringify(bound.body));
+      const marker = 99_000 + round;
+      assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: marker, owner: users[0]!.id })).status, 201);
+      await stream.waitFor(1, (e) => e.json?.record?.n === marker, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(stream.received().filter((e) => e.event === 'items').map((e) => e.json.record.n), [marker], `round ${round}`);
+    }
+  });
+
   it('a logout through one process ends the binding on the other (auth_expired)', async () => {
     const login = await call(a.url, 'POST', `/p/${project}/auth/login`, {}, { email: 'ada@example.com', password: PASSWORD });
     const onB = await subscribe(b, { authorization: `Bearer ${login.body.token}` });
