@@ -74,6 +74,8 @@ export function decodeCursor(key: string, scope: string, orderBy: readonly Order
  * so that both engines start the index scan at the cursor instead of filtering from the start.
  */
 export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string> = new Set()): Expr {
+  const row = rowValueCondition(orderBy, values, types, notNull);
+  if (row) return row;
   const alternatives: Expr[] = [];
   for (let i = 0; i < orderBy.length; i++) {
     const equalBefore = orderBy.slice(0, i).map((term, j) => equalTo(term, values[j], types));
@@ -88,6 +90,27 @@ export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly 
   if (first.descending && !notNull.has(first.column)) return after;
   const bound: Expr = { kind: 'compare', op: first.descending ? '<=' : '>=', left: { kind: 'column', name: first.column }, right: { kind: 'value', value, type: typeOf(first.column, types) } };
   return { kind: 'and', items: [bound, after] };
+}
+
+/**
+ * `(a, b) > (?, ?)` (or `<` descending) when every key is a plain never-null column and all
+ * run one way: the same rows as the expanded form, but the engine seeks the whole key in the
+ * index. The expanded form's leading bound only seeks the first key, so a page starting inside a
+ * long tie (rows of one bulk write share created_at) scanned the tie up to the cursor.
+ */
+function rowValueCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string>): Expr | undefined {
+  if (orderBy.length < 2) return undefined;
+  const descending = orderBy[0]!.descending;
+  for (let i = 0; i < orderBy.length; i++) {
+    const term = orderBy[i]!;
+    if (term.expr || term.descending !== descending || !notNull.has(term.column) || values[i] === null || values[i] === undefined) return undefined;
+  }
+  return {
+    kind: 'compare',
+    op: descending ? '<' : '>',
+    left: { kind: 'row', items: orderBy.map((term) => ({ kind: 'column', name: term.column })) },
+    right: { kind: 'row', items: orderBy.map((term, i) => ({ kind: 'value', value: values[i], type: term.type ?? typeOf(term.column, types) })) },
+  };
 }
 
 function typeOf(column: string, types: ReadonlyMap<string, ValueType>): ValueType {

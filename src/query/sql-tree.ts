@@ -36,6 +36,11 @@ export type Expr =
   | { readonly kind: 'not'; readonly expr: Expr }
   | { readonly kind: 'add'; readonly left: Expr; readonly right: Expr }
   /**
+   * A row value `(a, b, ...)`, only as both operands of `<` or `>`: lexicographic order, which
+   * both engines answer with one index seek (keyset cursors over several sort keys).
+   */
+  | { readonly kind: 'row'; readonly items: readonly Expr[] }
+  /**
    * A relation path (contract §13): starting from `from` (a column of the current row, or a
    * value), each hop reads `column` of the row of `table` whose id is the previous value, and
    * only if that row meets `guard` (else the path is null). Compiled to nested scalar subqueries.

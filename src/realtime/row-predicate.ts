@@ -114,6 +114,9 @@ function truth(node: Expr): Evaluate<Truth> {
         return unknown ? null : false;
       };
     }
+    case 'row':
+      // Row values only appear in keyset cursor conditions, never in rules or topic filters.
+      return () => null;
     case 'path':
       // A relation path (issue 14) reads other rows: memory cannot tell, so it is unknown here
       // (fail closed). Delivery replaces paths by their values first (relation-paths.ts).

@@ -163,6 +163,8 @@ export class SqlCompiler {
       }
       case 'column':
         return quoteIdent(node.name);
+      case 'row':
+        return `(${node.items.map(recur).join(', ')})`;
       case 'value':
         return bind(node.value, node.type);
       case 'null':

@@ -107,6 +107,21 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
     });
   }
 
+  // One bulk write: every row shares created_at, so a cursor lands inside a tie. Keys that are all
+  // never-null and run one way compile to a row-value comparison `(created_at, id) > (?, ?)`.
+  for (const [name, query] of [['creation order', ''], ['both keys descending', '&sort=-created_at,-id'], ['mixed directions', '&sort=-created_at,id']]) {
+    it(`walking a bulk-written table (one created_at for all rows) with after: ${name}`, async () => {
+      const whole = await list(`others?limit=1000${query}`);
+      assert.equal(whole.status, 200, whole.text);
+      const expected = whole.body.data.map((row: Item) => row.id);
+      assert.equal(new Set(whole.body.data.map((row: Item) => row.created_at)).size, 1, 'the bulk rows share created_at');
+      for (const limit of [1, 5]) {
+        const { ids } = await walk('others', query, limit);
+        assert.deepEqual(ids, expected, `limit ${limit}`);
+      }
+    });
+  }
+
   it('select keeps only the selected columns even though the cursor reads the sort keys', async () => {
     const response = await list('items?limit=3&sort=-due&select=title');
     assert.deepEqual(response.body.data.map((row: Item) => Object.keys(row).sort()), [['id', 'title'], ['id', 'title'], ['id', 'title']]);
