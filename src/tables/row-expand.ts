@@ -2,7 +2,8 @@
  * Runs expansions (query/expand.ts) over a page of rows: one query per expansion node, batched
  * by the ids of the whole page (never a query per row). Forward rows appear only if the caller
  * may `view` them (else `null`); reverse rows only if the caller may `list` them, in creation
- * order, at most 100 per parent (a window query). Expanded rows are whole readable rows.
+ * order, at most 100 per parent (a second, windowed query only when some parent has more).
+ * Expanded rows are whole readable rows.
  */
 import { isAppError } from '../errors/app-error.js';
 import type { ExpandNode, ReferenceMap } from '../query/expand.js';
@@ -75,19 +76,24 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   let listed: Row[] = [];
   if (condition !== 'hidden') {
     const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
-    listed = await db.all({
-      kind: 'select',
-      table: table.name,
-      columns: table.readable,
-      where,
-      orderBy: [{ column: 'created_at', descending: false }, { column: 'id', descending: false }],
-      perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS },
-    });
-    for (const row of listed) {
+    const creationOrder = [{ column: 'created_at', descending: false }, { column: 'id', descending: false }];
+    // A plain query first, bounded by what the page may show (100 per parent): when it stays
+    // within the bound it read every related row, and the first 100 per parent are kept here.
+    // Past the bound (a parent has many), a window query reads the first 100 per parent instead;
+    // it costs more per row, so it is not the default.
+    const bound = ids.length * MAX_REVERSE_ROWS;
+    let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: creationOrder, limit: bound + 1 });
+    if (found.length > bound) {
+      found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: creationOrder, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
+    }
+    for (const row of found) {
       const parent = String(row[node.column]);
       let list = byParent.get(parent);
       if (!list) byParent.set(parent, (list = []));
-      list.push(row);
+      if (list.length < MAX_REVERSE_ROWS) {
+        list.push(row);
+        listed.push(row);
+      }
     }
   }
   for (const row of rows) (row.expand as Record<string, unknown>)[node.key] = byParent.get(String(row.id)) ?? [];

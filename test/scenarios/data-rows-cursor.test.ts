@@ -109,7 +109,8 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
 
   // One bulk write: every row shares created_at, so a cursor lands inside a tie. Keys that are all
   // never-null and run one way compile to a row-value comparison `(created_at, id) > (?, ?)`.
-  for (const [name, query] of [['creation order', ''], ['both keys descending', '&sort=-created_at,-id'], ['mixed directions', '&sort=-created_at,id']]) {
+  const bulkOrders: [string, string][] = [['creation order', ''], ['both keys descending', '&sort=-created_at,-id'], ['mixed directions', '&sort=-created_at,id']];
+  for (const [name, query] of bulkOrders) {
     it(`walking a bulk-written table (one created_at for all rows) with after: ${name}`, async () => {
       const whole = await list(`others?limit=1000${query}`);
       assert.equal(whole.status, 200, whole.text);

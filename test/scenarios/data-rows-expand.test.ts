@@ -123,6 +123,16 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     assert.deepEqual(p2!.expand['comments(post)'], []);
   });
 
+  it('reverse: a page whose parents have more related rows than 100 each takes the first 100 of each (windowed query)', async () => {
+    // One post on the page: 105 comments pass the plain query's bound of 100, so the windowed query answers.
+    let response: Awaited<ReturnType<typeof get>> | undefined;
+    const statements = await countStatements(async () => (response = await get(`posts?limit=1&count=none&expand=${q('comments(post)')}`)));
+    assert.equal(response!.status, 200, response!.text);
+    const comments = (response!.body.data[0] as AnyRow).expand['comments(post)'] as AnyRow[];
+    assert.deepEqual(comments.map((c) => c.body), Array.from({ length: 100 }, (_, i) => `c${String(i).padStart(3, '0')}`));
+    assert.equal(statements, 3, 'list + the bounded query + the windowed one');
+  });
+
   it("each expanded row obeys the caller's rules: hidden forward rows are null, unlisted reverse rows are left out", async () => {
     const response = await get(`posts?limit=2&expand=${q('author.team,comments(post)')}`, bearer(ada.token));
     assert.equal(response.status, 200, response.text);
