@@ -7,7 +7,7 @@
  */
 import { isAppError } from '../errors/app-error.js';
 import type { ExpandNode, ReferenceMap } from '../query/expand.js';
-import { sql, type Expr } from '../query/sql-tree.js';
+import { sql, type Expr, type OrderTerm } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
@@ -15,6 +15,21 @@ import { ruleCondition } from './row-access.js';
 
 /** Rows listed per parent row by a reverse expansion. */
 export const MAX_REVERSE_ROWS = 100;
+
+const CREATION_ORDER: readonly OrderTerm[] = [{ column: 'created_at', descending: false }, { column: 'id', descending: false }];
+
+/**
+ * Creation order in memory, as the engines order it: created_at is a fixed-width ISO 8601
+ * string and ids are ASCII, so code-unit order is time order and the engines' byte order.
+ */
+function byCreation(a: Row, b: Row): number {
+  const at = String(a.created_at);
+  const bt = String(b.created_at);
+  if (at !== bt) return at < bt ? -1 : 1;
+  const ai = String(a.id);
+  const bi = String(b.id);
+  return ai < bi ? -1 : ai > bi ? 1 : 0;
+}
 
 const referenceMaps = new WeakMap<ReadonlyMap<string, CompiledTable>, ReferenceMap>();
 
@@ -73,27 +88,29 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   const ids = [...new Set(rows.map((row) => String(row.id)))];
   const condition = visibility(table, 'list', caller, now);
   const byParent = new Map<string, Row[]>();
-  let listed: Row[] = [];
+  const listed: Row[] = [];
   if (condition !== 'hidden') {
     const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
-    const creationOrder = [{ column: 'created_at', descending: false }, { column: 'id', descending: false }];
-    // A plain query first, bounded by what the page may show (100 per parent): when it stays
-    // within the bound it read every related row, and the first 100 per parent are kept here.
-    // Past the bound (a parent has many), a window query reads the first 100 per parent instead;
-    // it costs more per row, so it is not the default.
+    // A plain, unsorted query first, bounded by what the page may show (100 per parent): when it
+    // stays within the bound it read every related row, and each parent's rows are put in
+    // creation order here (a few per parent; the engine would sort them all at once). Past the
+    // bound (a parent has many), a window query reads the first 100 per parent instead; it
+    // costs more per row (SQLite materialises and sorts twice), so it is not the default.
     const bound = ids.length * MAX_REVERSE_ROWS;
-    let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: creationOrder, limit: bound + 1 });
+    let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, limit: bound + 1 });
     if (found.length > bound) {
-      found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: creationOrder, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
+      found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: CREATION_ORDER, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
     }
     for (const row of found) {
       const parent = String(row[node.column]);
-      let list = byParent.get(parent);
-      if (!list) byParent.set(parent, (list = []));
-      if (list.length < MAX_REVERSE_ROWS) {
-        list.push(row);
-        listed.push(row);
-      }
+      const list = byParent.get(parent);
+      if (list) list.push(row);
+      else byParent.set(parent, [row]);
+    }
+    for (const [parent, list] of byParent) {
+      list.sort(byCreation);
+      if (list.length > MAX_REVERSE_ROWS) byParent.set(parent, list.slice(0, MAX_REVERSE_ROWS));
+      for (const row of byParent.get(parent)!) listed.push(row);
     }
   }
   for (const row of rows) (row.expand as Record<string, unknown>)[node.key] = byParent.get(String(row.id)) ?? [];
