@@ -1,10 +1,12 @@
 /**
  * A table definition plus everything derived from it once, at schema-change time: result
- * columns, filterable columns, parsed rules, and (lazily, on first write) row validators.
+ * columns, filterable columns, parsed rules, and (compiled on first use) row validators and
+ * response serialisers.
  */
 import type { ColumnRef, ValueType } from '../query/sql-tree.js';
 import { parseRule, type ParsedRule } from '../query/rules.js';
 import { physicalColumns, publicColumns, RULE_OPERATIONS, type RuleOperation, type TableDefinition } from './definition.js';
+import { buildRowJson, type RowJson } from './row-json.js';
 import { buildRowValidators, type RowValidators } from './row-validator.js';
 import { pathResolver } from './relation-paths.js';
 
@@ -22,6 +24,8 @@ export interface CompiledTable {
   readonly authColumns: ReadonlyMap<string, ValueType>;
   /** Row validators, compiled on first use and then kept with the table. */
   validators(): RowValidators;
+  /** Response serialisers of plain rows of `readable` (row-json.ts), built with the table: one per schema version. */
+  readonly json: RowJson;
   /** Every table definition of the project, for relation paths (absent: paths are refused). */
   readonly schemaDefinitions?: ReadonlyMap<string, TableDefinition>;
 }
@@ -48,6 +52,7 @@ export function compileTable(definition: TableDefinition, authColumns: ReadonlyM
     rules: Object.freeze(rules),
     authColumns,
     validators: () => (validators ??= buildRowValidators(definition)),
+    json: buildRowJson(readable),
     ...(schemaDefinitions && { schemaDefinitions }),
   });
 }

@@ -23,6 +23,8 @@ export interface ListedPage {
   readonly offset: number;
   /** The cursor of the page after this one, or null on the last page. */
   readonly nextCursor: string | null;
+  /** True when the rows hold readable columns only (no `expand`, no aggregate outputs): the table's serialisers fit them. */
+  readonly plain: boolean;
 }
 
 /** What a list needs besides the table: who asks, the query string, the request's time, the project's cursor key. */
@@ -70,7 +72,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   await expandRows(db, request.tables, rows, expand, request.caller, request.now);
   for (const name of [...extra, ...computed.map((c) => c.key)]) for (const row of rows) delete row[name];
   const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
-  return { rows, total, limit: params.limit, offset: params.offset, nextCursor };
+  return { rows, total, limit: params.limit, offset: params.offset, nextCursor, plain: expand.length === 0 };
 }
 
 /** The offset pseudo-key of cursors over groups. */
@@ -106,7 +108,7 @@ async function listGroups(db: Executor, table: CompiledTable, params: ListParams
     else if (params.limit > 0 && !more && (rows.length > 0 || offset === 0)) total = offset + rows.length;
     else total = await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
   }
-  return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor };
+  return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor, plain: false };
 }
 
 /**

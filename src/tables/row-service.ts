@@ -7,14 +7,15 @@ import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
 import { sql, type Expr } from '../query/sql-tree.js';
-import type { Database, Executor, Row } from '../store/types.js';
+import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js';
 import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
+import type { RowJson } from './row-json.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
 import { getRow, listRows } from './row-list.js';
 import type { RowValues } from './row-validator.js';
-import type { SchemaService } from './schema-service.js';
+import type { ProjectSchema, SchemaService } from './schema-service.js';
 import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 
@@ -37,6 +38,14 @@ export interface RowPage {
   readonly offset: number;
   /** The cursor of the page after this one, or null on the last page. */
   readonly nextCursor: string | null;
+  /** The table's response serialisers when the rows are plain rows of it (else the answer is written by JSON.stringify). */
+  readonly json: RowJson | undefined;
+}
+
+/** One row read, with the table's response serialisers when it is a plain row (no `expand`). */
+export interface RowRead {
+  readonly row: Row;
+  readonly json: RowJson | undefined;
 }
 
 export class RowService {
@@ -50,15 +59,18 @@ export class RowService {
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
   async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
-    const { db, table, tables } = await this.open(context, tableName);
-    return listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables });
+    const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
+    const page = await listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables });
+    return { ...page, json: page.plain ? table.json : undefined };
   }
 
   /** One visible row, with `expand=` from `query` when given. Throws ROW_NOT_FOUND, FORBIDDEN, VALIDATION_FILTER. */
-  async get(context: RowContext, tableName: string, rowId: string, query: Record<string, string | string[] | undefined> = {}): Promise<Row> {
-    const { db, table, tables } = await this.open(context, tableName);
+  async get(context: RowContext, tableName: string, rowId: string, query: Record<string, string | string[] | undefined> = {}): Promise<RowRead> {
+    const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
     const request = { caller: context.caller, query, now: isoNow(this.clock), cursorKey: '', tables };
-    return getRow(db, table, rowId, request, () => rowNotFound(table.name, rowId));
+    const row = await getRow(db, table, rowId, request, () => rowNotFound(table.name, rowId));
+    // Any `expand` parameter (even one that expands nothing) takes JSON.stringify: plain rows only here.
+    return { row, json: query.expand === undefined ? table.json : undefined };
   }
 
   /**
@@ -179,16 +191,14 @@ export class RowService {
     }
   }
 
-  private async open(context: RowContext, tableName: string) {
-    const schema = await this.schemas.schema(context.projectId);
-    const table = schema.tables.get(tableName);
-    if (!table) {
-      throw new AppError('TABLE_NOT_FOUND', {
-        message: `This project has no table "${tableName}".`,
-        suggestion: schema.tables.size > 0 ? `Tables: ${[...schema.tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
-      });
-    }
-    return { db: schema.db, table, tables: schema.tables };
+  private async open(context: RowContext, tableName: string): Promise<OpenedTable> {
+    return openedTable(await this.schemas.schema(context.projectId), tableName);
+  }
+
+  /** `open` without a promise when the schema cache is known current (SQLite); undefined otherwise. Reads use it: no microtask turn. */
+  private openNow(context: RowContext, tableName: string): OpenedTable | undefined {
+    const schema = this.schemas.peek(context.projectId);
+    return schema && openedTable(schema, tableName);
   }
 
   private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean): Promise<Row[]> {
@@ -245,6 +255,25 @@ export class RowService {
     if (creating && out.email_verified === undefined) out.email_verified = false;
     return out;
   }
+}
+
+/** A table ready for a row operation: its database, the compiled table, and every table of the project. */
+interface OpenedTable {
+  readonly db: ProjectDatabase;
+  readonly table: CompiledTable;
+  readonly tables: ReadonlyMap<string, CompiledTable>;
+}
+
+/** The table of `schema` named `tableName`; throws TABLE_NOT_FOUND. */
+function openedTable(schema: ProjectSchema, tableName: string): OpenedTable {
+  const table = schema.tables.get(tableName);
+  if (!table) {
+    throw new AppError('TABLE_NOT_FOUND', {
+      message: `This project has no table "${tableName}".`,
+      suggestion: schema.tables.size > 0 ? `Tables: ${[...schema.tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
+    });
+  }
+  return { db: schema.db, table, tables: schema.tables };
 }
 
 /** Throws VALIDATION_PASSWORD unless the password has `min` to 256 characters. */

@@ -32,6 +32,8 @@ export interface ProjectSchema {
 interface CachedSchema {
   readonly schema: ProjectSchema;
   readonly version: number;
+  /** The database answers its change version without a promise (SQLite): `peek` may use this entry. */
+  readonly synchronous: boolean;
 }
 
 export interface PutTableResult {
@@ -53,11 +55,23 @@ export class SchemaService {
     const cached = this.cache.get(projectId);
     if (cached && cached.version === (await cached.schema.db.externalChangeVersion())) return cached.schema;
     const db = await this.storage.project(projectId);
-    const version = await db.externalChangeVersion();
+    const versionNow = db.externalChangeVersion();
+    const version = await versionNow;
     const definitions = await readDefinitions(db);
     const schema = buildSchema(db, definitions);
-    this.cache.set(projectId, { schema, version });
+    this.cache.set(projectId, { schema, version, synchronous: typeof versionNow === 'number' });
     return schema;
+  }
+
+  /**
+   * The cached schema when it can be known current without waiting (the database answers
+   * its change version synchronously, as SQLite does, and nothing changed since the cache was
+   * filled); undefined otherwise, and then `schema` must be awaited.
+   */
+  peek(projectId: string): ProjectSchema | undefined {
+    const cached = this.cache.get(projectId);
+    if (!cached?.synchronous || cached.version !== cached.schema.db.externalChangeVersion()) return undefined;
+    return cached.schema;
   }
 
   /** The compiled table; throws TABLE_NOT_FOUND. */

@@ -25,6 +25,14 @@ function cursorKeyOf(jwtSecret: string): string {
   return key;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** An answer already serialised (by the table's compiled serialisers): Fastify sends a JSON-typed string as it is. */
+function asJson(reply: FastifyReply, text: string): string {
+  reply.header('content-type', JSON_TYPE);
+  return text;
+}
+
 export function registerDataRowRoutes(app: FastifyInstance, services: Services): void {
   const { registry, rows } = services;
   // Filled by the onRequest hook: credentials are checked before Fastify reads a body, so an
@@ -82,13 +90,16 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
   const read = { onRequest: resolveContext };
   const create = { onRequest: resolveCreateContext };
 
-  app.get<TableParams>('/p/:id/api/:table', read, async (request) => {
+  app.get<TableParams>('/p/:id/api/:table', read, async (request, reply) => {
     const page = await rows.list(contextOf(request), request.params.table, request.query as Record<string, string>);
-    return { data: page.rows, meta: { total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor } };
+    const body = { data: page.rows, meta: { total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor } };
+    return page.json ? asJson(reply, page.json.page(body)) : body;
   });
 
-  app.get<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {
-    return { data: await rows.get(contextOf(request), request.params.table, request.params.rowId, request.query as Record<string, string>) };
+  app.get<RowParams>('/p/:id/api/:table/:rowId', read, async (request, reply) => {
+    const { row, json } = await rows.get(contextOf(request), request.params.table, request.params.rowId, request.query as Record<string, string>);
+    const body = { data: row };
+    return json ? asJson(reply, json.one(body)) : body;
   });
 
   app.post<TableParams>('/p/:id/api/:table', create, async (request, reply) => {

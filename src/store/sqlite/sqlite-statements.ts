@@ -5,7 +5,7 @@
  * whether it wrote.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { resultColumns, type ColumnRef } from '../../query/sql-tree.js';
+import { resultColumns, type ColumnRef, type SelectStatement } from '../../query/sql-tree.js';
 import type { Executor, Row, TableChange } from '../types.js';
 import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
@@ -20,8 +20,34 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
   return row;
 }
 
+/**
+ * The id of a select that reads one row by id and nothing else (`WHERE "id" = ?`, no other
+ * clause): GET by id under an open view rule or the admin key. Undefined for any other statement.
+ */
+function idLookup(statement: SelectStatement): string | undefined {
+  const { where } = statement;
+  if (where?.kind !== 'compare' || where.op !== '=' || where.left.kind !== 'column' || where.left.name !== 'id' || where.right.kind !== 'value') return undefined;
+  if (statement.aggregates || statement.computed || statement.perValueLimit || statement.orderBy || statement.limit !== undefined || statement.offset !== undefined) return undefined;
+  return where.right.type === 'text' && typeof where.right.value === 'string' ? where.right.value : undefined;
+}
+
+/** A prepared by-id select, valid while `generation` is the statements' current one. */
+interface ByIdStatement {
+  readonly table: string;
+  readonly generation: number;
+  readonly statement: BetterSqlite3.Statement;
+}
+
 export class SqliteStatements {
   private readonly prepared = new Map<string, BetterSqlite3.Statement>();
+  /**
+   * By-id selects, keyed by their column list: a compiled table's `readable` array, the same
+   * object on every GET of that table and schema version, so the SQL text is neither compiled
+   * nor looked up again. Weak, so replaced tables leave nothing behind.
+   */
+  private readonly byId = new WeakMap<readonly ColumnRef[], ByIdStatement>();
+  /** Moves when prepared statements are forgotten (connection closed, DDL): older by-id entries are stale. */
+  private generation = 0;
   /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
   private readonly strictTables = new Map<string, boolean>();
   /** Write statements run so far. */
@@ -34,6 +60,7 @@ export class SqliteStatements {
   forget(): void {
     this.prepared.clear();
     this.strictTables.clear();
+    this.generation++;
   }
 
   private prepare(sql: string): BetterSqlite3.Statement {
@@ -90,12 +117,25 @@ export class SqliteStatements {
     // A select needs one row: step once instead of collecting them all (writes take the general path).
     if (statement.kind !== 'select') return this.all(statement)[0];
     try {
+      const id = idLookup(statement);
+      if (id !== undefined) return this.firstById(statement, id);
       const { sql, params } = compileStatement(statement);
       const raw = this.prepare(sql).get(...(params as never[])) as Record<string, unknown> | undefined;
       return raw === undefined ? undefined : decodeRow(raw, statement.columns);
     } catch (error) {
       throw translateSqliteError(error);
     }
+  }
+
+  private firstById(statement: SelectStatement, id: string): Row | undefined {
+    let cached = this.byId.get(statement.columns);
+    if (cached === undefined || cached.generation !== this.generation || cached.table !== statement.table) {
+      // The compiled text has one parameter, the id.
+      cached = { table: statement.table, generation: this.generation, statement: this.prepare(compileStatement(statement).sql) };
+      this.byId.set(statement.columns, cached);
+    }
+    const raw = cached.statement.get(id) as Record<string, unknown> | undefined;
+    return raw === undefined ? undefined : decodeRow(raw, statement.columns);
   }
 
   count(statement: Parameters<Executor['count']>[0]): number {
@@ -126,8 +166,7 @@ export class SqliteStatements {
     try {
       applyTableChange(this.connection(), change);
       // DDL invalidates prepared statements that name the table.
-      this.prepared.clear();
-      this.strictTables.clear();
+      this.forget();
     } catch (error) {
       throw translateSqliteError(error);
     }
