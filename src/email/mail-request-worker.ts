@@ -12,7 +12,8 @@
 import { isoNow, systemClock, type Clock } from '../lib/clock.js';
 import { col, MAIL_QUEUE } from '../projects/system-tables.js';
 import { sql, type Expr } from '../query/sql-tree.js';
-import type { Database, Executor, Row } from '../store/types.js';
+import type { Database, Row } from '../store/types.js';
+import { claimDueRows } from './mail-claim.js';
 import { MAIL_STATUS, type MailLog } from './mail-queue.js';
 
 /** A stored request, as the resolver sees it. */
@@ -173,40 +174,9 @@ export class MailRequestWorker {
   }
 
   /** Takes due, unleased requests and leases them, in one transaction. */
-  private async claim(): Promise<Row[]> {
-    const now = isoNow(this.clock);
+  private claim(): Promise<Row[]> {
     const leaseUntil = new Date(this.clock.now() + this.options.leaseMs).toISOString();
-    const due = sql.and(
-      sql.eq('status', MAIL_STATUS.request),
-      compare('next_attempt_at', '<=', now),
-      sql.or(sql.isNull(sql.column('locked_until')), compare('locked_until', '<=', now)),
-    );
-    return this.db.transaction(async (tx: Executor) => {
-      const rows = await tx.all({
-        kind: 'select',
-        table: MAIL_QUEUE.table,
-        columns: COLUMNS,
-        where: due,
-        orderBy: [
-          { column: 'next_attempt_at', descending: false },
-          { column: 'id', descending: false },
-        ],
-        limit: this.options.batchSize,
-        forUpdate: true,
-        skipLocked: true,
-      });
-      if (rows.length === 0) return rows;
-      await tx.run({
-        kind: 'update',
-        table: MAIL_QUEUE.table,
-        set: [
-          { column: col(MAIL_QUEUE, 'locked_until'), value: sql.value(leaseUntil, 'text') },
-          { column: col(MAIL_QUEUE, 'attempts'), value: { kind: 'add', left: sql.column('attempts'), right: sql.value(1, 'integer') } },
-        ],
-        where: sql.and(due, { kind: 'in', expr: sql.column('id'), values: rows.map((row) => sql.value(row.id, 'text')) }),
-      });
-      return rows.map((row) => ({ ...row, attempts: Number(row.attempts) + 1 }));
-    });
+    return claimDueRows(this.db, { status: MAIL_STATUS.request, columns: COLUMNS, now: isoNow(this.clock), leaseUntil, batchSize: this.options.batchSize });
   }
 
   /** Resolves one claimed row and writes the outcome; failures are recorded for a retry. */
@@ -286,6 +256,3 @@ function parsePayload(value: unknown): Readonly<Record<string, unknown>> {
   }
 }
 
-function compare(name: string, op: '<=' | '<', value: string): Expr {
-  return { kind: 'compare', op, left: sql.column(name), right: sql.value(value, 'text') };
-}

@@ -9,8 +9,9 @@
  */
 import { isoNow, systemClock, type Clock } from '../lib/clock.js';
 import { col, MAIL_QUEUE } from '../projects/system-tables.js';
-import { sql, type Expr, type ValueType } from '../query/sql-tree.js';
-import type { Database, Executor, Row } from '../store/types.js';
+import { sql } from '../query/sql-tree.js';
+import type { Database, Row } from '../store/types.js';
+import { claimDueRows, before } from './mail-claim.js';
 import { MAIL_STATUS, type MailLog } from './mail-queue.js';
 import { MailTransportError, type MailTransport } from './mail-transport.js';
 
@@ -148,52 +149,17 @@ export class MailWorker {
       kind: 'delete',
       table: MAIL_QUEUE.table,
       where: sql.or(
-        sql.and(sql.eq('status', MAIL_STATUS.sent), compare('sent_at', '<', cutoff, 'text')),
-        sql.and(sql.eq('status', MAIL_STATUS.failed), compare('next_attempt_at', '<', cutoff, 'text')),
+        sql.and(sql.eq('status', MAIL_STATUS.sent), before('sent_at', '<', cutoff)),
+        sql.and(sql.eq('status', MAIL_STATUS.failed), before('next_attempt_at', '<', cutoff)),
       ),
     });
     if (removed > 0) this.log.info({ removed }, `mail worker: deleted ${removed} sent or failed mail(s) past retention`);
   }
 
   /** Takes due, unleased rows and leases them, in one transaction. */
-  private async claim(): Promise<Row[]> {
-    const now = isoNow(this.clock);
+  private claim(): Promise<Row[]> {
     const leaseUntil = new Date(this.clock.now() + this.options.leaseMs).toISOString();
-    const due = sql.and(
-      sql.eq('status', MAIL_STATUS.pending),
-      compare('next_attempt_at', '<=', now, 'text'),
-      sql.or(sql.isNull(sql.column('locked_until')), compare('locked_until', '<=', now, 'text')),
-    );
-    return this.db.transaction(async (tx: Executor) => {
-      // forUpdate: on PostgreSQL, concurrent workers lock (or skip) the rows they select;
-      // SQLite's transaction already locks the whole file.
-      const rows = await tx.all({
-        kind: 'select',
-        table: MAIL_QUEUE.table,
-        columns: COLUMNS,
-        where: due,
-        orderBy: [
-          { column: 'next_attempt_at', descending: false },
-          { column: 'id', descending: false },
-        ],
-        limit: this.options.batchSize,
-        forUpdate: true,
-        // Another worker's claimed rows are skipped, not waited for: each takes a different batch.
-        skipLocked: true,
-      });
-      if (rows.length === 0) return rows;
-      // The attempt is counted at claim time, so a mail that crashes the process cannot loop forever.
-      await tx.run({
-        kind: 'update',
-        table: MAIL_QUEUE.table,
-        set: [
-          { column: col(MAIL_QUEUE, 'locked_until'), value: sql.value(leaseUntil, 'text') },
-          { column: col(MAIL_QUEUE, 'attempts'), value: { kind: 'add', left: sql.column('attempts'), right: sql.value(1, 'integer') } },
-        ],
-        where: sql.and(due, { kind: 'in', expr: sql.column('id'), values: rows.map((row) => sql.value(row.id, 'text')) }),
-      });
-      return rows.map((row) => ({ ...row, attempts: Number(row.attempts) + 1 }));
-    });
+    return claimDueRows(this.db, { status: MAIL_STATUS.pending, columns: COLUMNS, now: isoNow(this.clock), leaseUntil, batchSize: this.options.batchSize });
   }
 
   private async deliver(row: Row): Promise<void> {
@@ -259,6 +225,3 @@ export function retryDelayMs(failedAttempts: number, options: Pick<MailWorkerOpt
   return Math.round(capped * (0.8 + Math.random() * 0.4));
 }
 
-function compare(name: string, op: '<=' | '<', value: string, type: ValueType): Expr {
-  return { kind: 'compare', op, left: sql.column(name), right: sql.value(value, type) };
-}
