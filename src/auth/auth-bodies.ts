@@ -1,9 +1,10 @@
 /**
- * JSON Schemas of the auth endpoints' bodies, compiled once with ajv. A field of the wrong
+ * JSON Schemas of the auth endpoints' bodies, compiled with ajv on first use. A field of the wrong
  * type (a token sent as an object, an email as an array) is a 400 VALIDATION_FAILED naming
  * it, before anything is looked up: never a 500, never a match.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import { lazyValidator, type LazyValidator } from '../lib/lazy-validator.js';
 import { AppError } from '../errors/app-error.js';
 
 const ajv = new Ajv({ allErrors: false, strict: true });
@@ -31,13 +32,13 @@ export interface ResetPasswordBody { readonly token: string; readonly new_passwo
 export interface VerifyQuery { readonly token: string }
 
 interface BodySpec<T> {
-  readonly validate: ValidateFunction<T>;
+  readonly validate: LazyValidator<T>;
   /** An example of a good body, for the suggestion. */
   readonly example: string;
 }
 
 function spec<T>(properties: Record<string, object>, example: string): BodySpec<T> {
-  return { validate: ajv.compile<T>(objectSchema(properties)), example };
+  return { validate: lazyValidator<T>(ajv, objectSchema(properties)), example };
 }
 
 /** The compiled body checks of the auth endpoints, for `parseBody`. */

@@ -4,6 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import { AppError } from '../errors/app-error.js';
+import { lazyValidator } from '../lib/lazy-validator.js';
 import { checkVerifyRedirectUrl } from './verify-redirect-url.js';
 
 export interface RateLimitSettings {
@@ -77,7 +78,7 @@ const patchSchema = {
   },
 } as const;
 
-const validatePatch = new Ajv({ allErrors: false }).compile(patchSchema);
+const validatePatch = lazyValidator<Record<string, unknown>>(new Ajv({ allErrors: false }), patchSchema);
 
 // Plain words for the fields whose JSON Schema errors would read badly.
 const FIELD_HINTS: Readonly<Record<string, string>> = {

@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
 import { AppError } from '../../errors/app-error.js';
+import { lazyValidator } from '../../lib/lazy-validator.js';
 import type { KeyType } from '../../projects/keys.js';
 import { requireAdminKey, requireCurrentAdminKey } from '../credentials.js';
 
@@ -15,12 +16,12 @@ type ProjectRoute = { Params: { id: string } };
 export const MAX_GRACE_SECONDS = 86_400;
 
 const ajv = new Ajv({ allErrors: false, strict: true });
-const validateRotateKeys = ajv.compile<{ type?: KeyType; grace_seconds?: number }>({
+const validateRotateKeys = lazyValidator<{ type?: KeyType; grace_seconds?: number }>(ajv, {
   type: 'object',
   additionalProperties: false,
   properties: { type: { enum: ['sk', 'pk'] }, grace_seconds: { type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS } },
 });
-const validateRotateJwt = ajv.compile<{ revoke_sessions?: boolean }>({
+const validateRotateJwt = lazyValidator<{ revoke_sessions?: boolean }>(ajv, {
   type: 'object',
   additionalProperties: false,
   properties: { revoke_sessions: { type: 'boolean' } },
