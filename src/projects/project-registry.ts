@@ -149,7 +149,12 @@ export class ProjectRegistry {
    */
   peek(id: string): ProjectState | undefined {
     const version = this.storage.system.externalChangeVersion();
-    if (typeof version !== 'number' || version !== this.seenVersion) return undefined;
+    if (typeof version !== 'number') {
+      // Awaited by `get`, which shares the read; a failure here is `get`'s to report.
+      version.catch(() => undefined);
+      return undefined;
+    }
+    if (version !== this.seenVersion) return undefined;
     return this.cache.get(id);
   }
 

@@ -7,13 +7,13 @@
 import type pg from 'pg';
 import { resultColumns, type ColumnRef, type DeleteStatement, type InsertStatement, type SelectStatement, type Statement, type UpdateStatement } from '../../query/sql-tree.js';
 import { StoreError, type Executor, type ProjectDatabase, type Row, type SchemaExecutor, type TableChange } from '../types.js';
+import type { ChangeCounters } from './pg-change-counters.js';
 import type { ChangeListener } from './pg-change-listener.js';
 import { decodePgValue, PgCompiler } from './pg-compiler.js';
 import { applyPgTableChange, type QueryRunner } from './pg-ddl.js';
 import { isConnectionError, translatePgError } from './pg-errors.js';
-import { lockSchema, SYSTEM_SCHEMA } from './pg-migrations.js';
+import { lockSchema } from './pg-migrations.js';
 import { checkOut } from './pg-pool.js';
-import { quoteIdent } from '../sql-compiler.js';
 
 type Readable = SelectStatement | InsertStatement | UpdateStatement | DeleteStatement;
 type Write = InsertStatement | UpdateStatement | DeleteStatement;
@@ -113,6 +113,8 @@ class PgSchemaExecutor extends PgExecutor implements SchemaExecutor {
 export interface PgDatabaseDeps {
   readonly pool: pg.Pool;
   readonly listener: ChangeListener;
+  /** The engine's reader of committed change counters, shared by all its schemas. */
+  readonly counters: ChangeCounters;
   /** Tables of this schema whose writes other processes' caches depend on. */
   readonly watched: ReadonlySet<string>;
 }
@@ -120,7 +122,6 @@ export interface PgDatabaseDeps {
 /** A schema implementing Database, ProjectDatabase and SchemaExecutor. */
 export class PgDatabase implements ProjectDatabase {
   private readonly compiler: PgCompiler;
-  private versionThisTurn: Promise<number> | undefined;
   private seen = { counter: -1, epoch: -1, version: 0 };
 
   constructor(
@@ -167,23 +168,16 @@ export class PgDatabase implements ProjectDatabase {
   }
 
   /**
-   * The schema's committed change counter, read from the database (at most once per
-   * event-loop turn: requests handled in one turn all arrived before the read began).
+   * The schema's committed change counter, read from the database (in a read shared by the
+   * asks of one event-loop turn, and by the other schemas a request needs: `pg-change-counters.ts`).
    * Notifications alone could reach this process after its next request. The number also
    * changes once after a connection failure, so caches never outlive an outage.
    */
-  externalChangeVersion(): Promise<number> {
-    this.versionThisTurn ??= this.readVersion().finally(() => setImmediate(() => (this.versionThisTurn = undefined)));
-    return this.versionThisTurn;
-  }
-
-  private async readVersion(): Promise<number> {
+  async externalChangeVersion(): Promise<number> {
     let counter: number;
     try {
-      const result = await this.deps.pool.query(`SELECT version FROM ${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('change_versions')} WHERE schema_name = $1`, [this.schema]);
-      counter = Number(result.rows[0]?.version ?? 0);
+      counter = await this.deps.counters.read(this.schema);
     } catch (error) {
-      if (isConnectionError(error)) this.deps.listener.noteConnectionFailure();
       throw translatePgError(error);
     }
     // A new number whenever the counter moved or a connection failed since the last read (ChangeListener.epoch).

@@ -11,9 +11,10 @@ import type pg from 'pg';
 import type { Clock } from '../../lib/clock.js';
 import { quoteIdent } from '../sql-compiler.js';
 import { StoreError, type StorageEngine } from '../types.js';
+import { ChangeCounters } from './pg-change-counters.js';
 import { ChangeListener } from './pg-change-listener.js';
 import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
-import { translatePgError } from './pg-errors.js';
+import { isConnectionError, translatePgError } from './pg-errors.js';
 import { EVENT_CHANNEL, lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
 import { buildPgPool, checkOut, closePgPool } from './pg-pool.js';
@@ -78,8 +79,11 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
     throw translatePgError(error);
   }
 
-  const systemDeps: PgDatabaseDeps = { pool, listener, watched: WATCHED_SYSTEM_TABLES };
-  const projectDeps: PgDatabaseDeps = { pool, listener, watched: WATCHED_PROJECT_TABLES };
+  const counters = new ChangeCounters(pool, (error) => {
+    if (isConnectionError(error)) listener.noteConnectionFailure();
+  });
+  const systemDeps: PgDatabaseDeps = { pool, listener, counters, watched: WATCHED_SYSTEM_TABLES };
+  const projectDeps: PgDatabaseDeps = { pool, listener, counters, watched: WATCHED_PROJECT_TABLES };
   const system = new PgDatabase(SYSTEM_SCHEMA, systemDeps);
   const maxOpen = options.maxOpenProjects ?? 10_000;
   // Projects whose schema this process has migrated; least recently used first.
