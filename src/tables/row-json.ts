@@ -5,13 +5,14 @@
  * data routes are generic (one route for every table of every project), so they cannot
  * declare response schemas; the table carries its own instead.
  *
- * Only plain rows (readable columns, or a selection of them) go through these: `expand`
- * and aggregates add keys the schema does not know, and the callers send those through
- * JSON.stringify. Every column's schema lists its one JSON type plus null, so a value of any
+ * Plain rows (readable columns, or a selection of them) go through `buildRowJson`; pages
+ * with `expand` through `buildExpandedRowJson`, whose schema adds the expanded rows' shapes.
+ * Aggregates add keys no schema knows, and the callers send those through JSON.stringify. Every column's schema lists its one JSON type plus null, so a value of any
  * other type makes the compiled function throw rather than coerce it; the envelope is then
  * written by JSON.stringify, and the answer is the same either way.
  */
 import fastJson from 'fast-json-stringify';
+import type { ExpandNode } from '../query/expand.js';
 import type { ColumnRef, ValueType } from '../query/sql-tree.js';
 import type { Row } from '../store/types.js';
 
@@ -42,7 +43,7 @@ const JSON_TYPES: Readonly<Record<ValueType, string | undefined>> = {
   json: undefined,
 };
 
-function rowSchema(columns: readonly ColumnRef[]): object {
+function rowSchema(columns: readonly ColumnRef[]): { type: 'object'; properties: Record<string, object> } {
   const properties = Object.fromEntries(
     columns.map((column) => {
       const type = JSON_TYPES[column.type];
@@ -79,10 +80,35 @@ function compile<T>(schema: object): (body: T) => string {
 
 /** Builds the serialisers of a table whose rows have `columns`; each envelope's is compiled on first use. */
 export function buildRowJson(columns: readonly ColumnRef[]): RowJson {
+  return envelopes(rowSchema(columns));
+}
+
+/**
+ * The serialisers of rows of `columns` that carry `expand` (row-expand.ts): a forward path is
+ * an expanded row or null, a reverse one a list of rows, each with its own `expand` when the
+ * path goes on. `columnsOf` gives an expanded table's columns (its whole readable rows).
+ */
+export function buildExpandedRowJson(columns: readonly ColumnRef[], nodes: readonly ExpandNode[], columnsOf: (table: string) => readonly ColumnRef[]): RowJson {
+  return envelopes(expandedRowSchema(columns, nodes, columnsOf));
+}
+
+function expandedRowSchema(columns: readonly ColumnRef[], nodes: readonly ExpandNode[], columnsOf: (table: string) => readonly ColumnRef[]): object {
+  const row = rowSchema(columns);
+  if (nodes.length === 0) return row;
+  const expand = Object.fromEntries(
+    nodes.map((node) => {
+      const child = expandedRowSchema(columnsOf(node.table), node.children, columnsOf);
+      return [node.key, node.kind === 'forward' ? { ...child, type: ['object', 'null'] } : { type: 'array', items: child }];
+    }),
+  );
+  return { type: 'object', properties: { ...row.properties, expand: { type: 'object', properties: expand } } };
+}
+
+function envelopes(row: object): RowJson {
   let one: RowJson['one'] | undefined;
   let page: RowJson['page'] | undefined;
   return {
-    one: (body) => (one ??= compile({ type: 'object', properties: { data: rowSchema(columns) } }))(body),
-    page: (body) => (page ??= compile({ type: 'object', properties: { data: { type: 'array', items: rowSchema(columns) }, meta: META_SCHEMA } }))(body),
+    one: (body) => (one ??= compile({ type: 'object', properties: { data: row } }))(body),
+    page: (body) => (page ??= compile({ type: 'object', properties: { data: { type: 'array', items: row }, meta: META_SCHEMA } }))(body),
   };
 }

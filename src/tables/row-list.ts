@@ -13,7 +13,7 @@ import { ruleCondition } from './row-access.js';
 import { expandRows, forwardColumns, referenceMapOf, visibility } from './row-expand.js';
 import { pathResolver } from './relation-paths.js';
 import type { PathResolver } from '../query/filter-operands.js';
-import { parseExpand } from '../query/expand.js';
+import { parseExpand, type ExpandNode } from '../query/expand.js';
 
 /** One page of a list answer. */
 export interface ListedPage {
@@ -25,6 +25,8 @@ export interface ListedPage {
   readonly nextCursor: string | null;
   /** True when the rows hold readable columns only (no `expand`, no aggregate outputs): the table's serialisers fit them. */
   readonly plain: boolean;
+  /** The expansions the rows carry (empty when none, and for aggregates). */
+  readonly expanded: readonly ExpandNode[];
 }
 
 /** What a list needs besides the table: who asks, the query string, the request's time, the project's cursor key. */
@@ -56,23 +58,28 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const computed = params.orderBy.filter((term) => term.expr).map((term) => ({ key: term.column, expr: term.expr!, type: term.type! }));
   const extra = needed.filter((name) => !selected.some((c) => c.name === name));
   const columns: readonly ColumnRef[] = extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
-  const fetched = params.limit === 0 ? [] : await db.all({
-    kind: 'select',
-    table: table.name,
-    columns,
-    ...(computed.length > 0 && { computed }),
-    ...(hasCondition(where) && { where }),
-    orderBy: params.orderBy,
-    limit: params.limit + 1,
-    offset: params.offset,
-  });
+  // The total is counted beside the page, not after it (on PostgreSQL: on a second pooled connection).
+  const counting = params.countTotal ? db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
+  const [fetched, total] = await Promise.all([
+    params.limit === 0 ? [] : db.all({
+      kind: 'select',
+      table: table.name,
+      columns,
+      ...(computed.length > 0 && { computed }),
+      ...(hasCondition(where) && { where }),
+      orderBy: params.orderBy,
+      limit: params.limit + 1,
+      offset: params.offset,
+    }),
+    counting,
+  ]);
   const more = fetched.length > params.limit;
   const rows = more ? fetched.slice(0, params.limit) : fetched;
   const nextCursor = more ? encodeCursor(request.cursorKey, scope, params.orderBy, rows.at(-1)!) : null;
-  await expandRows(db, request.tables, rows, expand, request.caller, request.now);
+  // Only when asked: an await costs a turn of the microtask queue even when nothing is expanded.
+  if (expand.length > 0) await expandRows(db, request.tables, rows, expand, request.caller, request.now);
   for (const name of [...extra, ...computed.map((c) => c.key)]) for (const row of rows) delete row[name];
-  const total = params.countTotal ? await db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
-  return { rows, total, limit: params.limit, offset: params.offset, nextCursor, plain: expand.length === 0 };
+  return { rows, total, limit: params.limit, offset: params.offset, nextCursor, plain: expand.length === 0, expanded: expand };
 }
 
 /** The offset pseudo-key of cursors over groups. */
@@ -108,7 +115,7 @@ async function listGroups(db: Executor, table: CompiledTable, params: ListParams
     else if (params.limit > 0 && !more && (rows.length > 0 || offset === 0)) total = offset + rows.length;
     else total = await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
   }
-  return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor, plain: false };
+  return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor, plain: false, expanded: [] };
 }
 
 /**
@@ -152,6 +159,6 @@ export async function getRow(db: Executor, table: CompiledTable, rowId: string, 
   const condition = ruleCondition(table, 'view', request.caller, request.now);
   const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
   if (!row) throw notFound();
-  await expandRows(db, request.tables, [row], expand, request.caller, request.now);
+  if (expand.length > 0) await expandRows(db, request.tables, [row], expand, request.caller, request.now);
   return row;
 }

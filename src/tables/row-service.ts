@@ -11,9 +11,10 @@ import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js
 import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
-import type { RowJson } from './row-json.js';
+import { buildExpandedRowJson, type RowJson } from './row-json.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
 import { getRow, listRows } from './row-list.js';
+import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
 import type { ProjectSchema, SchemaService } from './schema-service.js';
 import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
@@ -61,7 +62,7 @@ export class RowService {
   async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
     const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
     const page = await listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables });
-    return { ...page, json: page.plain ? table.json : undefined };
+    return { ...page, json: page.plain ? table.json : page.expanded.length > 0 ? expandedJson(table, String(query.expand), page.expanded, tables) : undefined };
   }
 
   /** One visible row, with `expand=` from `query` when given. Throws ROW_NOT_FOUND, FORBIDDEN, VALIDATION_FILTER. */
@@ -305,4 +306,21 @@ async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
 
 function rowNotFound(table: string, id: string): AppError {
   return new AppError('ROW_NOT_FOUND', { message: `No row of "${table}" with id "${id}" is visible to this caller.` });
+}
+
+/** Serialisers of expanded pages, per table and schema version (the compiled table), by `expand` text. */
+const expandedJsonCache = new WeakMap<CompiledTable, Map<string, RowJson>>();
+/** Distinct `expand` texts kept per table; past it the cache starts over (clients use a few). */
+const EXPANDED_JSON_LIMIT = 64;
+
+function expandedJson(table: CompiledTable, text: string, nodes: readonly ExpandNode[], tables: ReadonlyMap<string, CompiledTable>): RowJson {
+  let byText = expandedJsonCache.get(table);
+  if (!byText) expandedJsonCache.set(table, (byText = new Map()));
+  let json = byText.get(text);
+  if (!json) {
+    if (byText.size >= EXPANDED_JSON_LIMIT) byText.clear();
+    json = buildExpandedRowJson(table.readable, nodes, (name) => tables.get(name)!.readable);
+    byText.set(text, json);
+  }
+  return json;
 }

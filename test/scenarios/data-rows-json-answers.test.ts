@@ -143,6 +143,41 @@ describe('read answers: every column type comes back as written', () => {
     ]);
   });
 
+  it('expanded pages answer every expanded row as written: forward (a row or null) and reverse (a list), nested', async () => {
+    await putTable(server, project, 'notes', {
+      columns: [
+        { name: 'text', type: 'text' },
+        { name: 'thing', type: 'text', references: { table: 'things', on_delete: 'cascade' } },
+        { name: 'parent', type: 'text', references: { table: 'notes', on_delete: 'set_null' } },
+      ],
+    });
+    const note = async (body: Row) => {
+      const response = await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body });
+      assert.equal(response.status, 201, response.text);
+      return response.body.data as Row;
+    };
+    const first = await note({ text: 'on the first thing 😀', thing: created[0]!.id });
+    const second = await note({ text: 'on the second "thing"', thing: created[1]!.id, parent: first.id });
+    const loose = await note({ text: null });
+
+    const forward = await get(`notes?sort=created_at,id&expand=${encodeURIComponent('thing,parent.thing')}`);
+    assert.equal(forward.status, 200, forward.text);
+    assert.deepEqual(forward.body.data, [
+      { ...first, expand: { thing: created[0], parent: null } },
+      { ...second, expand: { thing: created[1], parent: { ...first, expand: { thing: created[0] } } } },
+      { ...loose, expand: { thing: null, parent: null } },
+    ]);
+
+    const reverse = await get(`things?sort=created_at,id&limit=3&expand=${encodeURIComponent('notes(thing)')}`);
+    assert.equal(reverse.status, 200, reverse.text);
+    assert.deepEqual(reverse.body.data, [
+      { ...created[0], expand: { 'notes(thing)': [first] } },
+      { ...created[1], expand: { 'notes(thing)': [second] } },
+      { ...created[2], expand: { 'notes(thing)': [] } },
+    ]);
+    assert.equal(typeof reverse.body.meta.next_cursor, 'string');
+  });
+
   it("an auth table's rows carry email and email_verified, never the password", async () => {
     const made = await server.request('POST', `/p/${project.id}/api/members`, { headers: project.admin, body: { email: 'Ada@Example.com', password: 'correct horse battery', nick: 'ädä' } });
     assert.equal(made.status, 201, made.text);
