@@ -27,6 +27,10 @@ function cursorKeyOf(jwtSecret: string): string {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The request property that carries the row context from the onRequest hook to the handler. */
+const CONTEXT = 'rowContext';
+type WithRowContext = FastifyRequest & { [CONTEXT]: RowContext | null };
+
 /** An answer already serialised (by the table's compiled serialisers): Fastify sends a JSON-typed string as it is. */
 function asJson(reply: FastifyReply, text: string): string {
   reply.header('content-type', JSON_TYPE);
@@ -37,7 +41,11 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
   const { registry, rows } = services;
   // Filled by the onRequest hook: credentials are checked before Fastify reads a body, so an
   // anonymous client cannot make the server buffer and parse 16 MiB it will refuse anyway.
-  const contexts = new WeakMap<FastifyRequest, RowContext>();
+  // A request decorator rather than a WeakMap: no ephemeron entry to make and collect per request.
+  app.decorateRequest(CONTEXT, null);
+  const setContext = (request: FastifyRequest, context: RowContext): void => {
+    (request as WithRowContext)[CONTEXT] = context;
+  };
 
   const contextFor = (projectId: string, state: ProjectState, caller: Caller): RowContext => ({
     projectId,
@@ -52,8 +60,9 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
    */
   const contextNow = (request: FastifyRequest): RowContext | Promise<RowContext> => {
     // A declared size over the limit is refused before anything else, storage included.
-    const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > request.routeOptions.bodyLimit!) throw new AppError('PAYLOAD_TOO_LARGE');
+    // (Fastify builds a fresh routeOptions object on every read: reads, which send no body, skip it.)
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > request.routeOptions.bodyLimit!) throw new AppError('PAYLOAD_TOO_LARGE');
     const { id } = request.params as { id: string };
     const cached = registry.peek(id);
     if (cached) {
@@ -73,20 +82,20 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
     }
     if (context instanceof Promise) {
       context.then((resolved) => {
-        contexts.set(request, resolved);
+        setContext(request, resolved);
         done();
       }, done);
       return;
     }
-    contexts.set(request, context);
+    setContext(request, context);
     done();
   };
   /** For writes that create rows: also refuse a locked create rule (or unknown table) before the body. */
   const resolveCreateContext = async (request: FastifyRequest): Promise<void> => {
-    contexts.set(request, await contextNow(request));
+    setContext(request, await contextNow(request));
     await rows.checkCreateAllowed(contextOf(request), (request.params as { table: string }).table);
   };
-  const contextOf = (request: FastifyRequest): RowContext => contexts.get(request)!;
+  const contextOf = (request: FastifyRequest): RowContext => (request as WithRowContext)[CONTEXT]!;
   const read = { onRequest: resolveContext };
   const create = { onRequest: resolveCreateContext };
 
