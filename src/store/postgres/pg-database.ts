@@ -155,9 +155,15 @@ export class PgDatabase implements ProjectDatabase {
     return this.inTransaction<T, PgSchemaExecutor>(true, (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched), work);
   }
 
-  /** Database: past every transaction in progress now (`pg_snapshot_xmax` of a fresh snapshot). */
+  /**
+   * Database: past every transaction in progress now. A new transaction id: ids are handed out
+   * in increasing order, so it is above every id given so far. A snapshot's xmax is not: it is
+   * one past the last transaction to *finish*, and a transaction that got its id after that one
+   * (and took a lower event number) would be above it and counted as settled while it runs.
+   * The statement's own transaction writes nothing, so its commit waits for no WAL flush.
+   */
   async transactionHorizon(): Promise<string> {
-    const result = await this.direct((executor) => executor.raw('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS mark', []));
+    const result = await this.direct((executor) => executor.raw('SELECT pg_current_xact_id()::text AS mark', []));
     return String(result.rows[0]!.mark);
   }
 
