@@ -13,15 +13,16 @@ import type { Caller } from '../tables/caller.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import { ruleCondition } from '../tables/row-access.js';
 import type { ProjectSchema } from '../tables/schema-service.js';
-import type { IdentityChange, LoggedEvent } from './event-log.js';
+import type { IdentityChange, LoggedEvent, RowChange } from './event-log.js';
 import { hasPaths, resolvePaths, substitutePaths, type ResolvedPaths } from './relation-paths.js';
 import type { RealtimeClient, Subscription } from './realtime-client.js';
 import { compilePredicate, type RowPredicate } from './row-predicate.js';
+import { eventFrame, type SseFrame } from './sse-frame.js';
 import { topicFilter } from './topics.js';
 
 const NEVER: RowPredicate = () => false;
-// `data:` of an event is the same text for every client: made once per event.
-const payloads = new WeakMap<LoggedEvent, string>();
+// An event's frame is the same bytes for every client of a topic: made once per event and topic.
+const frames = new WeakMap<LoggedEvent, { readonly data: string; readonly byTopic: Map<string, SseFrame> }>();
 
 /**
  * Sends `event` to `client` on every subscription it matches, or ends the client's identity
@@ -61,11 +62,18 @@ export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: 
     const judged = conditionOf(subscription, table, identity.caller, client.identityVersion, clock);
     const test = judged.condition && judged.paths ? compilePredicate(substitutePaths(judged.condition, change.record, resolved ?? new Map())) : judged.test;
     if (!test(change.record)) continue;
-    let data = payloads.get(event);
-    if (data === undefined) payloads.set(event, (data = JSON.stringify({ action: change.action, record: change.record })));
-    client.send(topic.name, data, event.seq);
+    client.sendFrame(frameOf(event, change, topic.name));
     if (client.closed) return;
   }
+}
+
+/** The frame of `event` under `topic`, built for its first subscriber. */
+function frameOf(event: LoggedEvent, change: RowChange, topic: string): SseFrame {
+  let built = frames.get(event);
+  if (!built) frames.set(event, (built = { data: JSON.stringify({ action: change.action, record: change.record }), byTopic: new Map() }));
+  let frame = built.byTopic.get(topic);
+  if (!frame) built.byTopic.set(topic, (frame = eventFrame(topic, built.data, event.seq)));
+  return frame;
 }
 
 /** True when the identity change ends `caller`'s identity. */

@@ -2,6 +2,11 @@
  * One realtime client: an open event stream, its id, the identity bound by the last
  * subscription call and its topics. Writes Server-Sent Events; a client whose unsent bytes
  * outgrow the bound (a slow reader) is disconnected and resumes with `since`.
+ *
+ * Frames are not written one by one: a client collects those of one event-loop turn and
+ * writes them together after it (`FlushQueue`), so a stream that several events reach in one
+ * turn (a catch-up, a bulk write, a server behind on its work) costs one socket write, not one
+ * per event.
  */
 import type { ProjectState } from '../projects/project-registry.js';
 import type { Caller } from '../tables/caller.js';
@@ -9,13 +14,45 @@ import type { Expr } from '../query/sql-tree.js';
 import type { RowPredicate } from './row-predicate.js';
 import type { Topic } from './topics.js';
 import type { LoggedEvent } from './event-log.js';
+import { eventFrame, PING_FRAME, type SseFrame } from './sse-frame.js';
 
-/** The socket side of a stream (a Node ServerResponse fits). */
+/** Frames a client holds before writing them even within one turn. */
+const MAX_BATCH = 32;
+
+/** The socket side of a stream (http/routes/realtime.ts). */
 export interface EventSink {
-  write(chunk: string): unknown;
+  /** Writes frames in order, as one batch. */
+  write(frames: readonly SseFrame[]): void;
+  /** Ends the stream once written frames are out. */
   end(): void;
+  /** Drops the connection and whatever it has not sent yet (a slow reader). */
   destroy(): void;
+  /** Bytes written and not yet taken by the network: what a slow reader leaves behind. */
   readonly writableLength: number;
+}
+
+/**
+ * Clients with frames waiting, written once the current event-loop turn's work is done
+ * (setImmediate). Delivery of every event handled in that turn is then one write per client.
+ */
+export class FlushQueue {
+  private waiting: RealtimeClient[] = [];
+  private scheduled = false;
+
+  /** Flushes `client` after this turn (the client asks once per batch). */
+  add(client: RealtimeClient): void {
+    this.waiting.push(client);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const clients = this.waiting;
+    this.waiting = [];
+    for (const client of clients) client.flush();
+  }
 }
 
 /** Who the client is until its next subscription call. */
@@ -49,12 +86,15 @@ export class RealtimeClient {
   /** `Last-Event-ID` of the GET that opened the stream: the default `since` of the next POST. */
   readonly lastEventId: string | undefined;
   closed = false;
+  /** Frames of this turn, written by `flush`. */
+  private outbox: SseFrame[] | undefined;
 
   constructor(
     readonly id: string,
     readonly projectId: string,
     private readonly sink: EventSink,
     private readonly maxBufferedBytes: number,
+    private readonly flushes: FlushQueue,
     private readonly onClose: (client: RealtimeClient) => void,
     lastEventId?: string,
   ) {
@@ -63,12 +103,24 @@ export class RealtimeClient {
 
   /** Sends one event; disconnects a reader that fell too far behind. */
   send(event: string, data: string, id?: number): void {
-    this.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`);
+    this.sendFrame(eventFrame(event, data, id));
+  }
+
+  /** Sends a frame built once for many clients (a row event, delivery.ts). */
+  sendFrame(frame: SseFrame): void {
+    if (this.closed) return;
+    if (this.outbox) {
+      // A long turn (a replay, a catch-up) writes as it goes: the slow-reader bound keeps holding.
+      if (this.outbox.push(frame) >= MAX_BATCH) this.flush();
+      return;
+    }
+    this.outbox = [frame];
+    this.flushes.add(this);
   }
 
   /** A comment line that keeps proxies from closing an idle stream. */
   ping(): void {
-    this.write(': ping\n\n');
+    this.sendFrame(PING_FRAME);
   }
 
   /** Sends `auth_expired` and forgets the identity and topics until the next subscription call. */
@@ -84,6 +136,7 @@ export class RealtimeClient {
   /** Ends the stream (shutdown, slow reader); the client reconnects and resumes with `since`. */
   close(): void {
     if (this.closed) return;
+    this.flush();
     this.closed = true;
     this.sink.end();
     this.onClose(this);
@@ -93,12 +146,16 @@ export class RealtimeClient {
   disconnected(): void {
     if (this.closed) return;
     this.closed = true;
+    this.outbox = undefined;
     this.onClose(this);
   }
 
-  private write(text: string): void {
-    if (this.closed) return;
-    this.sink.write(text);
+  /** Writes the frames of this turn (FlushQueue); disconnects a reader that fell too far behind. */
+  flush(): void {
+    const frames = this.outbox;
+    this.outbox = undefined;
+    if (!frames || this.closed) return;
+    this.sink.write(frames);
     if (this.sink.writableLength > this.maxBufferedBytes) {
       // A slow reader: holding its backlog would grow memory without bound.
       this.closed = true;

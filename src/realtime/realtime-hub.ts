@@ -16,7 +16,8 @@ import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { markDiscontinuity, readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
-import { RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
+import type { ResolvedPaths } from './relation-paths.js';
+import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
 
 /** The bounds of realtime in one process (docs/realtime.md "Limits"). */
@@ -72,6 +73,8 @@ interface Feed {
   state: ProjectState | undefined;
   /** A gap at `cursor + 1`: when it was first seen, and the engine's horizon then (PostgreSQL). */
   gap: { readonly at: number; readonly since: number; readonly horizon: string | undefined } | undefined;
+  /** Tables (by version) where no subscriber's condition followed a relation path, as of `RealtimeHub.bindings`. */
+  readonly pathless: WeakMap<object, number>;
 }
 
 const PAGE = 500;
@@ -90,6 +93,13 @@ export class RealtimeHub implements ChangeFeed {
   private closing = false;
   /** Clock time the last stream of a project closed (unshared storage: how long writes are still logged). */
   private readonly lastClosed = new Map<string, number>();
+  /** Clients with frames to write at the end of this event-loop turn. */
+  private readonly flushes = new FlushQueue();
+  /**
+   * Grows whenever a client joins or binds, or a delivered event changes its identity: what
+   * the feeds learnt about their subscribers' conditions (`Feed.pathless`) is then out of date.
+   */
+  private bindings = 0;
 
   constructor(private readonly deps: RealtimeHubDeps) {
     this.limits = Object.freeze({ ...DEFAULT_REALTIME_LIMITS, ...deps.limits });
@@ -119,10 +129,11 @@ export class RealtimeHub implements ChangeFeed {
     const feed = await this.feed(projectId);
     // 192 random bits: the id is all that lets a POST bind an identity to this stream.
     const id = randomBytes(24).toString('base64url');
-    const client = new RealtimeClient(id, projectId, sink, this.limits.maxBufferedBytes, (c) => this.forget(c), lastEventId);
+    const client = new RealtimeClient(id, projectId, sink, this.limits.maxBufferedBytes, this.flushes, (c) => this.forget(c), lastEventId);
     client.lastSeq = feed.cursor;
     this.clients.set(id, client);
     feed.clients.add(client);
+    this.bindings++;
     client.send('connect', JSON.stringify({ client_id: id }));
     return client;
   }
@@ -169,6 +180,7 @@ export class RealtimeHub implements ChangeFeed {
     const head = since === undefined ? (await readLogState((await this.deps.schemas.schema(client.projectId)).db)).lastSeq : undefined;
     client.identity = identity;
     client.identityVersion++;
+    this.bindings++;
     client.subscriptions = topics.map((topic) => ({ topic }));
     client.queued = undefined;
     if (head !== undefined) {
@@ -265,6 +277,7 @@ export class RealtimeHub implements ChangeFeed {
         drainQueued: false,
         state: undefined,
         gap: undefined,
+        pathless: new WeakMap(),
         } satisfies Feed;
       });
       this.feeds.set(projectId, pending);
@@ -342,16 +355,36 @@ export class RealtimeHub implements ChangeFeed {
         if (event.seq <= feed.cursor) continue;
         break;
       }
-      const resolved = await preparePaths(feed.clients, schema, event, this.deps.clock);
+      const resolved = await this.resolvePaths(feed, schema, event);
       feed.cursor = event.seq;
       this.deliverAll(feed, schema, event, resolved);
     }
   }
 
-  private deliverAll(feed: Feed, schema: ProjectSchema, event: LoggedEvent, resolved: Awaited<ReturnType<typeof preparePaths>>): void {
+  /**
+   * The relation paths the feed's subscribers need to judge `event` (delivery.ts). Most tables
+   * have none: once a pass over every subscriber found none for a table, later events of that
+   * table skip the pass until a client joins, binds or changes identity.
+   */
+  private async resolvePaths(feed: Feed, schema: ProjectSchema, event: LoggedEvent): Promise<ResolvedPaths | undefined> {
+    const table = event.kind === 'row' ? schema.tables.get(event.change.table) : undefined;
+    if (!table || feed.pathless.get(table) === this.bindings) return undefined;
+    const bindings = this.bindings;
+    const resolved = await preparePaths(feed.clients, schema, event, this.deps.clock);
+    if (!resolved && bindings === this.bindings) feed.pathless.set(table, bindings);
+    return resolved;
+  }
+
+  private deliverAll(feed: Feed, schema: ProjectSchema, event: LoggedEvent, resolved: ResolvedPaths | undefined): void {
     for (const client of feed.clients) {
-      if (client.queued) client.queued.push(event);
-      else deliverTo(client, schema, event, this.deps.clock, resolved);
+      if (client.queued) {
+        client.queued.push(event);
+        continue;
+      }
+      const identity = client.identityVersion;
+      deliverTo(client, schema, event, this.deps.clock, resolved);
+      // An update of the user's own row (a changed role) may give its conditions paths.
+      if (client.identityVersion !== identity) this.bindings++;
     }
   }
 
@@ -365,6 +398,8 @@ export class RealtimeHub implements ChangeFeed {
     // A key in its grace period ends by time alone: recheck while one exists.
     const changed = state !== feed.state || (force && state.keys.some((key) => key.expires_at !== null));
     feed.state = state;
+    // Token expiry alone is checked by each delivery and by the poll (force), not per batch of events.
+    if (!changed && !force) return;
     const now = this.deps.clock.now();
     for (const client of feed.clients) {
       const identity = client.identity;

@@ -14,6 +14,7 @@ import type { RealtimeHub } from '../../realtime/realtime-hub.js';
 import { parseTopic } from '../../realtime/topics.js';
 import type { Caller } from '../../tables/caller.js';
 import { setCorsHeaders } from '../cors.js';
+import { buildSseSink } from '../sse-sink.js';
 import { resolveCaller } from '../credentials.js';
 
 type ProjectParams = { Params: { id: string } };
@@ -42,7 +43,7 @@ export function registerRealtimeRoutes(app: FastifyInstance, services: Services,
     });
     raw.socket?.setNoDelay(true);
     try {
-      const client = await hub.connect(state.project.id, raw, lastEventId);
+      const client = await hub.connect(state.project.id, buildSseSink(raw), lastEventId);
       raw.on('close', () => client.disconnected());
     } catch (error) {
       // Headers are sent: the refusal (503 past the client limit) travels as the stream ending.

@@ -1,0 +1,42 @@
+/**
+ * Server-Sent Events frames, encoded once and written to many streams. A row event reaches
+ * hundreds of streams with the same `id:`, `event:` (the topic) and `data:`: its frame is built
+ * once per topic (delivery.ts) and the same bytes go to every stream, so fan-out does no
+ * per-subscriber string building or UTF-8 encoding.
+ */
+
+/** One SSE frame (an event, or a comment), with its bytes made on first use. */
+export class SseFrame {
+  private plain: Buffer | undefined;
+  private chunk: Buffer | undefined;
+
+  constructor(readonly text: string) {}
+
+  /** The frame as UTF-8. */
+  get bytes(): Buffer {
+    return (this.plain ??= Buffer.from(this.text, 'utf8'));
+  }
+
+  /**
+   * The frame as one chunk of an HTTP/1.1 chunked body (size line, bytes, CRLF): a stream
+   * written straight to its socket sends these, still one shared Buffer per frame.
+   */
+  get chunked(): Buffer {
+    if (this.chunk) return this.chunk;
+    const body = this.bytes;
+    const head = `${body.length.toString(16)}\r\n`;
+    const chunk = Buffer.allocUnsafe(head.length + body.length + 2);
+    chunk.write(head, 0, 'latin1');
+    body.copy(chunk, head.length);
+    chunk.write('\r\n', head.length + body.length, 'latin1');
+    return (this.chunk = chunk);
+  }
+}
+
+/** An event frame: optional `id:`, `event:` and one `data:` line (data is JSON, so it holds no newline). */
+export function eventFrame(event: string, data: string, id?: number): SseFrame {
+  return new SseFrame(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${data}\n\n`);
+}
+
+/** The comment that keeps proxies from closing an idle stream: one frame for every stream. */
+export const PING_FRAME = new SseFrame(': ping\n\n');
