@@ -21,6 +21,21 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
 }
 
 /**
+ * Decodes the rows of a select where they stand: a select's raw rows hold exactly its result
+ * columns, in order, and only booleans and json need a new value; a page of rows is then not
+ * copied key by key into new objects.
+ */
+function decodeSelected(raws: Record<string, unknown>[], columns: readonly ColumnRef[]): Row[] {
+  for (const [index, column] of columns.entries()) {
+    if (column.type !== 'boolean' && column.type !== 'json') continue;
+    // A column named twice is one key of the raw row: decode it once (json text parsed twice would fail).
+    if (columns.findIndex((c) => c.name === column.name) !== index) continue;
+    for (const raw of raws) raw[column.name] = decodeSqliteValue(raw[column.name], column.type);
+  }
+  return raws;
+}
+
+/**
  * The id of a select that reads one row by id and nothing else (`WHERE "id" = ?`, no other
  * clause): GET by id under an open view rule or the admin key. Undefined for any other statement.
  */
@@ -98,7 +113,8 @@ export class SqliteStatements {
         prepared.run(...(params as never[]));
         return [];
       }
-      return (prepared.all(...(params as never[])) as Record<string, unknown>[]).map((raw) => decodeRow(raw, columns));
+      const raws = prepared.all(...(params as never[])) as Record<string, unknown>[];
+      return statement.kind === 'select' ? decodeSelected(raws, columns) : raws.map((raw) => decodeRow(raw, columns));
     } catch (error) {
       throw translateSqliteError(error);
     }
