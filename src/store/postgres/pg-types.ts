@@ -16,6 +16,12 @@ const TIMESTAMPTZ = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?
  * Microseconds are cut to milliseconds (Rowbase stores milliseconds). Infinity stays as text.
  */
 export function parseTimestamptz(text: string): string {
+  // The usual form (session time zone UTC, a year of four digits, AD) is rewritten without a
+  // regular expression or a Date: it is read for every timestamp of every row.
+  if (text.length >= 22 && text.length <= 29 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.endsWith('+00') && (text.length === 22 || text.charCodeAt(19) === 46)) {
+    const digits = text.length === 22 ? '' : text.slice(20, -3);
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(digits + '000').slice(0, 3)}Z`;
+  }
   const match = TIMESTAMPTZ.exec(text);
   if (!match) return text;
   const [, y, mo, d, h, mi, s, fraction, sign, oh, om, os, bc] = match;
