@@ -76,7 +76,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
   const filterSources: [string, string][] = [];
   const filter = single('filter');
   if (filter !== undefined && filter.trim() !== '') {
-    where.push(compileUserFilter(filter, columns, now, paths));
+    where.push(reused(columns, `filter\0${filter}`, filter, () => compileUserFilter(filter, columns, now, paths)));
     filterSources.push(['filter', filter.trim()]);
   }
   for (const name of Object.keys(query)) {
@@ -84,7 +84,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     const raw = single(name);
     if (raw !== undefined && !columns.has(name) && Object.hasOwn(LIST_PARAMETER_HINTS, name)) throw invalid(name, LIST_PARAMETER_HINTS[name]!.detail, LIST_PARAMETER_HINTS[name]!.suggestion);
     if (raw !== undefined) {
-      where.push(parseShorthand(name, raw, columns, now, paths));
+      where.push(reused(columns, `${name}\0${raw}`, raw, () => parseShorthand(name, raw, columns, now, paths)));
       filterSources.push([name, raw]);
     }
   }
@@ -102,7 +102,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     countTotal: parseCount(single('count')),
     orderBy: aggregate
       ? parseAggregateSort(sortText === undefined || sortText.trim() === '' ? undefined : splitNames('sort', sortText, 'sort=-count'), aggregate)
-      : parseSort(sortText, columns, paths),
+      : reused(columns, `sort\0${sortText ?? ''}`, sortText ?? '', () => parseSort(sortText, columns, paths)),
     select: aggregate ? null : parseSelect(selectText, columns),
     aggregate,
     expand: expandText(single('expand'), aggregate !== undefined),
@@ -110,6 +110,35 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
     after: after === undefined || after === '' ? undefined : after,
     filterSources: Object.freeze(filterSources),
   });
+}
+
+/**
+ * Filters and sorts compiled before for the same columns (one table, one schema version), by
+ * parameter and text: lists repeat a few of them, and parsing and compiling one costs more
+ * than the rest of a list's parameters. Only results that hold for every caller at every time
+ * are kept: none whose text names `@` (`@now`, `@request`), none that follows a relation path
+ * (its hops are checked against the caller's view rules).
+ */
+const compiledBefore = new WeakMap<ReadonlyMap<string, ValueType>, Map<string, unknown>>();
+/** Texts kept per table; past it the cache starts over. */
+const COMPILED_LIMIT = 256;
+
+function reused<T extends Expr | OrderTerm[]>(columns: ReadonlyMap<string, ValueType>, key: string, text: string, compile: () => T): T {
+  let cache = compiledBefore.get(columns);
+  const hit = cache?.get(key);
+  if (hit !== undefined) return hit as T;
+  const result = compile();
+  if (text.includes('@') || followsPath(result)) return result;
+  if (!cache) compiledBefore.set(columns, (cache = new Map()));
+  if (cache.size >= COMPILED_LIMIT) cache.clear();
+  cache.set(key, result);
+  return result;
+}
+
+/** Whether a compiled filter or sort reads a relation path anywhere. */
+function followsPath(result: Expr | readonly OrderTerm[]): boolean {
+  if (Array.isArray(result)) return (result as readonly OrderTerm[]).some((term) => term.expr !== undefined);
+  return JSON.stringify(result).includes('"kind":"path"');
 }
 
 /**
