@@ -121,9 +121,10 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
   if (wanted('realtime')) {
     log('realtime: fan-out latency and idle clients');
     let counter = 0;
+    // BENCH_REALTIME_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the realtime servers.
     realtime = await runRealtimeBench({
       platformKey,
-      start: (name, env) => startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, { name, env }),
+      start: (name, env) => startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, { name, env, ...(options.dist && { dist: options.dist }), ...(process.env.BENCH_REALTIME_NODE_ARGS && { nodeArgs: process.env.BENCH_REALTIME_NODE_ARGS.split(' ') }) }),
       postgresUrl: options.postgresUrl,
       subscribers: options.quick ? 200 : 1000,
       writesPerSecond: 200,

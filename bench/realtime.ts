@@ -41,6 +41,10 @@ export interface FanOutResult {
   readonly latency: Latency;
   /** How long the creates took to be answered (201): delivery cannot beat the commit. */
   readonly writeLatency: Latency;
+  /** CPU seconds the server processes used from the first write to the last delivery: the cost of fan-out, less noisy than latency on a busy machine. */
+  readonly serverCpuSeconds: number;
+  /** CPU seconds this harness (the 1,000 readers) used meanwhile: when it is near the wall time, the readers are the limit. */
+  readonly readerCpuSeconds: number;
 }
 
 export interface RealtimeResult {
@@ -89,7 +93,7 @@ export async function runRealtimeBench(options: RealtimeBenchOptions): Promise<R
     const limit = f.engine === 'sqlite' ? 50 : 100;
     return {
       text: `write-to-delivery p99 < ${limit} ms (${f.subscribers} subscribers, ${options.writesPerSecond} writes/s, ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''})`,
-      measured: `${formatMs(f.latency.p99)} ms (p50 ${formatMs(f.latency.p50)} ms; writes answered p50 ${formatMs(f.writeLatency.p50)} ms, p99 ${formatMs(f.writeLatency.p99)} ms; ${f.deliveries}/${f.expectedDeliveries} delivered)`,
+      measured: `${formatMs(f.latency.p99)} ms (p50 ${formatMs(f.latency.p50)} ms; writes answered p50 ${formatMs(f.writeLatency.p50)} ms, p99 ${formatMs(f.writeLatency.p99)} ms; ${f.deliveries}/${f.expectedDeliveries} delivered; CPU: servers ${f.serverCpuSeconds.toFixed(1)} s, readers ${f.readerCpuSeconds.toFixed(1)} s)`,
       met: f.latency.p99 < limit && f.deliveries === f.expectedDeliveries,
     };
   });
@@ -152,12 +156,20 @@ async function measureFanOut(options: RealtimeBenchOptions, servers: readonly Se
   const setup = await setUp(options, servers[0]!.url);
   const sentAt = new Map<number, number>();
   const latencies: number[] = [];
-  const record = (chunk: string) => {
-    const now = performance.now();
-    for (const match of chunk.matchAll(/"n":(\d+)/g)) {
-      const at = sentAt.get(Number(match[1]));
-      if (at !== undefined) latencies.push(now - at);
-    }
+  // One per stream: a frame may arrive split over two chunks, so only whole frames are read.
+  const recorder = () => {
+    let rest = '';
+    return (chunk: string) => {
+      const now = performance.now();
+      const text = rest + chunk;
+      const end = text.lastIndexOf('\n\n');
+      rest = end < 0 ? text : text.slice(end + 2);
+      if (end < 0) return;
+      for (const match of text.slice(0, end).matchAll(/"n":(\d+)/g)) {
+        const at = sentAt.get(Number(match[1]));
+        if (at !== undefined) latencies.push(now - at);
+      }
+    };
   };
   const streams: http.ClientRequest[] = [];
   const half = Math.floor(options.subscribers / 2);
@@ -165,10 +177,12 @@ async function measureFanOut(options: RealtimeBenchOptions, servers: readonly Se
     const server = servers[i % servers.length]!;
     const owner = setup.users[i % USERS]!;
     // Half on the open table with the pk_ key, half on the owner-only table as a user.
-    streams.push(await (i < half ? subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed'], record) : subscribe(server.url, setup.projectId, { authorization: `Bearer ${owner.token}` }, ['mine'], record)));
+    streams.push(await (i < half ? subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed'], recorder()) : subscribe(server.url, setup.projectId, { authorization: `Bearer ${owner.token}` }, ['mine'], recorder())));
   }
   options.log(`  ${engine}: ${options.subscribers} subscribers on ${servers.length} process(es); writing ${options.writesPerSecond}/s for ${options.seconds} s`);
   const total = Math.round(options.writesPerSecond * options.seconds);
+  const cpuBefore = servers.reduce((sum, server) => sum + server.cpuSeconds(), 0);
+  const readerBefore = process.cpuUsage();
   const started = performance.now();
   const pending: Promise<unknown>[] = [];
   const writeTimes: number[] = [];
@@ -191,8 +205,11 @@ async function measureFanOut(options: RealtimeBenchOptions, servers: readonly Se
   for (let n = 1; n < total; n += 2) expected += boundTo[n % USERS]!;
   const deadline = Date.now() + 10_000;
   while (latencies.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const serverCpuSeconds = servers.reduce((sum, server) => sum + server.cpuSeconds(), 0) - cpuBefore;
+  const readerCpu = process.cpuUsage(readerBefore);
+  const readerCpuSeconds = (readerCpu.user + readerCpu.system) / 1e6;
   for (const stream of streams) stream.destroy();
-  return { engine, processes: servers.length, subscribers: options.subscribers, writes: total, expectedDeliveries: Math.round(expected), deliveries: latencies.length, latency: summariseLatency(Float64Array.from(latencies)), writeLatency: summariseLatency(Float64Array.from(writeTimes)) };
+  return { engine, processes: servers.length, subscribers: options.subscribers, writes: total, expectedDeliveries: Math.round(expected), deliveries: latencies.length, latency: summariseLatency(Float64Array.from(latencies)), writeLatency: summariseLatency(Float64Array.from(writeTimes)), serverCpuSeconds, readerCpuSeconds };
 }
 
 function post(url: string, route: string, headers: Record<string, string>, body: unknown): Promise<void> {

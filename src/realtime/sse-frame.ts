@@ -23,12 +23,12 @@ export class SseFrame {
    */
   get chunked(): Buffer {
     if (this.chunk) return this.chunk;
-    const body = this.bytes;
-    const head = `${body.length.toString(16)}\r\n`;
-    const chunk = Buffer.allocUnsafe(head.length + body.length + 2);
+    const length = Buffer.byteLength(this.text, 'utf8');
+    const head = `${length.toString(16)}\r\n`;
+    const chunk = Buffer.allocUnsafe(head.length + length + 2);
     chunk.write(head, 0, 'latin1');
-    body.copy(chunk, head.length);
-    chunk.write('\r\n', head.length + body.length, 'latin1');
+    chunk.write(this.text, head.length, 'utf8');
+    chunk.write('\r\n', head.length + length, 'latin1');
     return (this.chunk = chunk);
   }
 }
