@@ -205,10 +205,15 @@ export class PgDatabase implements ProjectDatabase {
     let broken: unknown;
     const executor = make(client);
     try {
-      await client.query('BEGIN');
+      // Not awaited: the pooled clients pipeline (pg-pool.ts), so BEGIN is sent with the first
+      // statement of `work` instead of costing a round trip of its own. PostgreSQL runs them in
+      // order; BEGIN fails only with its connection, and then so does every statement behind it.
+      const begun = client.query('BEGIN');
+      begun.catch(() => undefined);
       // Schema changes of one project run one at a time across every process, as on SQLite.
       if (schemaChange) await lockSchema(client, this.schema);
       const result = await work(executor);
+      await begun;
       await client.query('COMMIT');
       if (executor.touchedWatched || schemaChange) await this.announce();
       return result;

@@ -48,6 +48,9 @@ export function buildPgPool(options: PgPoolOptions): pg.Pool {
     // A server that vanished without closing the socket is noticed by TCP keepalive.
     keepAlive: true,
     application_name: 'rowbase',
+    // Statements are written without waiting for the answer before: a transaction's BEGIN goes
+    // out with its first statement (pg-database.ts). Everything else awaits each statement.
+    pipeline: true,
   });
   // An idle client losing its connection emits here; without a listener the process would exit.
   pool.on('error', options.onError);
