@@ -6,6 +6,7 @@
  * a valid chunked body, so `end()` through the response still closes it properly.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { EventSink } from '../realtime/realtime-client.js';
 import type { SseFrame } from '../realtime/sse-frame.js';
 
@@ -15,42 +16,71 @@ export function buildSseSink(raw: ServerResponse): EventSink {
   const socket = raw.socket;
   // Bytes still held by the response (the head behind an earlier response on a pipelined
   // connection) must leave first: then the response writes every frame itself.
-  if (!socket || raw.writableLength > socket.writableLength) return responseSink(raw);
-  // An HTTP/1.0 client gets no chunked coding: its body is the frames until the socket closes.
-  const encode = raw.chunkedEncoding ? (frame: SseFrame) => frame.chunked : (frame: SseFrame) => frame.bytes;
-  return {
-    write(frames) {
-      if (socket.destroyed) return;
-      if (frames.length === 1) {
-        socket.write(encode(frames[0]!));
-        return;
-      }
-      // One system call for the batch.
-      socket.cork();
-      for (const frame of frames) socket.write(encode(frame));
-      socket.uncork();
-    },
-    end: () => raw.end(),
-    // A reset, not a close: the backlog is dropped at once instead of the kernel trying to
-    // deliver it (and the end behind it) to a peer that does not read.
-    destroy: () => socket.resetAndDestroy(),
-    get writableLength() {
-      // The response's own buffer plus the socket's.
-      return raw.writableLength;
-    },
-  };
+  if (!socket || raw.writableLength > socket.writableLength) return new ResponseSink(raw);
+  return new SocketSink(raw, socket, raw.chunkedEncoding);
+}
+
+/** Frames straight to the socket. A class, not closures: ten thousand idle streams hold one each. */
+class SocketSink implements EventSink {
+  constructor(
+    private readonly raw: ServerResponse,
+    private readonly socket: Socket,
+    /** False for an HTTP/1.0 client: no chunked coding, its body is the frames until the socket closes. */
+    private readonly chunked: boolean,
+  ) {}
+
+  write(frames: readonly SseFrame[]): void {
+    const socket = this.socket;
+    if (socket.destroyed) return;
+    if (frames.length === 1) {
+      socket.write(this.encode(frames[0]!));
+      return;
+    }
+    // One system call for the batch.
+    socket.cork();
+    for (const frame of frames) socket.write(this.encode(frame));
+    socket.uncork();
+  }
+
+  end(): void {
+    this.raw.end();
+  }
+
+  /**
+   * A reset, not a close: the backlog is dropped at once instead of the kernel trying to
+   * deliver it (and the end behind it) to a peer that does not read.
+   */
+  destroy(): void {
+    this.socket.resetAndDestroy();
+  }
+
+  /** The response's own buffer plus the socket's. */
+  get writableLength(): number {
+    return this.raw.writableLength;
+  }
+
+  private encode(frame: SseFrame): Buffer {
+    return this.chunked ? frame.chunked : frame.bytes;
+  }
 }
 
 /** Without a socket of its own (not expected over HTTP/1.1), the response writes each frame. */
-function responseSink(raw: ServerResponse): EventSink {
-  return {
-    write(frames) {
-      for (const frame of frames) raw.write(frame.text);
-    },
-    end: () => raw.end(),
-    destroy: () => raw.destroy(),
-    get writableLength() {
-      return raw.writableLength;
-    },
-  };
+class ResponseSink implements EventSink {
+  constructor(private readonly raw: ServerResponse) {}
+
+  write(frames: readonly SseFrame[]): void {
+    for (const frame of frames) this.raw.write(frame.text);
+  }
+
+  end(): void {
+    this.raw.end();
+  }
+
+  destroy(): void {
+    this.raw.destroy();
+  }
+
+  get writableLength(): number {
+    return this.raw.writableLength;
+  }
 }
