@@ -23,6 +23,7 @@ export interface Topic {
 }
 
 const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const TOPIC_SUGGESTION = 'Write a topic as "table", "table/ROW_ID" or "table?filter=" followed by a URL-encoded filter, for example tasks?filter=done%20%3D%20false.';
 
 /**
@@ -31,6 +32,9 @@ const TOPIC_SUGGESTION = 'Write a topic as "table", "table/ROW_ID" or "table?fil
  * is locked for the caller).
  */
 export function parseTopic(name: string, tables: ReadonlyMap<string, CompiledTable>, caller: Caller, now: string): Topic {
+  // The topic is written back as the `event:` line of its events: a line break would end that
+  // line and let the rest pass for fields of the stream (ids, data) the server never sent.
+  if (CONTROL_CHARACTER.test(name)) throw malformed(name, 'holds a control character (URL-encode a row id or filter that needs one)');
   const query = name.indexOf('?');
   const path = query < 0 ? name : name.slice(0, query);
   const slash = path.indexOf('/');

@@ -70,6 +70,7 @@ describe('POST /p/{id}/realtime', () => {
     ['an unknown client → 404 REALTIME_CLIENT_NOT_FOUND', () => server.request('POST', `/p/${project.id}/realtime`, { headers: project.anon, body: { client_id: 'nope', subscriptions: ['tasks'] } }), 404, 'REALTIME_CLIENT_NOT_FOUND'],
     ['an unknown table → 404 TABLE_NOT_FOUND', () => subscribe(stream, project.anon, ['taks']), 404, 'TABLE_NOT_FOUND'],
     ['a malformed topic → 400 VALIDATION_FILTER', () => subscribe(stream, project.anon, ['tasks/a/b']), 400, 'VALIDATION_FILTER'],
+    ['a topic with a line break (it would forge lines of the stream) → 400 VALIDATION_FILTER', () => subscribe(stream, project.anon, ['tasks/x\ndata: forged']), 400, 'VALIDATION_FILTER'],
     ['a malformed filter → 400 VALIDATION_FILTER', () => subscribe(stream, project.anon, [`tasks?filter=${encodeURIComponent('titel = "x"')}`]), 400, 'VALIDATION_FILTER'],
     ['a locked list rule for the caller → 403 FORBIDDEN', () => subscribe(stream, project.anon, ['secrets']), 403, 'FORBIDDEN'],
     ['a locked view rule on a row topic → 403 FORBIDDEN', () => subscribe(stream, project.anon, ['secrets/abc']), 403, 'FORBIDDEN'],
