@@ -350,11 +350,18 @@ describe('no extra work: GET by id without Origin skips CORS entirely; with Orig
   });
 
   it('with Origin: still one lookup (the route\'s); CORS reads the cached settings once', async () => {
-    const { response, find, cached } = await countRegistryCalls(() => getRow({ ...listed.anon, origin: APP }));
-    assert.equal(response.status, 200);
-    assert.equal(find, 1);
-    assert.equal(cached, 1);
-    assertAllowed(response, APP);
+    // Up to three tries: on PostgreSQL a change counter or a LISTEN reconnection seen during the
+    // request (a busy CI machine) legitimately drops the cache, and the next lookup reloads it.
+    // A CORS hook that looked the project up itself would count two lookups every time.
+    let counted: Awaited<ReturnType<typeof countRegistryCalls>> | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      counted = await countRegistryCalls(() => getRow({ ...listed.anon, origin: APP }));
+      if (counted.find === 1 && counted.cached === 1) break;
+    }
+    assert.equal(counted!.response.status, 200);
+    assert.equal(counted!.find, 1);
+    assert.equal(counted!.cached, 1);
+    assertAllowed(counted!.response, APP);
   });
 
   it('an admin path with Origin: the CORS code does not touch the registry (same lookups as without Origin)', async () => {
