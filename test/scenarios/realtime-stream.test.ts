@@ -56,6 +56,14 @@ describe('GET /p/{id}/realtime', () => {
   it('an unknown project → 404 PROJECT_NOT_FOUND', async () => {
     assertError(await server.request('GET', '/p/no-such-project/realtime'), 404, 'PROJECT_NOT_FOUND');
   });
+
+  it('HEAD opens no stream (a stream is its body): 404, and the keep-alive connection answers the next request cleanly', async () => {
+    const head = await fetch(`${server.url}/p/${project.id}/realtime`, { method: 'HEAD', headers: project.anon });
+    assert.equal(head.status, 404);
+    assert.doesNotMatch(head.headers.get('content-type') ?? '', /event-stream/);
+    const next = await server.request('GET', `/p/${project.id}/api/tasks?limit=1`, { headers: project.anon });
+    assert.equal(next.status, 200, next.text);
+  });
 });
 
 describe('POST /p/{id}/realtime', () => {

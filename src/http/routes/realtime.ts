@@ -23,7 +23,10 @@ type ProjectParams = { Params: { id: string } };
 export function registerRealtimeRoutes(app: FastifyInstance, services: Services, hub: RealtimeHub): void {
   const { registry } = services;
 
-  app.get<ProjectParams>('/p/:id/realtime', async (request, reply) => {
+  // No HEAD twin (Fastify adds one per GET route by default): a stream is its body, and the
+  // socket sink writes frames straight to the connection, which after a bodiless HEAD answer
+  // would reach a keep-alive client as the start of its next response.
+  app.get<ProjectParams>('/p/:id/realtime', { exposeHeadRoute: false }, async (request, reply) => {
     const state = await registry.get(request.params.id);
     // Refusals (503 past the client limit) are still ordinary answers before the stream starts.
     await hub.prepare(state.project.id);
