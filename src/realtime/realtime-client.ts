@@ -51,7 +51,14 @@ export class FlushQueue {
     this.scheduled = false;
     const clients = this.waiting;
     this.waiting = [];
-    for (const client of clients) client.flush();
+    for (const client of clients) {
+      try {
+        client.flush();
+      } catch {
+        // One broken socket must not keep the frames of the streams after it waiting.
+        client.disconnected();
+      }
+    }
   }
 }
 
@@ -79,6 +86,8 @@ export class RealtimeClient {
   identity: BoundIdentity | undefined;
   /** Bumped whenever `identity` changes, so cached predicates are rebuilt. */
   identityVersion = 0;
+  /** Bumped by each subscription call (bind): a replay stops when a later call took over. */
+  bindings = 0;
   /** The last event number sent or skipped: nothing at or below it is sent again. */
   lastSeq = 0;
   /** While a `since` replay reads the log, live events wait here. */
@@ -137,6 +146,8 @@ export class RealtimeClient {
   close(): void {
     if (this.closed) return;
     this.flush();
+    // The flush may have dropped a slow reader (its socket reset, onClose called).
+    if (this.closed) return;
     this.closed = true;
     this.sink.end();
     this.onClose(this);

@@ -180,23 +180,28 @@ export class RealtimeHub implements ChangeFeed {
     const head = since === undefined ? (await readLogState((await this.deps.schemas.schema(client.projectId)).db)).lastSeq : undefined;
     client.identity = identity;
     client.identityVersion++;
+    const binding = ++client.bindings;
     this.bindings++;
     client.subscriptions = topics.map((topic) => ({ topic }));
-    client.queued = undefined;
+    // With `since`, live events wait in `queued` from the swap on, until the replay has caught
+    // up: delivered meanwhile, they would move `lastSeq` past events the replay still has to send.
+    client.queued = since === undefined ? undefined : [];
     if (head !== undefined) {
       client.lastSeq = Math.max(client.lastSeq, head);
       return;
     }
     if (since === undefined) return;
-    const generation = client.identityVersion;
+    // A later bind of this client (a new POST) takes over; its events are its own.
+    const current = () => client.bindings === binding && client.queued !== undefined;
     const schema = await this.deps.schemas.schema(client.projectId);
     const bounds = await trimEvents(schema.db, new Date(this.deps.clock.now() - this.limits.keepMs).toISOString());
+    if (!current()) return;
     const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
     if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
       client.send('reset', '{}');
+      await this.flushQueued(client, schema);
       return;
     }
-    client.queued = [];
     client.lastSeq = after;
     // The replay reads what this process's feed has already passed (settled numbers, no gap in
     // flight); the feed queues everything after that for this client meanwhile.
@@ -206,16 +211,30 @@ export class RealtimeHub implements ChangeFeed {
     replay: while (last < until) {
       const events = await readEvents(schema.db, last, PAGE);
       for (const event of events) {
-        if (client.identityVersion !== generation || client.queued === undefined) return;
+        if (!current()) return;
         if (event.seq > until) break replay;
-        deliverTo(client, schema, event, this.deps.clock, await preparePaths([client], schema, event, this.deps.clock));
+        this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
         last = event.seq;
       }
       if (events.length < PAGE) break;
     }
-    const queued = client.queued ?? [];
+    if (current()) await this.flushQueued(client, schema);
+  }
+
+  /** Delivers the events the feed queued for `client` while it was bound, then lets the feed deliver directly again. */
+  private async flushQueued(client: RealtimeClient, schema: ProjectSchema): Promise<void> {
+    while (client.queued && client.queued.length > 0) {
+      const event = client.queued.shift()!;
+      this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
+    }
     client.queued = undefined;
-    for (const event of queued) deliverTo(client, schema, event, this.deps.clock, await preparePaths([client], schema, event, this.deps.clock));
+  }
+
+  /** deliverTo for one client outside the feed; an identity it changes counts as a binding (see `resolvePaths`). */
+  private deliverReplayed(client: RealtimeClient, schema: ProjectSchema, event: LoggedEvent, resolved: ResolvedPaths | undefined): void {
+    const identity = client.identityVersion;
+    deliverTo(client, schema, event, this.deps.clock, resolved);
+    if (client.identityVersion !== identity) this.bindings++;
   }
 
   /** ChangeFeed: whether a write to the project must be logged (see `RealtimeHubDeps.shared`). */

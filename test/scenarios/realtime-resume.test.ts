@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { bearer, createAuthProject, signUp } from '../helpers/auth-fixtures.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { createProject, putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
 
@@ -42,6 +43,36 @@ async function write(from: number, count: number): Promise<void> {
 const numbers = (stream: SseStream) => stream.received((e) => e.event === 'tasks').map((e) => e.json.record.n as number);
 
 describe('resume with since', () => {
+  it("a replay that passes an update of the user's own row goes on, then joins live events", async () => {
+    const own = 'id = @request.auth.id';
+    const auth = await createAuthProject(server, { rules: { list: own, view: own, update: own } });
+    await putTable(server, auth, 'notes', { columns: [{ name: 'n', type: 'integer' }], rules: { list: '', view: '' } });
+    const ada = await signUp(server, auth, 'ada@example.com', { name: 'Ada' });
+    const note = async (n: number) => assert.equal((await server.request('POST', `/p/${auth.id}/api/notes`, { headers: auth.admin, body: { n } })).status, 201);
+    const open = async (since?: string) => {
+      const stream = await openStream(server.url, auth.id, bearer(ada.token));
+      streams.push(stream);
+      const body = { client_id: stream.clientId, subscriptions: ['users', 'notes'], ...(since !== undefined && { since }) };
+      const response = await server.request('POST', `/p/${auth.id}/realtime`, { headers: bearer(ada.token), body });
+      assert.equal(response.status, 200, response.text);
+      return stream;
+    };
+    const first = await open();
+    await note(1);
+    const [mark] = await first.waitFor(1);
+    first.close();
+    // Missed while away: ada's own row changes (her identity as the rules see it), then two notes.
+    const renamed = await server.request('PATCH', `/p/${auth.id}/api/users/${ada.user.id}`, { headers: auth.admin, body: { name: 'Ada L.' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    await note(2);
+    await note(3);
+    const second = await open(mark!.id);
+    await second.waitFor(3);
+    await note(4);
+    const events = await second.waitFor(4);
+    assert.deepEqual(events.map((e) => (e.event === 'users' ? `users:${e.json.record.name}` : `notes:${e.json.record.n}`)), ['users:Ada L.', 'notes:2', 'notes:3', 'notes:4']);
+  });
+
   it('after a dropped connection with writes in between: every missed event once, then live ones, in order', async () => {
     const first = await subscribed(['tasks']);
     await write(0, 3);
