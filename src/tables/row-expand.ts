@@ -16,6 +16,12 @@ import { ruleCondition } from './row-access.js';
 /** Rows listed per parent row by a reverse expansion. */
 export const MAX_REVERSE_ROWS = 100;
 
+/**
+ * Most rows the plain reverse query may read before the windowed one takes over: a page of
+ * 1,000 rows could otherwise read (and drop) 100,000 rows of one parent's children first.
+ */
+const PLAIN_REVERSE_READ_LIMIT = 2_000;
+
 const CREATION_ORDER: readonly OrderTerm[] = [{ column: 'created_at', descending: false }, { column: 'id', descending: false }];
 
 /**
@@ -91,12 +97,12 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   const listed: Row[] = [];
   if (condition !== 'hidden') {
     const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
-    // A plain, unsorted query first, bounded by what the page may show (100 per parent): when it
-    // stays within the bound it read every related row, and each parent's rows are put in
+    // A plain, unsorted query first, bounded by what the page may show (100 per parent, and
+    // PLAIN_REVERSE_READ_LIMIT in all): when it stays within the bound it read every related row, and each parent's rows are put in
     // creation order here (a few per parent; the engine would sort them all at once). Past the
     // bound (a parent has many), a window query reads the first 100 per parent instead; it
     // costs more per row (SQLite materialises and sorts twice), so it is not the default.
-    const bound = ids.length * MAX_REVERSE_ROWS;
+    const bound = Math.min(ids.length * MAX_REVERSE_ROWS, PLAIN_REVERSE_READ_LIMIT);
     let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, limit: bound + 1 });
     if (found.length > bound) {
       found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: CREATION_ORDER, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
