@@ -8,6 +8,7 @@
  * Latency is measured in this process: the time a create was sent → the time its event arrived.
  */
 import http from 'node:http';
+import net from 'node:net';
 import pg from 'pg';
 import { expectStatus } from './http-client.js';
 import { runLoad } from './load.js';
@@ -132,46 +133,66 @@ async function setUp(options: RealtimeBenchOptions, url: string): Promise<Setup>
   return { projectId, admin, pk: created.body.data.publishable_key as string, users };
 }
 
-/** Opens a stream, binds it with `headers` to `topics`; calls `onData` with each chunk. Resolves once bound. */
-function subscribe(url: string, projectId: string, headers: Record<string, string>, topics: string[], onData: (chunk: string) => void): Promise<http.ClientRequest> {
+/**
+ * Opens a stream on a plain TCP socket, binds it with `headers` to `topics`, and calls `onData`
+ * with each chunk of bytes after the `connect` event; resolves once bound. A raw socket rather
+ * than node:http: a thousand readers share this process with the writer, and the HTTP client's
+ * stream machinery per chunk cost as much CPU as the server under test. The bytes keep the
+ * chunked-encoding size lines between the server's writes; readers look for whole SSE frames
+ * only, which a write never splits.
+ */
+function subscribe(url: string, projectId: string, headers: Record<string, string>, topics: string[], onData: (chunk: Buffer) => void): Promise<net.Socket> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = http.get(`${url}/p/${projectId}/realtime`, (response) => {
-      response.setEncoding('utf8');
-      let bound = false;
-      response.on('data', (chunk: string) => {
-        if (!bound) {
-          bound = true;
-          const clientId = JSON.parse(/data: (.*)/.exec(chunk)![1]!).client_id as string;
-          expectStatus(200, url, 'POST', `/p/${projectId}/realtime`, headers, { client_id: clientId, subscriptions: topics }).then(() => resolve(request), reject);
-          return;
-        }
+    const socket = net.connect(Number(port), hostname);
+    socket.setNoDelay(true);
+    socket.write(`GET /p/${projectId}/realtime HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    let preamble = '';
+    let bound = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (bound) {
         onData(chunk);
-      });
+        return;
+      }
+      preamble += chunk.toString('utf8');
+      const connect = /data: (\{[^\n]*\})\n/.exec(preamble);
+      if (!connect) return;
+      bound = true;
+      const clientId = JSON.parse(connect[1]!).client_id as string;
+      expectStatus(200, url, 'POST', `/p/${projectId}/realtime`, headers, { client_id: clientId, subscriptions: topics }).then(() => resolve(socket), reject);
     });
-    request.on('error', reject);
+    socket.once('error', reject);
   });
 }
+
+const FRAME_END = Buffer.from('\n\n');
+const N_KEY = Buffer.from('"n":');
 
 async function measureFanOut(options: RealtimeBenchOptions, servers: readonly ServerProcess[], engine: 'sqlite' | 'postgres'): Promise<FanOutResult> {
   const setup = await setUp(options, servers[0]!.url);
   const sentAt = new Map<number, number>();
   const latencies: number[] = [];
   // One per stream: a frame may arrive split over two chunks, so only whole frames are read.
+  // Bytes are scanned as they come (no text decoding, no regular expression): 1,000 readers
+  // share this process with the writer, and their parsing must not be what delays either.
   const recorder = () => {
-    let rest = '';
-    return (chunk: string) => {
+    let rest: Buffer | undefined;
+    return (chunk: Buffer) => {
       const now = performance.now();
-      const text = rest + chunk;
-      const end = text.lastIndexOf('\n\n');
-      rest = end < 0 ? text : text.slice(end + 2);
+      const bytes = rest ? Buffer.concat([rest, chunk]) : chunk;
+      const end = bytes.lastIndexOf(FRAME_END);
+      rest = end < 0 ? bytes : end + 2 < bytes.length ? bytes.subarray(end + 2) : undefined;
       if (end < 0) return;
-      for (const match of text.slice(0, end).matchAll(/"n":(\d+)/g)) {
-        const at = sentAt.get(Number(match[1]));
-        if (at !== undefined) latencies.push(now - at);
+      for (let at = bytes.indexOf(N_KEY); at >= 0 && at < end; at = bytes.indexOf(N_KEY, at + N_KEY.length)) {
+        let n = 0;
+        let i = at + N_KEY.length;
+        for (let digit = bytes[i]! - 48; digit >= 0 && digit <= 9; digit = bytes[++i]! - 48) n = n * 10 + digit;
+        const sent = sentAt.get(n);
+        if (sent !== undefined) latencies.push(now - sent);
       }
     };
   };
-  const streams: http.ClientRequest[] = [];
+  const streams: net.Socket[] = [];
   const half = Math.floor(options.subscribers / 2);
   for (let i = 0; i < options.subscribers; i++) {
     const server = servers[i % servers.length]!;
@@ -237,7 +258,7 @@ async function measureIdle(options: RealtimeBenchOptions, server: ServerProcess)
   const without = await runLoad(spec(options.loadSeconds), options.scratchDir);
   const rssBefore = server.rss();
   options.log(`  idle: opening ${options.idleClients} subscribed streams`);
-  const streams: http.ClientRequest[] = [];
+  const streams: net.Socket[] = [];
   for (let i = 0; i < options.idleClients; i += 50) {
     const batch = Array.from({ length: Math.min(50, options.idleClients - i) }, () => subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed/none'], () => undefined));
     streams.push(...(await Promise.all(batch)));
