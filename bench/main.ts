@@ -124,7 +124,8 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     // BENCH_REALTIME_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the realtime servers.
     realtime = await runRealtimeBench({
       platformKey,
-      start: (name, env) => startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, { name, env, ...(options.dist && { dist: options.dist }), ...(process.env.BENCH_REALTIME_NODE_ARGS && { nodeArgs: process.env.BENCH_REALTIME_NODE_ARGS.split(' ') }) }),
+      start: (name, env, cpus) => startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, { name, env, ...(cpus && { cpus }), ...(options.dist && { dist: options.dist }), ...(process.env.BENCH_REALTIME_NODE_ARGS && { nodeArgs: process.env.BENCH_REALTIME_NODE_ARGS.split(' ') }) }),
+      ...(pinning && { pinning: { server: pinning.server, load: pinning.load } }),
       postgresUrl: options.postgresUrl,
       subscribers: options.quick ? 200 : 1000,
       writesPerSecond: 200,
