@@ -5,6 +5,7 @@
  */
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { Expr, OrderTerm, ValueType } from './sql-tree.js';
+import { hasPaths } from './expr-walk.js';
 import { compileFilter } from './filter-compiler.js';
 import { listNames } from './literal-values.js';
 import { parseFilter, shortenSource } from './filter-parser.js';
@@ -138,7 +139,7 @@ function reused<T extends Expr | OrderTerm[]>(columns: ReadonlyMap<string, Value
 /** Whether a compiled filter or sort reads a relation path anywhere. */
 function followsPath(result: Expr | readonly OrderTerm[]): boolean {
   if (Array.isArray(result)) return (result as readonly OrderTerm[]).some((term) => term.expr !== undefined);
-  return JSON.stringify(result).includes('"kind":"path"');
+  return hasPaths(result as Expr);
 }
 
 /**

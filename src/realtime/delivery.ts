@@ -8,13 +8,14 @@
  * (relation-paths.ts).
  */
 import { isoNow, type Clock } from '../lib/clock.js';
+import { hasPaths } from '../query/expr-walk.js';
 import { sql, type Expr } from '../query/sql-tree.js';
 import type { Caller } from '../tables/caller.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import { ruleCondition } from '../tables/row-access.js';
 import type { ProjectSchema } from '../tables/schema-service.js';
 import type { IdentityChange, LoggedEvent, RowChange } from './event-log.js';
-import { hasPaths, resolvePaths, substitutePaths, type ResolvedPaths } from './relation-paths.js';
+import { resolvePaths, substitutePaths, type ResolvedPaths } from './relation-paths.js';
 import type { RealtimeClient, Subscription } from './realtime-client.js';
 import { compilePredicate, type RowPredicate } from './row-predicate.js';
 import { eventFrame, type SseFrame } from './sse-frame.js';

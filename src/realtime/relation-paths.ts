@@ -6,6 +6,7 @@
  * all subscribers: the database work grows with the distinct paths, never with subscribers.
  * The resolved values then replace the paths and the condition is judged in memory.
  */
+import { visitExpr } from '../query/expr-walk.js';
 import { sql, type Expr } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 
@@ -14,19 +15,10 @@ type PathExpr = Extract<Expr, { kind: 'path' }>;
 /** Resolved path values of one event, by anchored path. */
 export type ResolvedPaths = Map<string, unknown>;
 
-/** True when `expr` holds a relation path. */
-export function hasPaths(expr: Expr | undefined): boolean {
-  let found = false;
-  visit(expr, (node) => {
-    if (node.kind === 'path') found = true;
-  });
-  return found;
-}
-
 /** Resolves, into `resolved`, every path of `condition` anchored on `record` not resolved yet. */
 export async function resolvePaths(db: Executor, condition: Expr, record: Row, resolved: ResolvedPaths): Promise<void> {
   const paths: PathExpr[] = [];
-  visit(condition, (node) => {
+  visitExpr(condition, (node) => {
     if (node.kind === 'path') paths.push(node);
   });
   for (const path of paths) {
@@ -82,34 +74,4 @@ async function follow(db: Executor, path: PathExpr, start: unknown): Promise<unk
     value = row?.[hop.column] ?? null;
   }
   return value;
-}
-
-function visit(expr: Expr | undefined, see: (node: Expr) => void): void {
-  if (!expr) return;
-  see(expr);
-  switch (expr.kind) {
-    case 'compare':
-    case 'add':
-      visit(expr.left, see);
-      visit(expr.right, see);
-      return;
-    case 'is-null':
-    case 'like':
-    case 'not':
-      visit(expr.expr, see);
-      return;
-    case 'in':
-      visit(expr.expr, see);
-      for (const value of expr.values) visit(value, see);
-      return;
-    case 'and':
-    case 'or':
-      for (const item of expr.items) visit(item, see);
-      return;
-    case 'path':
-      visit(expr.from, see);
-      return;
-    default:
-      return;
-  }
 }
