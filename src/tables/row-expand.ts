@@ -98,10 +98,11 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   if (condition !== 'hidden') {
     const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
     // A plain, unsorted query first, bounded by what the page may show (100 per parent, and
-    // PLAIN_REVERSE_READ_LIMIT in all): when it stays within the bound it read every related row, and each parent's rows are put in
-    // creation order here (a few per parent; the engine would sort them all at once). Past the
-    // bound (a parent has many), a window query reads the first 100 per parent instead; it
-    // costs more per row (SQLite materialises and sorts twice), so it is not the default.
+    // PLAIN_REVERSE_READ_LIMIT in all): when it stays within the bound it read every related
+    // row, and each parent's rows are put in creation order here (a few per parent; the engine
+    // would sort them all at once). Past the bound (a parent has many), a window query reads
+    // the first 100 per parent instead; it costs more per row (SQLite materialises and sorts
+    // twice), so it is not the default.
     const bound = Math.min(ids.length * MAX_REVERSE_ROWS, PLAIN_REVERSE_READ_LIMIT);
     let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, limit: bound + 1 });
     if (found.length > bound) {
@@ -114,9 +115,9 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
       else byParent.set(parent, [row]);
     }
     for (const [parent, list] of byParent) {
-      list.sort(byCreation);
-      if (list.length > MAX_REVERSE_ROWS) byParent.set(parent, list.slice(0, MAX_REVERSE_ROWS));
-      for (const row of byParent.get(parent)!) listed.push(row);
+      const kept = list.sort(byCreation).slice(0, MAX_REVERSE_ROWS);
+      byParent.set(parent, kept);
+      listed.push(...kept);
     }
   }
   for (const row of rows) (row.expand as Record<string, unknown>)[node.key] = byParent.get(String(row.id)) ?? [];

@@ -7,9 +7,10 @@
  *
  * Plain rows (readable columns, or a selection of them) go through `buildRowJson`; pages
  * with `expand` through `buildExpandedRowJson`, whose schema adds the expanded rows' shapes.
- * Aggregates add keys no schema knows, and the callers send those through JSON.stringify. Every column's schema lists its one JSON type plus null, so a value of any
- * other type makes the compiled function throw rather than coerce it; the envelope is then
- * written by JSON.stringify, and the answer is the same either way.
+ * Aggregates add keys no schema knows, and the callers send those through JSON.stringify.
+ * Every column's schema lists its one JSON type plus null, so a value of any other type makes
+ * the compiled function throw rather than coerce it; the envelope is then written by
+ * JSON.stringify, and the answer is the same either way.
  */
 import fastJson from 'fast-json-stringify';
 import type { ExpandNode } from '../query/expand.js';
