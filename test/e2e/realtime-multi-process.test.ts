@@ -7,38 +7,26 @@
  * @engine postgres — the PostgreSQL pass only (SQLite is one process by design).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { startProcessPair, type ProcessPair } from '../helpers/process-pair.js';
+import { call, type ServerProcess } from '../helpers/server-process.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 const PASSWORD = 'correct horse battery';
 const WRITES_PER_PROCESS = 60;
 
 describe('realtime with two server processes on one PostgreSQL database', () => {
-  let database: TestDatabase;
+  let pair: ProcessPair;
   let a: ServerProcess;
   let b: ServerProcess;
   let admin: Record<string, string>;
-  const dirs: string[] = [];
   const streams: SseStream[] = [];
   const project = 'live';
   const users: { id: string; token: string }[] = [];
 
   before(async () => {
-    database = await createTestDatabase();
-    const dir = () => {
-      const made = mkdtempSync(path.join(tmpdir(), 'rowbase-rt-'));
-      dirs.push(made);
-      return made;
-    };
-    [a, b] = await Promise.all([startServerProcess(dir(), { DATABASE_URL: database.url }), startServerProcess(dir(), { DATABASE_URL: database.url })]);
-    const created = await call(a.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: project, id: project });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    admin = { 'x-admin-key': created.body.data.admin_key };
+    pair = await startProcessPair(project);
+    ({ a, b, admin } = pair);
     assert.equal((await call(a.url, 'PUT', `/p/${project}/v1/tables/users`, admin, { columns: [], auth_table: true })).status, 201);
     const owner = 'owner = @request.auth.id';
     const items = await call(b.url, 'PUT', `/p/${project}/v1/tables/items`, admin, {
@@ -55,13 +43,7 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
 
   after(async () => {
     for (const stream of streams) stream.close();
-    for (const server of [a, b]) {
-      if (!server || server.child.exitCode !== null) continue;
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
-    await database?.drop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await pair?.stop();
   });
 
   async function subscribe(server: ServerProcess, headers: Record<string, string>, since?: string): Promise<SseStream> {

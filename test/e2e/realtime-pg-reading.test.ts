@@ -12,55 +12,37 @@
  * @engine postgres — the PostgreSQL pass only.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { startProcessPair, type ProcessPair } from '../helpers/process-pair.js';
+import { call, type ServerProcess } from '../helpers/server-process.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('realtime reading the shared PostgreSQL log', () => {
-  let database: TestDatabase;
+  let pair: ProcessPair;
   let a: ServerProcess;
   let b: ServerProcess;
   let admin: Record<string, string>;
   let sql: pg.Client;
-  const dirs: string[] = [];
   const streams: SseStream[] = [];
   const project = 'shared-log';
   const schema = 'p_shared_log';
 
   before(async () => {
-    database = await createTestDatabase();
-    const dir = () => {
-      const made = mkdtempSync(path.join(tmpdir(), 'rowbase-rt-pg-'));
-      dirs.push(made);
-      return made;
-    };
-    [a, b] = await Promise.all([startServerProcess(dir(), { DATABASE_URL: database.url }), startServerProcess(dir(), { DATABASE_URL: database.url })]);
-    const created = await call(a.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: project, id: project });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    admin = { 'x-admin-key': created.body.data.admin_key };
+    pair = await startProcessPair(project);
+    ({ a, b, admin } = pair);
     const table = await call(a.url, 'PUT', `/p/${project}/v1/tables/items`, admin, { columns: [{ name: 'n', type: 'integer' }], rules: { list: '' } });
     assert.equal(table.status, 201, JSON.stringify(table.body));
-    sql = new pg.Client({ connectionString: database.url });
+    sql = new pg.Client({ connectionString: pair.database.url });
     await sql.connect();
   });
 
   after(async () => {
     for (const stream of streams) stream.close();
     await sql?.end().catch(() => undefined);
-    for (const server of [a, b]) {
-      if (!server || server.child.exitCode !== null) continue;
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
-    await database?.drop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await pair?.stop();
   });
 
   async function subscribe(server: ServerProcess): Promise<SseStream> {
@@ -117,8 +99,8 @@ describe('realtime reading the shared PostgreSQL log', () => {
 
   it('a number whose transaction commits after a higher one is delivered first, not skipped', async () => {
     const stream = await subscribe(a);
-    const early = new pg.Client({ connectionString: database.url });
-    const late = new pg.Client({ connectionString: database.url });
+    const early = new pg.Client({ connectionString: pair.database.url });
+    const late = new pg.Client({ connectionString: pair.database.url });
     await Promise.all([early.connect(), late.connect()]);
     try {
       const entry = (n: number) => [new Date().toISOString(), 'items', 'create', JSON.stringify({ id: `held-${n}`, n })];
