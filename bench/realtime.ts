@@ -15,7 +15,7 @@ import { runLoad } from './load.js';
 import { summariseLatency, type Latency } from './load-spec.js';
 import type { GoalResult } from './run-scenario.js';
 import type { ServerProcess } from './server-process.js';
-import { formatMiB, formatMs } from './stats.js';
+import { formatMiB, formatMs, spread } from './stats.js';
 
 export interface RealtimeBenchOptions {
   readonly platformKey: string;
@@ -292,11 +292,5 @@ async function measureIdle(options: RealtimeBenchOptions, server: ServerProcess)
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const after = await runs(3);
   const runsWithout = [...before, ...after];
-  return { clients: options.idleClients, rssBefore, rssAfter, rpsWithout: median(runsWithout), rpsWith: median(withClients), runsWithout, runsWith: withClients };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { clients: options.idleClients, rssBefore, rssAfter, rpsWithout: spread(runsWithout).median, rpsWith: spread(withClients).median, runsWithout, runsWith: withClients };
 }
