@@ -47,7 +47,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         users: options.users,
         notesPerUser: options.notesPerUser,
         events: options.events,
-        posts: wanted('expand-list') ? options.posts : 0,
+        posts: wanted('expand-list') || wanted('expand-floor') ? options.posts : 0,
         onProgress: (rows) => {
           if (rows - shown >= 100_000) log(`  events: ${(shown = rows).toLocaleString('en-US')}`);
         },

@@ -25,7 +25,7 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
   const dataDir = path.join(runDir, 'profile-data');
   const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
   const events = scenarios.some((s) => s.id.startsWith('big-') || s.id === 'cursor-deep') ? Math.min(options.events, 200_000) : 0;
-  const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id === 'expand-list') ? options.posts : 0 }).finally(() => seeder.stop());
+  const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id === 'expand-list' || s.id === 'expand-floor') ? options.posts : 0 }).finally(() => seeder.stop());
 
   for (const scenario of scenarios) {
     const profileDir = path.join(runDir, 'profiles', scenario.id);

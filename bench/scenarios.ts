@@ -98,11 +98,11 @@ const kinds = Array.from({ length: EVENT_KINDS }, (_, n) => `k${n}`);
 
 const topics = Array.from({ length: POST_TOPICS }, (_, n) => `t${n}`);
 
-/** 20 posts of one topic, newest first, without total; with `expand` when given. */
-function postPages(context: ScenarioContext, expand: string | undefined): LoadRequest[] {
+/** `limit` posts (20 unless given) of one topic, newest first, without total; with `expand` when given. */
+function postPages(context: ScenarioContext, expand: string | undefined, limit = 20): LoadRequest[] {
   return topics.map((topic) => ({
     method: 'GET',
-    path: `${api(context, POSTS.name)}?filter=${encodeURIComponent(`topic = '${topic}'`)}&sort=-created_at&limit=20&count=none${expand ? `&expand=${encodeURIComponent(expand)}` : ''}`,
+    path: `${api(context, POSTS.name)}?filter=${encodeURIComponent(`topic = '${topic}'`)}&sort=-created_at&limit=${limit}&count=none${expand ? `&expand=${encodeURIComponent(expand)}` : ''}`,
     headers: pk(context),
   }));
 }
@@ -240,6 +240,19 @@ export const SCENARIOS: readonly Scenario[] = [
     prepare: checkExpand,
     reference: { label: 'without expand', requests: (context) => postPages(context, undefined) },
     goals: [{ kind: 'reference-rps', min: 0.5 }],
+  },
+  {
+    // No target: the yardstick for expand-list. 100 plain posts are as many rows and bytes as
+    // 20 posts with their author and 3 comments each, read by one sequential query instead of
+    // three; what this one costs over 20 posts is what any expansion of that page costs at least.
+    id: 'expand-floor',
+    title: 'list 100 posts without expand (the rows and bytes of the expanded page of 20) vs 20 posts',
+    connections: 10,
+    baseline: false,
+    needsAuth: false,
+    requests: (context) => postPages(context, undefined, 100),
+    reference: { label: '20 posts', requests: (context) => postPages(context, undefined) },
+    goals: [],
   },
   {
     // Issue 14: keyset cursors; page 5,000 costs what page 1 costs.
