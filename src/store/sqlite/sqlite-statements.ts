@@ -11,6 +11,7 @@ import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { echoedInsertRow } from './sqlite-insert-echo.js';
+import { buildRowBuilder, type RowBuilder } from './sqlite-rows.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -18,21 +19,6 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
   const row: Row = {};
   for (const column of columns) row[column.name] = decodeSqliteValue(raw[column.name], column.type);
   return row;
-}
-
-/**
- * Decodes the rows of a select where they stand: a select's raw rows hold exactly its result
- * columns, in order, and only booleans and json need a new value; a page of rows is then not
- * copied key by key into new objects.
- */
-function decodeSelected(raws: Record<string, unknown>[], columns: readonly ColumnRef[]): Row[] {
-  for (const [index, column] of columns.entries()) {
-    if (column.type !== 'boolean' && column.type !== 'json') continue;
-    // A column named twice is one key of the raw row: decode it once (json text parsed twice would fail).
-    if (columns.findIndex((c) => c.name === column.name) !== index) continue;
-    for (const raw of raws) raw[column.name] = decodeSqliteValue(raw[column.name], column.type);
-  }
-  return raws;
 }
 
 /**
@@ -51,10 +37,16 @@ interface ByIdStatement {
   readonly table: string;
   readonly generation: number;
   readonly statement: BetterSqlite3.Statement;
+  readonly build: RowBuilder;
 }
 
 export class SqliteStatements {
   private readonly prepared = new Map<string, BetterSqlite3.Statement>();
+  /**
+   * The row builder of each prepared select, which runs in raw mode (sqlite-rows.ts). By
+   * statement object: a statement dropped from the cache or forgotten takes its builder along.
+   */
+  private readonly builders = new WeakMap<BetterSqlite3.Statement, RowBuilder>();
   /**
    * By-id selects, keyed by their column list: a compiled table's `readable` array, the same
    * object on every GET of that table and schema version, so the SQL text is neither compiled
@@ -109,15 +101,34 @@ export class SqliteStatements {
       }
       const { sql, params } = compileStatement(statement);
       const prepared = this.prepare(sql);
+      if (statement.kind === 'select') {
+        const build = this.selectBuilder(prepared, columns);
+        const raws = prepared.all(...(params as never[])) as unknown[][];
+        const rows: Row[] = new Array(raws.length);
+        for (let i = 0; i < raws.length; i++) rows[i] = build(raws[i]!);
+        return rows;
+      }
       if (!prepared.reader) {
         prepared.run(...(params as never[]));
         return [];
       }
       const raws = prepared.all(...(params as never[])) as Record<string, unknown>[];
-      return statement.kind === 'select' ? decodeSelected(raws, columns) : raws.map((raw) => decodeRow(raw, columns));
+      return raws.map((raw) => decodeRow(raw, columns));
     } catch (error) {
       throw translateSqliteError(error);
     }
+  }
+
+  /** Puts a prepared select in raw mode and returns its row builder (built once per statement). */
+  private selectBuilder(prepared: BetterSqlite3.Statement, columns: readonly ColumnRef[]): RowBuilder {
+    // Every time, not once: a mode is a property of the statement object (count() plucks).
+    prepared.raw(true);
+    let build = this.builders.get(prepared);
+    if (!build) {
+      build = buildRowBuilder(prepared.columns().map((column) => column.name), columns);
+      this.builders.set(prepared, build);
+    }
+    return build;
   }
 
   private isStrict(table: string): boolean {
@@ -136,8 +147,10 @@ export class SqliteStatements {
       const id = idLookup(statement);
       if (id !== undefined) return this.firstById(statement, id);
       const { sql, params } = compileStatement(statement);
-      const raw = this.prepare(sql).get(...(params as never[])) as Record<string, unknown> | undefined;
-      return raw === undefined ? undefined : decodeRow(raw, statement.columns);
+      const prepared = this.prepare(sql);
+      const build = this.selectBuilder(prepared, resultColumns(statement));
+      const raw = prepared.get(...(params as never[])) as unknown[] | undefined;
+      return raw === undefined ? undefined : build(raw);
     } catch (error) {
       throw translateSqliteError(error);
     }
@@ -147,11 +160,12 @@ export class SqliteStatements {
     let cached = this.byId.get(statement.columns);
     if (cached === undefined || cached.generation !== this.generation || cached.table !== statement.table) {
       // The compiled text has one parameter, the id.
-      cached = { table: statement.table, generation: this.generation, statement: this.prepare(compileStatement(statement).sql) };
+      const prepared = this.prepare(compileStatement(statement).sql);
+      cached = { table: statement.table, generation: this.generation, statement: prepared, build: this.selectBuilder(prepared, statement.columns) };
       this.byId.set(statement.columns, cached);
     }
-    const raw = cached.statement.get(id) as Record<string, unknown> | undefined;
-    return raw === undefined ? undefined : decodeRow(raw, statement.columns);
+    const raw = cached.statement.get(id) as unknown[] | undefined;
+    return raw === undefined ? undefined : cached.build(raw);
   }
 
   count(statement: Parameters<Executor['count']>[0]): number {
