@@ -15,6 +15,7 @@ import { parseOptions, type BenchOptions } from './options.js';
 import { choosePinning } from './pinning.js';
 import { runPostgresBench, type PostgresBenchResult } from './postgres.js';
 import { runProfiles } from './profile.js';
+import { runStatementTimes } from './statement-times.js';
 import { runRealtimeBench, type RealtimeResult } from './realtime.js';
 import { writeReport, type BenchReport } from './report.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
@@ -169,6 +170,10 @@ async function main(): Promise<number> {
   try {
     if (options.profile.length > 0) {
       await runProfiles(options, runDir, platformKey, log);
+      return 0;
+    }
+    if (options.statementTimes.length > 0) {
+      await runStatementTimes(options, runDir, platformKey, log);
       return 0;
     }
     const report = await benchmark(options, runDir, platformKey);

@@ -32,6 +32,8 @@ export interface BenchOptions {
   /** Scenario ids to profile with --cpu-prof instead of benchmarking; empty means no profiling. */
   readonly profile: readonly string[];
   readonly profileSeconds: number;
+  /** Scenario ids to time SQLite statements under (bench/statement-times.ts) instead of benchmarking. */
+  readonly statementTimes: readonly string[];
   /** Keep the data folders under .bench-tmp/ afterwards. */
   readonly keep: boolean;
   /** The load generator: wrk (default when installed) or autocannon. */
@@ -61,6 +63,9 @@ export const USAGE = `npm run bench -- [flags]
   --docs / --no-docs    write docs/benchmarks.md (default: on for full runs)
   --profile [a,b]       CPU-profile Rowbase under these scenarios instead (default get-by-id,list-total)
   --profile-seconds S   seconds of load per profile (default 10)
+  --statement-times [a,b]  time every SQLite statement inside Rowbase under these scenarios
+                        (and their reference loads) instead (default expand-list); seconds of
+                        load from --profile-seconds
   --keep                keep the data folders under .bench-tmp/
   --loader wrk|autocannon  load generator (default wrk when /usr/bin/wrk exists)
   --no-pin              do not pin server (CPU 0) and load generator (CPU 1) with taskset
@@ -85,7 +90,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (next !== undefined && !next.startsWith('--')) flags.set(name, argv[++i]!);
     else flags.set(name, true);
   }
-  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'keep', 'help', 'loader', 'no-pin', 'check', 'postgres', 'ab', 'dist'];
+  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'statement-times', 'keep', 'help', 'loader', 'no-pin', 'check', 'postgres', 'ab', 'dist'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n\n${USAGE}`);
   if (flags.has('help')) throw new Error(USAGE);
 
@@ -127,6 +132,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     docs: flags.has('no-docs') ? false : flags.has('docs') || (!quick && only.length === 0),
     profile: list('profile', ['get-by-id', 'list-total']),
     profileSeconds: number('profile-seconds', 10),
+    statementTimes: list('statement-times', ['expand-list']),
     keep: flags.has('keep'),
     loader,
     pin: !flags.has('no-pin'),

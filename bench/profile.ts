@@ -9,23 +9,33 @@ import { runLoad } from './load.js';
 import type { BenchOptions } from './options.js';
 import { formatProfile, summariseProfile } from './profile-summary.js';
 import { choosePinning } from './pinning.js';
-import { SCENARIOS } from './scenarios.js';
-import { seedBenchProject, signIn } from './seed.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
+import { seedBenchProject, signIn, type SeededProject } from './seed.js';
 import { ROOT, startRowbase } from './servers.js';
 import { formatCount, formatMs } from './stats.js';
 
-/** Profiles each scenario in `options.profile`. Throws for an unknown id or a failed load. */
-export async function runProfiles(options: BenchOptions, runDir: string, platformKey: string, log: (line: string) => void): Promise<void> {
-  const scenarios = options.profile.map((id) => {
+/** The scenarios named by `ids`. Throws for an unknown id. */
+export function scenariosById(ids: readonly string[]): Scenario[] {
+  return ids.map((id) => {
     const scenario = SCENARIOS.find((s) => s.id === id);
     if (!scenario) throw new Error(`unknown scenario "${id}"; scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}`);
     return scenario;
   });
-  const pinning = choosePinning(options.pin);
-  const dataDir = path.join(runDir, 'profile-data');
+}
+
+/** Seeds the data `scenarios` read into `dataDir` (a smaller scale table than full runs: 200,000 rows at most). */
+export async function seedForScenarios(options: BenchOptions, dataDir: string, platformKey: string, scenarios: readonly Scenario[]): Promise<SeededProject> {
   const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
   const events = scenarios.some((s) => s.id.startsWith('big-') || s.id === 'cursor-deep') ? Math.min(options.events, 200_000) : 0;
-  const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id === 'expand-list' || s.id === 'expand-floor') ? options.posts : 0 }).finally(() => seeder.stop());
+  return seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id === 'expand-list' || s.id === 'expand-floor') ? options.posts : 0 }).finally(() => seeder.stop());
+}
+
+/** Profiles each scenario in `options.profile`. Throws for an unknown id or a failed load. */
+export async function runProfiles(options: BenchOptions, runDir: string, platformKey: string, log: (line: string) => void): Promise<void> {
+  const scenarios = scenariosById(options.profile);
+  const pinning = choosePinning(options.pin);
+  const dataDir = path.join(runDir, 'profile-data');
+  const seeded = await seedForScenarios(options, dataDir, platformKey, scenarios);
 
   for (const scenario of scenarios) {
     const profileDir = path.join(runDir, 'profiles', scenario.id);
