@@ -175,7 +175,7 @@ export class MailWorker {
       await this.recordFailure(row, error, fields);
       return;
     }
-    await this.update(id, { status: MAIL_STATUS.sent, sent_at: isoNow(this.clock), locked_until: null, last_error: null });
+    await this.update(id, { status: MAIL_STATUS.sent, sent_at: isoNow(this.clock), locked_until: null, last_error: null, ...REDACTED_BODIES });
     this.log.info(fields, `mail to ${String(row.recipient)} sent`);
   }
 
@@ -190,7 +190,7 @@ export class MailWorker {
     const attempts = Number(row.attempts);
     const permanent = error instanceof MailTransportError && error.permanent;
     if (permanent || attempts >= this.options.maxAttempts) {
-      await this.update(id, { status: MAIL_STATUS.failed, locked_until: null, last_error: reason });
+      await this.update(id, { status: MAIL_STATUS.failed, locked_until: null, last_error: reason, ...REDACTED_BODIES });
       this.log.error({ ...fields, reason }, `mail to ${String(row.recipient)} failed for good after ${attempts} attempt(s)`);
       return;
     }
@@ -217,6 +217,15 @@ export class MailWorker {
     }
   }
 }
+
+/**
+ * What a mail's bodies become once it is sent or has failed for good. They held a one-time
+ * link (verification or password reset): once the mail has left (or never will), the link
+ * must not stay readable in the system database, its backups or the outbox listing. The
+ * recipient, subject, status and error stay for the operator.
+ */
+export const REDACTED_BODY = '(removed once the mail was sent or failed for good: it held a one-time link)';
+const REDACTED_BODIES = { text_body: REDACTED_BODY, html_body: REDACTED_BODY };
 
 /** The wait before attempt `failedAttempts + 1`: base·2^(n−1), capped, with ±20 % jitter so retries spread out. */
 export function retryDelayMs(failedAttempts: number, options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>): number {

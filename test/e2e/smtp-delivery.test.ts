@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import type { AppOptions } from '../../src/app/build-app.js';
 import type { OutgoingMail } from '../../src/email/mail-queue.js';
+import { REDACTED_BODY } from '../../src/email/mail-worker.js';
 import { MAIL_QUEUE } from '../../src/projects/system-tables.js';
 import { sql } from '../../src/query/sql-tree.js';
 import { freePort } from '../helpers/server-process.js';
@@ -156,6 +157,30 @@ describe('mail delivery over SMTP', () => {
     assert.equal(row?.attempts, 1);
     assert.match(String(row?.last_error), /550/);
     assert.equal(smtp.received.length, 1);
+  });
+
+  it('keeps no body of a sent or failed mail: the one-time link leaves the queue and the outbox listing', async () => {
+    const smtp = await receiver({ rejectRecipient: (address) => address === 'user1@example.com' });
+    const app = await server(smtp.url);
+    const project = await createProject(app);
+    const link = (n: number) => `https://app.example/reset?token=secret-token-${n}`;
+    await app.built.services.mail.enqueue(mail(project, 1, { text: `Reset: ${link(1)}`, html: `<a href="${link(1)}">Reset</a>` }));
+    await app.built.services.mail.enqueue(mail(project, 2, { text: `Reset: ${link(2)}`, html: `<a href="${link(2)}">Reset</a>` }));
+    const delivered = await smtp.waitForMail((m) => m.envelopeTo.includes('user2@example.com'));
+    assert.match(delivered.text, /secret-token-2/, 'the mail itself carries the link');
+    await eventually(async () => {
+      const now = await statuses(app, project);
+      return now['user1@example.com'] === 'failed' && now['user2@example.com'] === 'sent';
+    });
+    for (const n of [1, 2]) {
+      const row = await queueRow(app, `user${n}@example.com`);
+      assert.equal(row?.text_body, REDACTED_BODY);
+      assert.equal(row?.html_body, REDACTED_BODY);
+      assert.equal(row?.subject, `Message ${n}`, 'recipient, subject and status stay for the operator');
+    }
+    const listed = await app.request('GET', `/p/${project.id}/v1/emails`, { headers: project.admin });
+    assert.equal(listed.status, 200);
+    assert.doesNotMatch(listed.text, /secret-token/);
   });
 
   it('deletes sent and failed mail once past retention (their bodies carry tokens)', async () => {
