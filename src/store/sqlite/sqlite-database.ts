@@ -33,7 +33,16 @@ export function openSqliteFile(file: string): BetterSqlite3.Database {
 }
 
 /** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
+/** Counts uses of every SqliteDatabase: an order of recent use, cheaper than reading a clock per statement. */
+let uses = 0;
+
 export class SqliteDatabase implements ProjectDatabase {
+  /**
+   * When this database was last used, on the shared `uses` count. The pool closes the least
+   * recently used handle first; reads that skip the pool (the schema cache hands out the
+   * database object) still count, because every statement marks it.
+   */
+  lastUse = 0;
   private readonly statements = new SqliteStatements(() => this.connection);
   private handle: BetterSqlite3.Database | null = null;
   private dataVersion: BetterSqlite3.Statement | null = null;
@@ -64,6 +73,11 @@ export class SqliteDatabase implements ProjectDatabase {
       run: async (s) => statements.run(s),
       changeTable: async (change) => statements.changeTable(change),
     };
+  }
+
+  /** Marks this database used now (the pool handed it out). */
+  markUsed(): void {
+    this.lastUse = ++uses;
   }
 
   /** The open connection, opened on first use. */
@@ -97,32 +111,38 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
+    this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
     return statement.kind === 'select' ? this.statements.all(statement) : this.durably(() => this.statements.all(statement));
   }
 
   async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
+    this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
     return statement.kind === 'select' ? this.statements.first(statement) : this.durably(() => this.statements.first(statement));
   }
 
   async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
+    this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
     return this.statements.count(statement);
   }
 
   async run(statement: Parameters<Executor['run']>[0]): Promise<number> {
+    this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
     return this.durably(() => this.statements.run(statement));
   }
 
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
+    this.lastUse = ++uses;
     const { result, wrote } = await this.refusedDurably(() => this.exclusive(false, () => work(this.direct)));
     if (wrote) await this.walSync?.durable();
     return result;
   }
 
   async changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
+    this.lastUse = ++uses;
     const { result } = await this.refusedDurably(() => this.exclusive(true, () => work(this.direct)));
     await this.walSync?.durable();
     return result;

@@ -43,7 +43,7 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
   const system = new SqliteDatabase(() => systemConnection, undefined, databaseOptions);
   // Every project's database object lives as long as the engine; only open handles are bounded.
   const known = new Map<string, SqliteDatabase>();
-  // Open handles in least-recently-opened order (Map keeps insertion order).
+  // Projects whose connection is open; which to close first is decided by SqliteDatabase.lastUse.
   const openHandles = new Map<string, SqliteDatabase>();
   let closed = false;
 
@@ -53,7 +53,10 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
   };
 
   const evictBeyondLimit = (keep: string): void => {
-    for (const [id, candidate] of openHandles) {
+    if (openHandles.size <= options.maxOpenProjects) return;
+    // Least recently used first. Sorting runs only when a handle beyond the limit opens.
+    const byLastUse = [...openHandles].sort(([, a], [, b]) => a.lastUse - b.lastUse);
+    for (const [id, candidate] of byLastUse) {
       if (openHandles.size <= options.maxOpenProjects) break;
       // A connection inside a transaction is in use; skip it and close the next oldest.
       if (id === keep || !candidate.release()) continue;
@@ -95,15 +98,13 @@ export function buildSqliteEngine(options: SqliteEngineOptions): StorageEngine {
       if (closed) throw new Error('storage is closed');
       const db = known.get(projectId);
       if (db) {
-        if (openHandles.has(projectId)) {
-          // Re-insert to mark it most recently used.
-          openHandles.delete(projectId);
-          openHandles.set(projectId, db);
-        }
+        db.markUsed();
         return db;
       }
       if (!existsSync(fileOf(projectId))) throw new Error(`project ${projectId} has no storage`);
-      return databaseOf(projectId);
+      const opened = databaseOf(projectId);
+      opened.markUsed();
+      return opened;
     },
     async dropProject(projectId) {
       const db = known.get(projectId);
