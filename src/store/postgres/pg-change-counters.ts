@@ -17,7 +17,7 @@ import { SYSTEM_SCHEMA } from './pg-migrations.js';
 const READ_COUNTERS = {
   // Named: parsed and planned once per pooled connection.
   name: 'rowbase:change-counters',
-  text: `SELECT schema_name, version FROM ${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('change_versions')} WHERE schema_name = ANY($1::text[])`,
+  text: `SELECT version FROM ${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('change_versions')} WHERE schema_name = $1`,
 };
 
 /** The change counters of one engine's schemas, read in shared statements. */
@@ -37,7 +37,7 @@ export class ChangeCounters {
   }
 
   private startRead(schema: string): Promise<number> {
-    const counter = this.pool.query<{ schema_name: string; version: string | number }>({ ...READ_COUNTERS, values: [[schema]] }).then(
+    const counter = this.pool.query<{ version: string | number }>({ ...READ_COUNTERS, values: [schema] }).then(
       (result) => Number(result.rows[0]?.version ?? 0),
       (error: unknown) => {
         this.onFailure(error);
