@@ -41,6 +41,13 @@ export interface Database extends Executor {
    */
   externalChangeVersion(): number | Promise<number>;
   /**
+   * Engines where this process sees every write to the database (SQLite, whose data folder one
+   * process owns): a number that moves with every write statement run here and with every
+   * change seen from elsewhere, read without I/O. Caches of rows key on it: an entry made at
+   * one generation is stale at any other. Absent where other processes write unseen (PostgreSQL).
+   */
+  dataGeneration?(): number;
+  /**
    * Engines with concurrent writers (PostgreSQL): an opaque mark past every transaction in
    * progress now. With `hasSettled`, a reader tells a number still being committed from one
    * whose transaction rolled back. Absent where one writer commits at a time (SQLite).

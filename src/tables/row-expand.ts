@@ -3,7 +3,9 @@
  * by the ids of the whole page (never a query per row). Forward rows appear only if the caller
  * may `view` them (else `null`); reverse rows only if the caller may `list` them, in creation
  * order, at most 100 per parent (a second, windowed query only when some parent has more).
- * Expanded rows are whole readable rows.
+ * Expanded rows are whole readable rows. Where the engine allows it (related-row-cache.ts),
+ * rows a caller may see without a condition are kept between requests until the next write,
+ * and only the ids not found there are read (still one query per node).
  */
 import { isAppError } from '../errors/app-error.js';
 import type { ExpandNode, ReferenceMap } from '../query/expand.js';
@@ -11,6 +13,7 @@ import { sql, type Expr, type OrderTerm } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
+import { relatedRows, type RelatedRowView } from './related-row-cache.js';
 import { ruleCondition } from './row-access.js';
 
 /** Rows listed per parent row by a reverse expansion. */
@@ -75,13 +78,39 @@ export function visibility(table: CompiledTable, operation: 'view' | 'list', cal
   }
 }
 
+/** A row handed to a request that will expand it further gets a copy: nested expansion writes `expand` into it, and kept rows are shared. */
+function handOut(row: Row, copy: boolean): Row {
+  return copy ? { ...row } : row;
+}
+
+/** The cache's view when the caller sees every row of the table (no condition), else undefined. */
+function cacheFor(db: Executor, condition: Expr | undefined | 'hidden'): RelatedRowView | undefined {
+  return condition === undefined ? relatedRows.at(db) : undefined;
+}
+
 async function expandForward(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, caller: Caller, now: string): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => row[node.column]).filter((id): id is string => typeof id === 'string'))];
   const condition = visibility(table, 'view', caller, now);
   const found = new Map<string, Row>();
+  const copy = node.children.length > 0;
   if (ids.length > 0 && condition !== 'hidden') {
-    const where = sql.and({ kind: 'in', expr: sql.column('id'), values: ids.map((id) => sql.value(id, 'text')) }, condition);
-    for (const row of await db.all({ kind: 'select', table: table.name, columns: table.readable, where })) found.set(String(row.id), row);
+    const cache = cacheFor(db, condition);
+    let missing = ids;
+    if (cache) {
+      missing = [];
+      for (const id of ids) {
+        const kept = cache.forward(table, id);
+        if (kept) found.set(id, handOut(kept, copy));
+        else missing.push(id);
+      }
+    }
+    if (missing.length > 0) {
+      const where = sql.and({ kind: 'in', expr: sql.column('id'), values: missing.map((id) => sql.value(id, 'text')) }, condition);
+      for (const row of await db.all({ kind: 'select', table: table.name, columns: table.readable, where })) {
+        cache?.storeForward(table, row);
+        found.set(String(row.id), handOut(row, copy));
+      }
+    }
   }
   for (const row of rows) {
     const id = row[node.column];
@@ -93,33 +122,58 @@ async function expandForward(db: Executor, table: CompiledTable, rows: readonly 
 async function expandReverse(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, caller: Caller, now: string): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => String(row.id)))];
   const condition = visibility(table, 'list', caller, now);
-  const byParent = new Map<string, Row[]>();
-  const listed: Row[] = [];
+  const byParent = new Map<string, readonly Row[]>();
+  const copy = node.children.length > 0;
   if (condition !== 'hidden') {
-    const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
-    // A plain, unsorted query first, bounded by what the page may show (100 per parent, and
-    // PLAIN_REVERSE_READ_LIMIT in all): when it stays within the bound it read every related
-    // row, and each parent's rows are put in creation order here (a few per parent; the engine
-    // would sort them all at once). Past the bound (a parent has many), a window query reads
-    // the first 100 per parent instead; it costs more per row (SQLite materialises and sorts
-    // twice), so it is not the default.
-    const bound = Math.min(ids.length * MAX_REVERSE_ROWS, PLAIN_REVERSE_READ_LIMIT);
-    let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, limit: bound + 1 });
-    if (found.length > bound) {
-      found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: CREATION_ORDER, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
+    const cache = cacheFor(db, condition);
+    let missing = ids;
+    if (cache) {
+      missing = [];
+      for (const id of ids) {
+        const kept = cache.reverse(table, node.column, id);
+        if (kept) byParent.set(id, copy ? kept.map((row) => handOut(row, true)) : kept);
+        else missing.push(id);
+      }
     }
-    for (const row of found) {
-      const parent = String(row[node.column]);
-      const list = byParent.get(parent);
-      if (list) list.push(row);
-      else byParent.set(parent, [row]);
-    }
-    for (const [parent, list] of byParent) {
-      const kept = list.sort(byCreation).slice(0, MAX_REVERSE_ROWS);
-      byParent.set(parent, kept);
-      listed.push(...kept);
+    if (missing.length > 0) {
+      const read = await readReverse(db, table, node, missing, condition);
+      for (const id of missing) {
+        const list = read.get(id) ?? [];
+        cache?.storeReverse(table, node.column, id, list);
+        byParent.set(id, copy ? list.map((row) => handOut(row, true)) : list);
+      }
     }
   }
-  for (const row of rows) (row.expand as Record<string, unknown>)[node.key] = byParent.get(String(row.id)) ?? [];
+  const listed: Row[] = [];
+  for (const row of rows) {
+    const list = byParent.get(String(row.id)) ?? [];
+    (row.expand as Record<string, unknown>)[node.key] = list;
+    if (copy) listed.push(...list);
+  }
   return listed;
+}
+
+/** The rows related to each parent in `ids` (creation order, at most 100 each), read in one query (two when a parent has more than the bound). */
+async function readReverse(db: Executor, table: CompiledTable, node: ExpandNode, ids: readonly string[], condition: Expr | undefined): Promise<Map<string, Row[]>> {
+  const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
+  // A plain, unsorted query first, bounded by what the page may show (100 per parent, and
+  // PLAIN_REVERSE_READ_LIMIT in all): when it stays within the bound it read every related
+  // row, and each parent's rows are put in creation order here (a few per parent; the engine
+  // would sort them all at once). Past the bound (a parent has many), a window query reads
+  // the first 100 per parent instead; it costs more per row (SQLite materialises and sorts
+  // twice), so it is not the default.
+  const bound = Math.min(ids.length * MAX_REVERSE_ROWS, PLAIN_REVERSE_READ_LIMIT);
+  let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, limit: bound + 1 });
+  if (found.length > bound) {
+    found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: CREATION_ORDER, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
+  }
+  const byParent = new Map<string, Row[]>();
+  for (const row of found) {
+    const parent = String(row[node.column]);
+    const list = byParent.get(parent);
+    if (list) list.push(row);
+    else byParent.set(parent, [row]);
+  }
+  for (const [parent, list] of byParent) byParent.set(parent, list.sort(byCreation).slice(0, MAX_REVERSE_ROWS));
+  return byParent;
 }

@@ -188,6 +188,12 @@ export class SqliteDatabase implements ProjectDatabase {
     return this.versionThisTurn;
   }
 
+  dataGeneration(): number {
+    // Both parts only grow: this process's write statements, and changes from elsewhere
+    // (data_version, whose offset also jumps when the handle is reopened).
+    return this.statements.writes + this.externalChangeVersion();
+  }
+
   /** Closes the connection if idle; the next use reopens it. Returns false when busy (a transaction, or writes waiting for their sync). */
   release(): boolean {
     const inUse = this.lock !== null || (this.walSync?.busy ?? false);

@@ -193,6 +193,7 @@ export class SqliteStatements {
   }
 
   changeTable(change: TableChange): void {
+    this.writes++;
     try {
       applyTableChange(this.connection(), change);
       // DDL invalidates prepared statements that name the table.
