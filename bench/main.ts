@@ -48,7 +48,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         users: options.users,
         notesPerUser: options.notesPerUser,
         events: options.events,
-        posts: wanted('expand-list') || wanted('expand-floor') ? options.posts : 0,
+        posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0,
         onProgress: (rows) => {
           if (rows - shown >= 100_000) log(`  events: ${(shown = rows).toLocaleString('en-US')}`);
         },
@@ -71,7 +71,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       log(`cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`);
     }
     log(pinning ? `Servers pinned to CPU ${pinning.server}, ${options.loader} to CPU ${pinning.load} (taskset).` : `Not pinned; load generator: ${options.loader}.`);
-    const rowbase = await startRowbase(dataDir, platformKey, { ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) });
+    let rowbase = await startRowbase(dataDir, platformKey, { ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) });
     let baseline: ServerProcess;
     if (options.ab) {
       // A/B: the other build serves a copy of the same data folder in the baseline's place.
@@ -88,7 +88,13 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       log(sessions ? `Signed in ${sessions.length} users.` : 'No login endpoint in this build: auth scenarios are skipped.');
       const context: ScenarioContext = { seeded, sessions };
       const servers: Record<'rowbase' | 'baseline', ServerProcess> = { rowbase, baseline };
-      for (const scenario of scenarios) {
+      // Scenarios with settings of their own run last, each on a Rowbase restarted with them.
+      for (const scenario of [...scenarios.filter((s) => !s.rowbaseEnv), ...scenarios.filter((s) => s.rowbaseEnv)]) {
+        if (scenario.rowbaseEnv) {
+          await rowbase.stop();
+          rowbase = await startRowbase(dataDir, platformKey, { env: scenario.rowbaseEnv, ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) });
+          servers.rowbase = rowbase;
+        }
         log(`${scenario.id}: ${scenario.title}`);
         results.push(await runScenario(scenario, context, servers, { ...options, scratchDir: runDir, log, ...(pinning && { loadCpus: pinning.load }) }));
       }

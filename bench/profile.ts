@@ -27,7 +27,7 @@ export function scenariosById(ids: readonly string[]): Scenario[] {
 export async function seedForScenarios(options: BenchOptions, dataDir: string, platformKey: string, scenarios: readonly Scenario[]): Promise<SeededProject> {
   const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
   const events = scenarios.some((s) => s.id.startsWith('big-') || s.id === 'cursor-deep') ? Math.min(options.events, 200_000) : 0;
-  return seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id === 'expand-list' || s.id === 'expand-floor') ? options.posts : 0 }).finally(() => seeder.stop());
+  return seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events, posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0 }).finally(() => seeder.stop());
 }
 
 /** Profiles each scenario in `options.profile`. Throws for an unknown id or a failed load. */
@@ -43,7 +43,7 @@ export async function runProfiles(options: BenchOptions, runDir: string, platfor
     const spawnedAt = performance.now();
     let loadAt = spawnedAt;
     // 200 µs sampling: the default 1 ms is too coarse for requests that take well under a millisecond.
-    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200'], ...(pinning && { cpus: pinning.server }) });
+    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval', '200'], ...(scenario.rowbaseEnv && { env: scenario.rowbaseEnv }), ...(pinning && { cpus: pinning.server }) });
     try {
       const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;
       if (scenario.needsAuth && !sessions) throw new Error(`${scenario.id} needs the login endpoint, which this build lacks`);

@@ -62,6 +62,11 @@ export interface Scenario {
   readonly reference?: ReferenceLoad;
   /** Set-up against the Rowbase server before the loads are built (not measured). */
   prepare?(context: ScenarioContext, base: string): Promise<ScenarioContext>;
+  /**
+   * Settings of a Rowbase server of its own: the scenario runs after the others, on a server
+   * restarted on the same data folder with these variables (one process owns a SQLite folder).
+   */
+  readonly rowbaseEnv?: Readonly<Record<string, string>>;
   readonly goals: readonly Goal[];
 }
 
@@ -240,6 +245,20 @@ export const SCENARIOS: readonly Scenario[] = [
     prepare: checkExpand,
     reference: { label: 'without expand', requests: (context) => postPages(context, undefined) },
     goals: [{ kind: 'reference-rps', min: 0.5 }],
+  },
+  {
+    // No target: expand-list with nothing kept between requests, as every request after a
+    // write to the project is (and every request on PostgreSQL): what the expansion's reads cost.
+    id: 'expand-list-uncached',
+    title: 'list 20 posts with expand=author,comments(post), no rows kept (EXPAND_CACHE_MB=0) (vs the same list without expand)',
+    connections: 10,
+    baseline: false,
+    needsAuth: false,
+    requests: (context) => postPages(context, 'author,comments(post)'),
+    prepare: checkExpand,
+    reference: { label: 'without expand', requests: (context) => postPages(context, undefined) },
+    rowbaseEnv: { EXPAND_CACHE_MB: '0' },
+    goals: [],
   },
   {
     // No target: the yardstick for expand-list. 100 plain posts are as many rows and bytes as

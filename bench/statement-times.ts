@@ -88,7 +88,7 @@ export async function runStatementTimes(options: BenchOptions, runDir: string, p
   const seeded = await seedForScenarios(options, dataDir, platformKey, scenarios);
   for (const scenario of scenarios) {
     const file = path.join(runDir, `statements-${scenario.id}.json`);
-    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--import', TIMER], env: { BENCH_STATEMENT_TIMES: file }, ...(options.dist && { dist: options.dist }), ...(pinning && { cpus: pinning.server }) });
+    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--import', TIMER], env: { ...scenario.rowbaseEnv, BENCH_STATEMENT_TIMES: file }, ...(options.dist && { dist: options.dist }), ...(pinning && { cpus: pinning.server }) });
     const windows: Window[] = [];
     try {
       const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;

@@ -18,6 +18,7 @@ import { ProjectRegistry } from '../projects/project-registry.js';
 import type { PostgresEngine } from '../store/postgres/pg-engine.js';
 import { buildSqliteEngine } from '../store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../store/types.js';
+import { RelatedRowCache } from '../tables/related-row-cache.js';
 import { RowService } from '../tables/row-service.js';
 import { SchemaService } from '../tables/schema-service.js';
 import { ProjectDocuments } from '../openapi/project-documents.js';
@@ -128,7 +129,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     log: { warn: (object, message) => log.warn(object, message) },
     ...(options.realtime && { limits: options.realtime }),
   });
-  const rows = new RowService(schemas, hasher, clock, realtime);
+  const rows = new RowService(schemas, hasher, clock, realtime, new RelatedRowCache(config.expandCacheMb * 1024 * 1024));
   // The queue wakes the request worker, which needs the auth service built below.
   let wakeRequests = () => {};
   const mail = await buildMail(config, storage, clock, log, options, () => wakeRequests());

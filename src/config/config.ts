@@ -24,6 +24,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** How many project databases stay open at once (SQLite). */
   readonly maxOpenProjects: number;
+  /** Memory for expanded rows kept between requests (SQLite), in MiB; 0 keeps none. */
+  readonly expandCacheMb: number;
   /** PostgreSQL: the longest one statement may run, in milliseconds (0: no limit). */
   readonly pgStatementTimeoutMs: number;
   /** PostgreSQL: the longest a request waits for a pooled connection (or to open one), in milliseconds. */
@@ -53,6 +55,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'trustProxy', env: 'TRUST_PROXY', flag: '--trust-proxy', help: 'proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs)' },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'redis://... for shared rate limits across processes' },
   { key: 'maxOpenProjects', env: 'MAX_OPEN_PROJECTS', flag: '--max-open-projects', help: 'SQLite project files kept open at once (default 256)' },
+  { key: 'expandCacheMb', env: 'EXPAND_CACHE_MB', flag: '--expand-cache-mb', help: 'MiB for expanded rows kept between requests until the next write (SQLite; default 32; 0: none)' },
   { key: 'pgStatementTimeoutMs', env: 'PG_STATEMENT_TIMEOUT_MS', flag: '--pg-statement-timeout-ms', help: 'PostgreSQL: longest a statement may run, in ms, then 503 (default 30000; 0: no limit)' },
   { key: 'pgPoolTimeoutMs', env: 'PG_POOL_TIMEOUT_MS', flag: '--pg-pool-timeout-ms', help: 'PostgreSQL: longest wait for a pooled connection, in ms, then 503 (default 5000)' },
 ];
@@ -120,6 +123,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
     trustProxy: get('trustProxy'),
     redisUrl: get('redisUrl'),
     maxOpenProjects: parseInteger(get('maxOpenProjects') ?? '256', 'MAX_OPEN_PROJECTS', 1, 100_000),
+    expandCacheMb: parseInteger(get('expandCacheMb') ?? '32', 'EXPAND_CACHE_MB', 0, 65_536),
     pgStatementTimeoutMs: parseInteger(get('pgStatementTimeoutMs') ?? '30000', 'PG_STATEMENT_TIMEOUT_MS', 0, 86_400_000),
     pgPoolTimeoutMs: parseInteger(get('pgPoolTimeoutMs') ?? '5000', 'PG_POOL_TIMEOUT_MS', 100, 600_000),
   });

@@ -14,14 +14,14 @@
  * or an open rule: no condition). A caller under a conditional rule reads from the database
  * each time, as before. Entries hold whole readable rows, the same for every such caller.
  *
- * Memory: one cache for the process, bounded by an estimate of the bytes it holds; the oldest
- * entries are dropped first. Stale entries are dropped when next asked for, or age out.
+ * Memory: one cache for the process (built with the services), bounded by an estimate of the
+ * bytes it holds (EXPAND_CACHE_MB); the oldest entries are dropped first. Stale entries are dropped when next asked for, or age out.
  */
 import type { Database, Executor, Row } from '../store/types.js';
 import type { CompiledTable } from './compiled-table.js';
 
-/** What the cache may hold, in estimated bytes, for the whole process. */
-export const RELATED_ROW_CACHE_BYTES = 32 * 1024 * 1024;
+/** What the cache holds at most by default, in estimated bytes, for the whole process (EXPAND_CACHE_MB). */
+export const DEFAULT_RELATED_ROW_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Rows larger than this (estimated) are not kept: one would push out many ordinary rows. */
 const LARGEST_ROW_BYTES = 64 * 1024;
@@ -64,7 +64,8 @@ export class RelatedRowCache {
   private readonly entries = new Map<string, Entry>();
   private heldBytes = 0;
 
-  constructor(private readonly budgetBytes: number = RELATED_ROW_CACHE_BYTES) {}
+  /** `budgetBytes` 0 keeps nothing: every expanded row is read from the database. */
+  constructor(private readonly budgetBytes: number = DEFAULT_RELATED_ROW_CACHE_BYTES) {}
 
   /** Estimated bytes held now (for tests and diagnostics). */
   get bytes(): number {
@@ -77,6 +78,7 @@ export class RelatedRowCache {
    * stored under its generation, and are used only while nothing was written since.
    */
   at(db: Executor): RelatedRowView | undefined {
+    if (this.budgetBytes === 0) return undefined;
     const generation = (db as Partial<Database>).dataGeneration?.();
     return generation === undefined ? undefined : new RelatedRowView(this, `${databaseNumber(db)}\u0000`, generation);
   }
@@ -141,6 +143,3 @@ export class RelatedRowView {
     this.cache.store(`${this.prefix}${table.name}(${column})\u0000${parentId}`, table, this.generation, rows);
   }
 }
-
-/** The process's cache (expanded rows are the same whoever reads them, within the rules above). */
-export const relatedRows = new RelatedRowCache();

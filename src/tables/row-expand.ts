@@ -13,7 +13,7 @@ import { sql, type Expr, type OrderTerm } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
-import { relatedRows, type RelatedRowView } from './related-row-cache.js';
+import type { RelatedRowCache, RelatedRowView } from './related-row-cache.js';
 import { ruleCondition } from './row-access.js';
 
 /** Rows listed per parent row by a reverse expansion. */
@@ -57,14 +57,23 @@ export function forwardColumns(nodes: readonly ExpandNode[]): string[] {
   return nodes.filter((n) => n.kind === 'forward').map((n) => n.column);
 }
 
+/** What an expansion needs besides the rows: every table of the project, who asks, the request's time, and where rows are kept between requests. */
+export interface ExpandScope {
+  readonly tables: ReadonlyMap<string, CompiledTable>;
+  readonly caller: Caller;
+  readonly now: string;
+  /** Absent: every expanded row is read from the database. */
+  readonly related?: RelatedRowCache;
+}
+
 /** Adds `expand` to each row (and, for nested paths, to the expanded rows). Throws only storage errors. */
-export async function expandRows(db: Executor, tables: ReadonlyMap<string, CompiledTable>, rows: readonly Row[], nodes: readonly ExpandNode[], caller: Caller, now: string): Promise<void> {
+export async function expandRows(db: Executor, rows: readonly Row[], nodes: readonly ExpandNode[], scope: ExpandScope): Promise<void> {
   if (rows.length === 0 || nodes.length === 0) return;
   for (const row of rows) row.expand = {};
   for (const node of nodes) {
-    const table = tables.get(node.table)!;
-    const children = node.kind === 'forward' ? await expandForward(db, table, rows, node, caller, now) : await expandReverse(db, table, rows, node, caller, now);
-    if (node.children.length > 0) await expandRows(db, tables, children, node.children, caller, now);
+    const table = scope.tables.get(node.table)!;
+    const children = node.kind === 'forward' ? await expandForward(db, table, rows, node, scope) : await expandReverse(db, table, rows, node, scope);
+    if (node.children.length > 0) await expandRows(db, children, node.children, scope);
   }
 }
 
@@ -83,18 +92,18 @@ function handOut(row: Row, copy: boolean): Row {
   return copy ? { ...row } : row;
 }
 
-/** The cache's view when the caller sees every row of the table (no condition), else undefined. */
-function cacheFor(db: Executor, condition: Expr | undefined | 'hidden'): RelatedRowView | undefined {
-  return condition === undefined ? relatedRows.at(db) : undefined;
+/** The kept rows' view when the caller sees every row of the table (no condition), else undefined. */
+function cacheFor(db: Executor, condition: Expr | undefined | 'hidden', scope: ExpandScope): RelatedRowView | undefined {
+  return condition === undefined ? scope.related?.at(db) : undefined;
 }
 
-async function expandForward(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, caller: Caller, now: string): Promise<Row[]> {
+async function expandForward(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, scope: ExpandScope): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => row[node.column]).filter((id): id is string => typeof id === 'string'))];
-  const condition = visibility(table, 'view', caller, now);
+  const condition = visibility(table, 'view', scope.caller, scope.now);
   const found = new Map<string, Row>();
   const copy = node.children.length > 0;
   if (ids.length > 0 && condition !== 'hidden') {
-    const cache = cacheFor(db, condition);
+    const cache = cacheFor(db, condition, scope);
     let missing = ids;
     if (cache) {
       missing = [];
@@ -119,13 +128,13 @@ async function expandForward(db: Executor, table: CompiledTable, rows: readonly 
   return [...found.values()];
 }
 
-async function expandReverse(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, caller: Caller, now: string): Promise<Row[]> {
+async function expandReverse(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, scope: ExpandScope): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => String(row.id)))];
-  const condition = visibility(table, 'list', caller, now);
+  const condition = visibility(table, 'list', scope.caller, scope.now);
   const byParent = new Map<string, readonly Row[]>();
   const copy = node.children.length > 0;
   if (condition !== 'hidden') {
-    const cache = cacheFor(db, condition);
+    const cache = cacheFor(db, condition, scope);
     let missing = ids;
     if (cache) {
       missing = [];

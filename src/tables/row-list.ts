@@ -14,6 +14,7 @@ import { expandRows, forwardColumns, referenceMapOf, visibility } from './row-ex
 import { pathResolver } from './relation-paths.js';
 import type { PathResolver } from '../query/filter-operands.js';
 import { parseExpand, type ExpandNode } from '../query/expand.js';
+import type { RelatedRowCache } from './related-row-cache.js';
 
 /** One page of a list answer. */
 export interface ListedPage {
@@ -38,6 +39,8 @@ export interface ListRequest {
   readonly cursorKey: string;
   /** Every table of the project (for expand). */
   readonly tables: ReadonlyMap<string, CompiledTable>;
+  /** Expanded rows kept between requests; absent: expansions read every row. */
+  readonly related?: RelatedRowCache;
 }
 
 /** Lists visible rows of `table`. Throws VALIDATION_FILTER, FORBIDDEN. */
@@ -77,7 +80,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const rows = more ? fetched.slice(0, params.limit) : fetched;
   const nextCursor = more ? encodeCursor(request.cursorKey, scope, params.orderBy, rows.at(-1)!) : null;
   // Only when asked: an await costs a turn of the microtask queue even when nothing is expanded.
-  if (expand.length > 0) await expandRows(db, request.tables, rows, expand, request.caller, request.now);
+  if (expand.length > 0) await expandRows(db, rows, expand, request);
   for (const name of [...extra, ...computed.map((c) => c.key)]) for (const row of rows) delete row[name];
   return { rows, total, limit: params.limit, offset: params.offset, nextCursor, plain: expand.length === 0, expanded: expand };
 }
@@ -159,6 +162,6 @@ export async function getRow(db: Executor, table: CompiledTable, rowId: string, 
   const condition = ruleCondition(table, 'view', request.caller, request.now);
   const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
   if (!row) throw notFound();
-  if (expand.length > 0) await expandRows(db, request.tables, [row], expand, request.caller, request.now);
+  if (expand.length > 0) await expandRows(db, [row], expand, request);
   return row;
 }

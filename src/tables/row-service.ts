@@ -14,6 +14,7 @@ import type { CompiledTable } from './compiled-table.js';
 import { buildExpandedRowJson, type RowJson } from './row-json.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
 import { getRow, listRows } from './row-list.js';
+import type { RelatedRowCache } from './related-row-cache.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
 import type { ProjectSchema, SchemaService } from './schema-service.js';
@@ -56,19 +57,21 @@ export class RowService {
     private readonly clock: Clock,
     /** Told about each write's realtime events once it committed. */
     private readonly feed?: ChangeFeed,
+    /** Expanded rows kept between requests (related-row-cache.ts); absent: expansions read every row. */
+    private readonly related?: RelatedRowCache,
   ) {}
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
   async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
     const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
-    const page = await listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables });
+    const page = await listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables, ...(this.related && { related: this.related }) });
     return { ...page, json: page.plain ? table.json : page.expanded.length > 0 ? expandedJson(table, String(query.expand), page.expanded, tables) : undefined };
   }
 
   /** One visible row, with `expand=` from `query` when given. Throws ROW_NOT_FOUND, FORBIDDEN, VALIDATION_FILTER. */
   async get(context: RowContext, tableName: string, rowId: string, query: Record<string, string | string[] | undefined> = {}): Promise<RowRead> {
     const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
-    const request = { caller: context.caller, query, now: isoNow(this.clock), cursorKey: '', tables };
+    const request = { caller: context.caller, query, now: isoNow(this.clock), cursorKey: '', tables, ...(this.related && { related: this.related }) };
     const row = await getRow(db, table, rowId, request, () => rowNotFound(table.name, rowId));
     // Any `expand` parameter (even one that expands nothing) takes JSON.stringify: plain rows only here.
     return { row, json: query.expand === undefined ? table.json : undefined };
