@@ -44,9 +44,11 @@ export interface Database extends Executor {
    * Engines where this process sees every write to the database (SQLite, whose data folder one
    * process owns): a number that moves with every write statement run here and with every
    * change seen from elsewhere, read without I/O. Caches of rows key on it: an entry made at
-   * one generation is stale at any other. Absent where other processes write unseen (PostgreSQL).
+   * one generation is stale at any other. Undefined while a transaction holds the database (a
+   * read now waits for its commit, so kept rows and rows read now could disagree). Absent where
+   * other processes write unseen (PostgreSQL).
    */
-  dataGeneration?(): number;
+  dataGeneration?(): number | undefined;
   /**
    * Engines with concurrent writers (PostgreSQL): an opaque mark past every transaction in
    * progress now. With `hasSettled`, a reader tells a number still being committed from one

@@ -93,15 +93,16 @@ export class RelatedRowCache {
     return undefined;
   }
 
-  /** Keeps `value` under `key`; drops the oldest entries past the budget. Oversized rows are not kept. */
+  /** Keeps `value` under `key`; drops the oldest entries past the budget. An entry holding a row over 64 KiB is not kept. */
   store(key: string, table: CompiledTable, generation: number, value: Entry['value']): void {
-    let bytes = 0;
-    if (Array.isArray(value)) for (const row of value as readonly Row[]) bytes += rowBytes(row);
-    else bytes = rowBytes(value as Row);
-    bytes += key.length * 2 + 64;
     const previous = this.entries.get(key);
     if (previous !== undefined) this.remove(key, previous);
-    if (bytes > LARGEST_ROW_BYTES * (Array.isArray(value) ? Math.max(1, value.length) : 1)) return;
+    let bytes = key.length * 2 + 64;
+    for (const row of Array.isArray(value) ? (value as readonly Row[]) : [value as Row]) {
+      const size = rowBytes(row);
+      if (size > LARGEST_ROW_BYTES) return;
+      bytes += size;
+    }
     this.entries.set(key, { table, generation, value, bytes });
     this.heldBytes += bytes;
     // Map keeps insertion order: the first keys are the oldest entries.

@@ -188,10 +188,24 @@ export class SqliteDatabase implements ProjectDatabase {
     return this.versionThisTurn;
   }
 
-  dataGeneration(): number {
+  dataGeneration(): number | undefined {
+    // A transaction may write before it commits, and reads wait for it: rows kept from before
+    // and rows read after its commit must not meet in one answer.
+    if (this.lock) return undefined;
     // Both parts only grow: this process's write statements, and changes from elsewhere
-    // (data_version, whose offset also jumps when the handle is reopened).
+    // (data_version, whose offset moves past every value of a closed handle).
     return this.statements.writes + this.externalChangeVersion();
+  }
+
+  /**
+   * The connection is closing: the next one's data_version starts again from a small number,
+   * so the offset moves past every value this one gave (numbers never repeat or go back).
+   */
+  private retireDataVersion(): void {
+    const last = this.dataVersion && this.handle?.open ? (this.dataVersion.get() as number) : 0;
+    this.dataVersionOffset += last + 1_000_000;
+    this.versionThisTurn = undefined;
+    this.dataVersion = null;
   }
 
   /** Closes the connection if idle; the next use reopens it. Returns false when busy (a transaction, or writes waiting for their sync). */
@@ -199,11 +213,9 @@ export class SqliteDatabase implements ProjectDatabase {
     const inUse = this.lock !== null || (this.walSync?.busy ?? false);
     if (inUse || !this.handle) return !inUse;
     this.statements.forget();
-    this.dataVersionOffset += 1_000_000;
-    this.versionThisTurn = undefined;
+    this.retireDataVersion();
     this.handle.close();
     this.handle = null;
-    this.dataVersion = null;
     // The WAL file handle closes in the background; close() waits for it.
     const closing = this.forgetWal().finally(() => this.walHandlesClosing.delete(closing));
     this.walHandlesClosing.add(closing);
@@ -213,6 +225,7 @@ export class SqliteDatabase implements ProjectDatabase {
   /** Closes the connection for good (the caller makes sure no transaction is open); resolves once no file is open. */
   async close(): Promise<void> {
     this.statements.forget();
+    this.retireDataVersion();
     this.handle?.close();
     this.handle = null;
     await Promise.all([this.forgetWal(), ...this.walHandlesClosing]);

@@ -48,10 +48,12 @@ describe('RelatedRowCache', () => {
     assert.deepEqual(cache.lookup('r', table, 1), []);
   });
 
-  it('never keeps a row larger than 64 KiB (estimated)', () => {
+  it('never keeps a row larger than 64 KiB (estimated), alone or in a reverse list', () => {
     const cache = new RelatedRowCache();
     cache.store('big', table, 1, row('a1', 'x'.repeat(40_000)));
     assert.equal(cache.lookup('big', table, 1), undefined);
+    cache.store('list', table, 1, [row('a1'), row('a2', 'x'.repeat(40_000))]);
+    assert.equal(cache.lookup('list', table, 1), undefined, 'one large row among small ones');
     assert.equal(cache.bytes, 0);
   });
 
