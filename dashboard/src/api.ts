@@ -145,6 +145,8 @@ export interface ListParams {
   after?: string;
   sort?: string;
   filter?: string;
+  /** Reference columns whose rows come along (`expand=`), comma-separated. */
+  expand?: string;
 }
 
 /** Every call the dashboard makes, one function per endpoint. */
@@ -165,6 +167,7 @@ export const api = {
     else query.set('offset', String(params.offset));
     if (params.sort) query.set('sort', params.sort);
     if (params.filter) query.set('filter', params.filter);
+    if (params.expand) query.set('expand', params.expand);
     return call<Page<Row>>(s, 'GET', `${project(id)}/api/${enc(table)}?${query}`);
   },
   createRow: (s: Session, id: string, table: string, body: Record<string, unknown>) => call<{ data: Row }>(s, 'POST', `${project(id)}/api/${enc(table)}`, body).then((r) => r.data),

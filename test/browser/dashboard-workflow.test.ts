@@ -137,6 +137,12 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
       { status: created.status, qty: created.qty, price: created.price, done: created.done, due: created.due, meta: created.meta, customer: created.customer },
       { status: 'closed', qty: 7, price: 19.5, done: true, due: '2026-12-01T09:30:00.000Z', meta: { tags: ['desk'] }, customer: customer.id },
     );
+    // The reference column shows the customer it points at (the grid asks for expand=customer), not only an id.
+    const customerCell = page.locator('tr', { hasText: 'Lamp' }).getByTestId('reference-customer');
+    await customerCell.getByText('Ada').waitFor();
+    assert.equal(await customerCell.getAttribute('title'), `customers ${customer.id}`);
+    assert.ok(tab.requestUrls.some((url) => url.includes('/api/items?') && url.includes('expand=customer')), 'the grid expands its reference column');
+    await screenshot(page, 'rows-reference');
     // A server-side refusal shows in the form: qty above its max.
     await page.getByTestId('new-row').click();
     await form.locator('input[name=field-title]').fill('Too many');

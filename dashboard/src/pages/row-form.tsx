@@ -8,7 +8,7 @@ import { api, type Column, type Row, type Table } from '../api';
 import { ErrorBox, Modal } from '../components/ui';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
-import { fieldText, fieldValue } from './row-values';
+import { fieldText, fieldValue, rowLabel } from './row-values';
 
 /** The columns a form edits: the declared ones, plus email/password/email_verified of an auth table. */
 function formColumns(table: Table, creating: boolean): Column[] {
@@ -155,16 +155,11 @@ function ReferencePicker({ session, projectId, table, name, text, onText }: { se
               <button type="button" class="link mono" onClick={() => onText(r.id)}>
                 {r.id}
               </button>{' '}
-              <span class="muted small">{preview(r)}</span>
+              <span class="muted small">{rowLabel(r)}</span>
             </li>
           ))}
         </ul>
       </details>
     </div>
   );
-}
-
-function preview(row: Row): string {
-  const first = Object.entries(row).find(([k, v]) => !['id', 'created_at', 'updated_at'].includes(k) && typeof v === 'string');
-  return first ? String(first[1]).slice(0, 60) : '';
 }

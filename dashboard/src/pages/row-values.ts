@@ -10,6 +10,15 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
+/**
+ * A row's label for a person: its first text value other than the id and timestamps (a name,
+ * a title, or an auth table's email), cut to 60 characters; empty when it has none.
+ */
+export function rowLabel(row: Record<string, unknown>): string {
+  const first = Object.entries(row).find(([k, v]) => !['id', 'created_at', 'updated_at'].includes(k) && typeof v === 'string' && v !== '');
+  return first ? String(first[1]).slice(0, 60) : '';
+}
+
 /** The form text for a stored value. Timestamps become `YYYY-MM-DDTHH:MM:SS` in UTC for the picker. */
 export function fieldText(type: ColumnType, value: unknown): string {
   if (value === null || value === undefined) return '';

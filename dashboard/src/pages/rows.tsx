@@ -2,7 +2,8 @@
  * The rows grid of one table: server-side paging (by cursor, `after=`, so page 10,000 costs
  * what page 1 does; by offset on a server without cursors), sort by clicking a column,
  * a filter box in the filter language (the server's error shown inline), create/edit/delete
- * through the row form, and bulk delete of selected rows with confirmation.
+ * through the row form, and bulk delete of selected rows with confirmation. Reference columns
+ * come with the rows they point at (`expand=`), and their cells show those rows' labels.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, watchTable, type Row } from '../api';
@@ -11,7 +12,7 @@ import { href } from '../router';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
 import { RowForm } from './row-form';
-import { cellText } from './row-values';
+import { cellText, rowLabel } from './row-values';
 
 const PAGE_SIZE = 50;
 /** The empty selection (never mutated). */
@@ -35,10 +36,14 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const [sort, setSort] = useState('');
   const [filterText, setFilterText] = useState('');
   const [filter, setFilter] = useState('');
+  const definition = table.data;
+  // The reference columns to expand: known once the definition is in, so the rows wait for it
+  // (an unknown name in expand= would be refused).
+  const expand = definition?.columns.filter((c) => c.references).map((c) => c.name).join(',');
   // The answer keeps the offset it was asked for: while the next page loads, the range shown stays the one on screen.
   const rows = useLoad(
-    async () => ({ offset, answer: await api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, after: position.after, sort, filter }) }),
-    [projectId, tableName, offset, position.after, sort, filter],
+    async () => (expand === undefined ? undefined : { offset, answer: await api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, after: position.after, sort, filter, expand }) }),
+    [projectId, tableName, offset, position.after, sort, filter, expand],
   );
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   // The selection belongs to the view it was made in (offset, sort, filter): a new view starts with
@@ -66,7 +71,8 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
     };
   }, [projectId, tableName, session.key]);
 
-  const definition = table.data;
+  // Reference column → the table it points at.
+  const referenced = new Map((definition?.columns ?? []).filter((c) => c.references).map((c) => [c.name, c.references!.table] as const));
   const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
   // After a refused filter, the previous answer's rows would look like its result: show none.
   const page = rows.error ? undefined : rows.data?.answer;
@@ -182,11 +188,15 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
                 <td class="select">
                   <input type="checkbox" aria-label={`Select ${row.id}`} checked={selected.has(row.id)} onChange={() => toggle(row.id)} />
                 </td>
-                {names.map((name) => (
-                  <td key={name} class={name === 'id' ? 'mono link-cell' : cellClass(row[name])} onClick={() => setEditing(row)} title={cellText(row[name])}>
-                    {name === 'created_at' || name === 'updated_at' ? when(row[name]) : row[name] === null || row[name] === undefined ? <span class="null">null</span> : cellText(row[name])}
-                  </td>
-                ))}
+                {names.map((name) => {
+                  const target = referenced.get(name);
+                  if (target && typeof row[name] === 'string') return <ReferenceCell key={name} name={name} table={target} id={row[name] as string} row={expandedOf(row, name)} onClick={() => setEditing(row)} />;
+                  return (
+                    <td key={name} class={name === 'id' ? 'mono link-cell' : cellClass(row[name])} onClick={() => setEditing(row)} title={cellText(row[name])}>
+                      {name === 'created_at' || name === 'updated_at' ? when(row[name]) : row[name] === null || row[name] === undefined ? <span class="null">null</span> : cellText(row[name])}
+                    </td>
+                  );
+                })}
               </tr>
             ))}
             {page && page.data.length === 0 && (
@@ -241,6 +251,26 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
         </Modal>
       )}
     </section>
+  );
+}
+
+/** The row a reference column points at, as expanded into `row.expand`; null when it is gone (or not expanded). */
+function expandedOf(row: Row, column: string): Row | null {
+  const expanded = (row.expand as Record<string, Row | null> | undefined)?.[column];
+  return expanded ?? null;
+}
+
+/**
+ * A reference cell: the referenced row's label (its name, title or email) and the end of its
+ * id; the whole id and table in the tooltip. A row that is gone shows the id alone. Text only.
+ */
+function ReferenceCell({ name, table, id, row, onClick }: { name: string; table: string; id: string; row: Row | null; onClick: () => void }) {
+  const label = row ? rowLabel(row) : '';
+  return (
+    <td class="reference" onClick={onClick} title={`${table} ${id}${row ? '' : ' (not found)'}`} data-testid={`reference-${name}`}>
+      {label && <span class="ref-label">{label} </span>}
+      <span class={label ? 'mono muted small' : 'mono small'}>{label ? `…${id.slice(-6)}` : id}</span>
+    </td>
   );
 }
 
