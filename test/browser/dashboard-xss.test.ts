@@ -46,15 +46,20 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     project = await createAuthProject(server, { verifyEmail: true, columns: [{ name: 'nick', type: 'text', default: IMG }], settings: { app_name: IMG } });
     const named = await server.request('POST', '/v1/projects', { headers: platform, body: { name: `${IMG}${SVG}`, id: 'xss-name' } });
     assert.equal(named.status, 201, named.text);
+    // The grid shows a referenced row's label (its first text value): a hostile name.
+    await putTable(server, project, 'villains', { columns: [{ name: 'name', type: 'text' }], rules: { list: '', view: '' } });
+    const villain = await server.request('POST', `/p/${project.id}/api/villains`, { headers: platform, body: { name: IMG } });
+    assert.equal(villain.status, 201, villain.text);
     await putTable(server, project, 'evil', {
       columns: [
         { name: 'body', type: 'text', default: HOSTILE, enum: [HOSTILE, 'plain'] },
         { name: 'note', type: 'text' },
         { name: 'meta', type: 'json', default: { html: SCRIPT } },
+        { name: 'villain', type: 'text', references: { table: 'villains', on_delete: 'set_null' } },
       ],
       rules: { list: `note = ${JSON.stringify(HOSTILE)}`, view: '' },
     });
-    const row = await server.request('POST', `/p/${project.id}/api/evil`, { headers: platform, body: { note: HOSTILE, meta: { x: IMG } } });
+    const row = await server.request('POST', `/p/${project.id}/api/evil`, { headers: platform, body: { note: HOSTILE, meta: { x: IMG }, villain: villain.body.data.id } });
     assert.equal(row.status, 201, row.text);
     rowId = row.body.data.id;
     // Signed up from a client whose User-Agent is hostile: the sessions dialog shows it.
@@ -79,7 +84,7 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/tables/evil/schema`);
     await tab.page.getByText('Schema of evil').waitFor();
     const defaults = await tab.page.locator('input[name=column-default]').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
-    assert.deepEqual(defaults, [HOSTILE, '', JSON.stringify({ html: SCRIPT })]);
+    assert.deepEqual(defaults, [HOSTILE, '', JSON.stringify({ html: SCRIPT }), '']);
     assert.equal(await tab.page.locator('input[name=column-enum]').first().inputValue(), `${HOSTILE}, plain`);
     await assertInert(tab.page, 'Schema of evil');
   });
@@ -88,6 +93,7 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/tables/evil`);
     await tab.page.locator(`tr[data-row-id="${rowId}"]`).waitFor();
     await assertInert(tab.page, SCRIPT);
+    assert.ok(((await tab.page.locator(`tr[data-row-id="${rowId}"]`).getByTestId('reference-villain').textContent()) ?? '').startsWith(IMG), 'the referenced row\'s hostile name, as text');
     await tab.page.locator(`tr[data-row-id="${rowId}"] td`).nth(1).click();
     assert.equal(await tab.page.locator('input[name=field-note]').inputValue(), HOSTILE);
     await assertInert(tab.page, `Row ${rowId}`);
