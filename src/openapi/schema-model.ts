@@ -33,6 +33,8 @@ export interface TableModel {
   readonly create: ObjectSchema;
   /** The body of PATCH /api/{table}/{row_id}: any subset of the writable columns. */
   readonly update: ObjectSchema;
+  /** Columns with `references`, and the table each points at (what a forward `expand` follows). */
+  readonly references: readonly { readonly column: string; readonly table: string }[];
   /** The auth table only: the body of POST /auth/signup. */
   readonly signup?: ObjectSchema;
 }
@@ -88,6 +90,7 @@ function buildTableModel(table: TableDefinition, typeName: string): TableModel {
     row: objectSchema(read, Object.keys(read)),
     create,
     update,
+    references: Object.freeze(table.columns.filter((c) => c.references).map((c) => Object.freeze({ column: c.name, table: c.references!.table }))),
     ...(signup && { signup }),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The SDK typed by real `rowbase types` output: the declarations printed for a started server's
  * project (`--url --admin-key`) plug into `createClient<Database, UsersRow>`, right calls
- * compile, and wrong table names, columns and value types are compile errors (contract §10).
+ * compile (expand typed by the printed relations), and wrong table names, columns, value types
+ * and expand paths are compile errors (contract §10).
  * Types do not depend on the engine (test/e2e/cli-openapi.test.ts runs `rowbase types` on both),
  * and three compilations are slow: @engine sqlite
  */
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createClientProject } from '../helpers/client-project.js';
-import { startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import { putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 const TSC = path.resolve('node_modules/typescript/bin/tsc');
 
@@ -39,6 +40,18 @@ export async function use(): Promise<string> {
   const { data } = await tasks.list({ sort: ['-priority', 'title'], select: ['title', 'done'], where: { owner: 'eq.' + user.id } });
   const name: string | null = (await rowbase.auth.me()).name;
   void name;
+  // expand, typed by the printed relations: notes.task is a reference, tasks get notes(task) back.
+  const notes = rowbase.table('notes');
+  const withTask = await notes.list({ expand: ['task', 'task.notes(task)'] });
+  const taskTitle: string | undefined = withTask.data[0]!.expand.task?.title;
+  const siblings: number | undefined = withTask.data[0]!.expand.task?.expand['notes(task)'].length;
+  const task = await tasks.get(created.id, { expand: ['notes(task)'] });
+  const firstNote: string | null | undefined = task.expand['notes(task)'][0]?.text;
+  void [taskTitle, siblings, firstNote];
+  // @ts-expect-error an expand path the table does not have
+  await notes.list({ expand: ['tsk'] });
+  // @ts-expect-error the expanded task may be null
+  void withTask.data[0]!.expand.task.title;
   // @ts-expect-error a table the project does not have
   rowbase.table('taskz');
   // @ts-expect-error a column the table does not have
@@ -63,6 +76,8 @@ let dir: string;
 before(async () => {
   server = await startTestServer();
   project = await createClientProject(server);
+  // A table that references tasks: its relations (and the reverse one on tasks) are printed too.
+  await putTable(server, project, 'notes', { columns: [{ name: 'text', type: 'text' }, { name: 'task', type: 'text', references: { table: 'tasks', on_delete: 'cascade' } }] });
   dir = mkdtempSync(path.join(tmpdir(), 'rowbase-client-types-'));
   const build = await run([TSC, '-p', 'packages/client/tsconfig.json', '--outDir', path.join(dir, 'sdk')]);
   assert.equal(build.code, 0, build.output);
@@ -76,7 +91,9 @@ describe('@rowbase/client typed by `rowbase types`', () => {
   it('the printed Database types the client: right calls compile, every marked misuse is refused', async () => {
     const types = await run(['--import', 'tsx', 'src/main.ts', 'types', '--project', project.id, '--url', server.url, '--admin-key', project.adminKey]);
     assert.equal(types.code, 0, types.output);
-    assert.match(types.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate \};/);
+    assert.match(types.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};/);
+    assert.match(types.stdout, /export interface NotesRelations \{\n {2}task: \{ row: TasksRow; relations: TasksRelations; many: false \};\n\}/);
+    assert.match(types.stdout, /export interface TasksRelations \{\n {2}"notes\(task\)": \{ row: NotesRow; relations: NotesRelations; many: true \};\n\}/);
     const compile = async (usage: string) => {
       const where = mkdtempSync(path.join(dir, 'tsc-'));
       writeFileSync(path.join(where, 'db.ts'), types.stdout);
@@ -97,6 +114,6 @@ describe('@rowbase/client typed by `rowbase types`', () => {
     const marked = await compile(USAGE);
     assert.equal(marked.code, 0, `tsc refused:\n${marked.output}`);
     const unmarked = await compile(USAGE.replaceAll('// @ts-expect-error', '//'));
-    assert.equal((unmarked.output.match(/error TS/g) ?? []).length, 7, `each misuse is an error of its own:\n${unmarked.output}`);
+    assert.equal((unmarked.output.match(/error TS/g) ?? []).length, 9, `each misuse is an error of its own:\n${unmarked.output}`);
   });
 });

@@ -3,7 +3,7 @@
  * table's generated Row, Create and Update shapes.
  */
 import type { Requester } from './request.js';
-import type { AggregateGroup, AggregateOptions, CallOptions, Expanded, GetOptions, ListOptions, ListResult, Selected, TableTypes } from './types.js';
+import type { AggregateGroup, AggregateOptions, CallOptions, ExpandOption, ExpandPathOf, GetOptions, GetResult, ListOptions, ListResult, Selected, TableTypes, WithExpand } from './types.js';
 
 /** List, get, create, update, delete and bulk-create the rows of one table. */
 export class TableClient<T extends TableTypes> {
@@ -18,18 +18,21 @@ export class TableClient<T extends TableTypes> {
   }
 
   /**
-   * One page of rows (GET /api/{table}) with filter, shorthand filters, sort, select and paging.
+   * One page of rows (GET /api/{table}) with filter, shorthand filters, sort, select, paging
+   * and `expand` (typed by the generated relations: `expand: ['author']` gives `row.expand.author`).
    * Throws RowbaseError (VALIDATION_FILTER naming the position, FORBIDDEN, TABLE_NOT_FOUND, ...).
    */
-  async list<S extends keyof T['Row'] & string = keyof T['Row'] & string>(options: ListOptions<T['Row'], S> = {}): Promise<ListResult<Selected<T['Row'], S>>> {
+  async list<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = never>(
+    options: ListOptions<T['Row'], S> & ExpandOption<E> = {},
+  ): Promise<ListResult<WithExpand<T, Selected<T['Row'], S>, E>>> {
     return this.requester.request('GET', this.path, { query: listQuery(options), signal: options.signal });
   }
 
-  /** One row by id (GET /api/{table}/{id}), with `expand` when given. Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...). */
-  async get(id: string, options: GetOptions = {}): Promise<Expanded<T['Row']>> {
+  /** One row by id (GET /api/{table}/{id}), with `expand` when given (typed as in `list`). Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...). */
+  async get<E extends ExpandPathOf<T> = never>(id: string, options: GetOptions & ExpandOption<E> = {}): Promise<GetResult<T, T['Row'], E>> {
     const query = new URLSearchParams();
     if (options.expand !== undefined) query.set('expand', joined(options.expand));
-    const answer = await this.requester.request<{ data: Expanded<T['Row']> }>('GET', this.rowPath(id), { query, signal: options.signal });
+    const answer = await this.requester.request<{ data: GetResult<T, T['Row'], E> }>('GET', this.rowPath(id), { query, signal: options.signal });
     return answer.data;
   }
 
@@ -48,10 +51,12 @@ export class TableClient<T extends TableTypes> {
    * Every page of a list, one after the other, by cursor (`meta.next_cursor`), until the last.
    * `options.offset` is not allowed with cursors. Throws RowbaseError like `list`.
    */
-  async *pages<S extends keyof T['Row'] & string = keyof T['Row'] & string>(options: ListOptions<T['Row'], S> = {}): AsyncGenerator<ListResult<Selected<T['Row'], S>>> {
+  async *pages<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = never>(
+    options: ListOptions<T['Row'], S> & ExpandOption<E> = {},
+  ): AsyncGenerator<ListResult<WithExpand<T, Selected<T['Row'], S>, E>>> {
     let after = options.after;
     do {
-      const page: ListResult<Selected<T['Row'], S>> = await this.list({ ...options, ...(after !== undefined && { after }) });
+      const page: ListResult<WithExpand<T, Selected<T['Row'], S>, E>> = await this.list<S, E>({ ...options, ...(after !== undefined && { after }) });
       yield page;
       after = page.meta.next_cursor ?? undefined;
     } while (after !== undefined);

@@ -3,12 +3,73 @@
  * signed-in user, the session, and the options and results of the data API.
  */
 
-/** The three shapes of one table: the row as read, the body of a create, the body of a PATCH. */
+/**
+ * The shapes of one table: the row as read, the body of a create, the body of a PATCH, and
+ * (from `rowbase types`) what `expand` can follow from a row.
+ */
 export interface TableTypes {
   Row: object;
   Create: object;
   Update: object;
+  Relations?: object;
 }
+
+/**
+ * One relation of a generated `…Relations` interface: the related table's row and relations,
+ * and whether the path lists rows (`table(column)`, true) or points at one (a reference, false).
+ */
+export interface RelationTypes {
+  row: object;
+  relations: object;
+  many: boolean;
+}
+
+/** A table's generated relations, or never when its types carry none (untyped, or older `rowbase types` output). */
+export type RelationsOf<T> = T extends { Relations: infer R extends object } ? R : never;
+
+/**
+ * The `expand` paths of a table with generated relations: a relation, then up to two more
+ * below it, joined by dots (`author`, `author.team`, `comments(post).author`).
+ */
+export type ExpandPath<Rel, Depth extends unknown[] = []> = Depth['length'] extends 3
+  ? never
+  : { [K in keyof Rel & string]: K | (Rel[K] extends { relations: infer Next } ? `${K}.${ExpandPath<Next, [...Depth, unknown]>}` : never) }[keyof Rel & string];
+
+/** What `expand` accepts for a table: its paths when typed, any string otherwise. */
+export type ExpandPathOf<T> = [RelationsOf<T>] extends [never] ? string : ExpandPath<RelationsOf<T>>;
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** A related row as embedded: with its own `expand` when the path goes on below it. */
+type RelatedRow<R, Rest extends string> = R extends { row: infer Row; relations: infer Next }
+  ? [Rest] extends [never]
+    ? Row
+    : Row & { expand: ExpandBy<Next, Rest> }
+  : never;
+
+/** One relation's value under `expand`: a list for `table(column)`, else the row or null (empty, gone, or hidden). */
+type RelationValue<R, Rest extends string> = R extends { many: true } ? RelatedRow<R, Rest>[] : RelatedRow<R, Rest> | null;
+
+type ExpandOne<Rel, P extends string> = P extends `${infer Head}.${infer Rest}`
+  ? Head extends keyof Rel
+    ? { [K in Head]: RelationValue<Rel[K], Rest> }
+    : never
+  : P extends keyof Rel
+    ? { [K in P]: RelationValue<Rel[K], never> }
+    : never;
+
+/** The `expand` object of a row asked for with the paths `P` (several paths through one relation merge). */
+export type ExpandBy<Rel, P extends string> = UnionToIntersection<P extends unknown ? ExpandOne<Rel, P> : never>;
+
+/**
+ * A row of table `T` as a list answers it for the expand paths `E` (given as a list): `expand`
+ * typed by the generated relations; the generic `Expanded` shape for a table without them; the
+ * plain row when no path was given as a list (none, or a comma-joined string).
+ */
+export type WithExpand<T, Row, E extends string> = [E] extends [never] ? Row : [RelationsOf<T>] extends [never] ? Expanded<Row> : Row & { expand: ExpandBy<RelationsOf<T>, E> };
+
+/** A row as `get` answers it: as in `WithExpand`, but the generic `Expanded` shape when no path was given as a list. */
+export type GetResult<T, Row, E extends string> = [E] extends [never] ? Expanded<Row> : WithExpand<T, Row, E>;
 
 /**
  * What a `Database` must look like: one `TableTypes` per table name. A mapped type rather than
@@ -73,7 +134,11 @@ export interface ListOptions<Row, S extends keyof Row & string = keyof Row & str
   count?: 'exact' | 'none';
   /** Cursor paging: the `meta.next_cursor` of the previous page (same filter and sort; not with `offset`). */
   after?: string;
-  /** Related rows to embed under `expand`: `['owner', 'owner.team', 'comments(post)']` (or joined with commas). */
+  /**
+   * Related rows to embed under `expand`: `['owner', 'owner.team', 'comments(post)']`. With
+   * generated types the names are checked and `row.expand` is typed; a comma-joined string
+   * is sent as it is, and the rows' type then says nothing of `expand`.
+   */
   expand?: readonly string[] | string;
 }
 
@@ -81,6 +146,11 @@ export interface ListOptions<Row, S extends keyof Row & string = keyof Row & str
 export interface GetOptions extends CallOptions {
   /** Related rows to embed under `expand`, as in `list`. */
   expand?: readonly string[] | string;
+}
+
+/** The `expand` option narrowed to a table's paths (a list of them), or a comma-joined string. */
+export interface ExpandOption<E extends string> {
+  expand?: readonly E[] | string;
 }
 
 /** Options of `table(name).aggregate()`: the list options that apply to groups. */

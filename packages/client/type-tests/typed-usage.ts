@@ -13,11 +13,13 @@ export interface TasksRow {
   title: string;
   done: boolean;
   priority: number | null;
+  owner: string | null;
 }
 export interface TasksCreate {
   title: string;
   done?: boolean;
   priority?: number | null;
+  owner?: string | null;
 }
 export interface TasksUpdate {
   title?: string;
@@ -32,9 +34,15 @@ export interface UsersRow {
   updated_at: string;
   nickname: string | null;
 }
+export interface TasksRelations {
+  owner: { row: UsersRow; relations: UsersRelations; many: false };
+}
+export interface UsersRelations {
+  'tasks(owner)': { row: TasksRow; relations: TasksRelations; many: true };
+}
 export type Database = {
-  tasks: { Row: TasksRow; Create: TasksCreate; Update: TasksUpdate };
-  users: { Row: UsersRow; Create: { email: string; password: string }; Update: { nickname?: string | null } };
+  tasks: { Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations };
+  users: { Row: UsersRow; Create: { email: string; password: string }; Update: { nickname?: string | null }; Relations: UsersRelations };
 };
 
 const rowbase = createClient<Database, UsersRow>({ url: 'http://127.0.0.1:8080', project: 'demo', apiKey: 'pk_x' });
@@ -56,6 +64,34 @@ export async function typedCalls(): Promise<void> {
   const nickname: string | null | undefined = rowbase.auth.user?.nickname;
   const session: Session<UsersRow> | null = rowbase.auth.session;
   void [title, priority, total, done, selectedTitle, selectedId, nickname, session];
+
+  // expand, typed by the generated relations: a reference is a row or null, table(column) a list, nested paths nest.
+  const withOwner = await tasks.list({ expand: ['owner', 'owner.tasks(owner)'], select: ['title', 'owner'] });
+  const ownerEmail: string | undefined = withOwner.data[0]!.expand.owner?.email;
+  const ownersTasks: TasksRow[] | undefined = withOwner.data[0]!.expand.owner?.expand['tasks(owner)'];
+  const listedTitle: string = withOwner.data[0]!.title;
+  const one = await tasks.get(created.id, { expand: ['owner'] });
+  const ownerNickname: string | null | undefined = one.expand.owner?.nickname;
+  const users = rowbase.table('users');
+  const reverse = await users.get(created.id, { expand: ['tasks(owner)'] });
+  const firstTaskTitle: string | undefined = reverse.expand['tasks(owner)'][0]?.title;
+  for await (const page of tasks.pages({ expand: ['owner'] })) void page.data[0]?.expand.owner?.email;
+  // A comma-joined string is sent as it is (the rows' type then says nothing of expand).
+  const joinedPaths = await tasks.list({ expand: 'owner' });
+  void joinedPaths.data[0]?.title;
+  // get without a list of paths keeps the generic shape: expand may be there, untyped.
+  void (await tasks.get(created.id, { expand: 'owner' })).expand?.owner;
+  void [ownerEmail, ownersTasks, listedTitle, ownerNickname, firstTaskTitle];
+  // @ts-expect-error: an expand path the table does not have
+  await tasks.list({ expand: ['ownr'] });
+  // @ts-expect-error: a path four levels deep (at most 3)
+  await tasks.list({ expand: ['owner.tasks(owner).owner.tasks(owner)'] });
+  // @ts-expect-error: the expanded owner may be null (empty, gone, or hidden by a rule)
+  void withOwner.data[0]!.expand.owner.email;
+  // @ts-expect-error: a path not asked for is not on expand
+  void one.expand.owner?.expand;
+  // @ts-expect-error: a column the related table does not have
+  void withOwner.data[0]!.expand.owner?.colour;
 
   // @ts-expect-error: a column the table does not have
   await tasks.create({ title: 'x', titel: 'typo' });

@@ -28,8 +28,24 @@ describe('TypeScript declarations', () => {
   const text = buildTypeDeclarations(buildSchemaModel(definitionsOf(EVERY_OPTION_SCHEMA)), 'demo');
 
   it('one interface per table and role, then Database mapping each table to them', () => {
-    for (const name of ['AppUsersRow', 'AppUsersCreate', 'AppUsersUpdate', 'TasksRow', 'TasksCreate', 'TasksUpdate']) assert.match(text, new RegExp(`export interface ${name} \\{`));
-    assert.match(text, /export type Database = \{\n {2}app_users: \{ Row: AppUsersRow; Create: AppUsersCreate; Update: AppUsersUpdate \};\n {2}tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate \};\n\};/);
+    for (const name of ['AppUsersRow', 'AppUsersCreate', 'AppUsersUpdate', 'AppUsersRelations', 'TasksRow', 'TasksCreate', 'TasksUpdate', 'TasksRelations']) assert.match(text, new RegExp(`export interface ${name} \\{`));
+    assert.match(
+      text,
+      /export type Database = \{\n {2}app_users: \{ Row: AppUsersRow; Create: AppUsersCreate; Update: AppUsersUpdate; Relations: AppUsersRelations \};\n {2}tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};\n\};/,
+    );
+  });
+
+  it('relations: a reference column is one row (many: false), a column of another table referencing this one a listing table(column) (many: true)', () => {
+    const model = buildSchemaModel(
+      definitionsOf([
+        ['teams', { columns: [{ name: 'name', type: 'text' }] }],
+        ['people', { columns: [{ name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } }, { name: 'mentor', type: 'text', references: { table: 'people', on_delete: 'set_null' } }] }],
+      ]),
+    );
+    const related = buildTypeDeclarations(model, 'demo');
+    assert.match(related, /export interface PeopleRelations \{\n {2}team: \{ row: TeamsRow; relations: TeamsRelations; many: false \};\n {2}mentor: \{ row: PeopleRow; relations: PeopleRelations; many: false \};\n {2}"people\(mentor\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/);
+    assert.match(related, /export interface TeamsRelations \{\n {2}"people\(team\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/);
+    assert.deepEqual(typeCheck({ 'db.ts': related }), []);
   });
 
   it('enums are unions of literals; nullable columns add null; json is Json; a row has no password', () => {
