@@ -47,8 +47,10 @@ describe('GET /p/{id}/auth/sessions', () => {
     assert.equal((await sessionsOf(other.token)).body.data.length, 1);
   });
 
-  it('401 AUTH_REQUIRED without a bearer; 401 AUTH_INVALID_KEY with the admin key only', async () => {
+  it('401 AUTH_REQUIRED without a bearer, the admin key alone included (sessions are a signed-in user\'s)', async () => {
     assertError(await server.request('GET', `/p/${project.id}/auth/sessions`), 401, 'AUTH_REQUIRED');
+    assertError(await server.request('GET', `/p/${project.id}/auth/sessions`, { headers: project.admin }), 401, 'AUTH_REQUIRED');
+    assertError(await server.request('DELETE', `/p/${project.id}/auth/sessions/some-id`, { headers: project.admin }), 401, 'AUTH_REQUIRED');
   });
 
   it('last_used_at moves on use, but at most once a minute', async () => {
