@@ -1,8 +1,10 @@
 /**
  * Relation paths (contract §13) in rules (`owner.team = @request.auth.team`,
  * `@request.auth.team.plan = "pro"`), filter, shorthand and sort, up to 3 hops; a caller's own
- * filter reads a related row only if the caller may view it (a fast-check property over random
- * data and rules); password never, and email only of rows the caller may view.
+ * filter, shorthand or sort reads a related row only if the caller may view it, through every hop
+ * (a fast-check property over random data and rules on two tables, checking filter, shorthand,
+ * sort and a two-hop filter against a model); password never, and email only of rows the
+ * caller may view.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -188,61 +190,89 @@ describe('relation paths', () => {
     }
   });
 
-  describe('property: filtering on a path never reveals a row the caller could not view', () => {
-    it('random members, view rules and filter values agree with a model of the visible rows', async () => {
+  describe('property: filtering or sorting on a path never reveals a row the caller could not view', () => {
+    it('random groups, members, view rules and values: filter, shorthand, sort and a two-hop filter agree with a model of the visible rows', async () => {
       const callers = [ada, bob, cyd];
-      const rules = ['', 'viewer = @request.auth.id', 'score > 5', 'viewer = @request.auth.id || score < 3', null];
+      const memberRules = ['', 'viewer = @request.auth.id', 'score > 5', 'viewer = @request.auth.id || score < 3', null];
+      const groupRules = ['', 'viewer = @request.auth.id', 'level > 4', null];
+      const shorthand = { '=': 'eq', '!=': 'neq', '>': 'gt', '<=': 'lte' } as const;
       let run = 0;
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.record({ score: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), viewer: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 6 }),
+          fc.array(fc.record({ level: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), viewer: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.record({ score: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), viewer: fc.integer({ min: 0, max: 3 }), group: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 6 }),
           fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 8 }),
-          fc.integer({ min: 0, max: rules.length - 1 }),
+          fc.integer({ min: 0, max: memberRules.length - 1 }),
+          fc.integer({ min: 0, max: groupRules.length - 1 }),
           fc.constantFrom('=', '!=', '>', '<=') as fc.Arbitrary<'=' | '!=' | '>' | '<='>,
           fc.integer({ min: 0, max: 9 }),
-          async (members, posts, ruleIndex, op, value) => {
+          async (groups, members, items, memberRuleIndex, groupRuleIndex, op, value) => {
             run++;
             const suffix = `r${run}`;
-            const rule = rules[ruleIndex]!;
+            const memberRule = memberRules[memberRuleIndex]!;
+            const groupRule = groupRules[groupRuleIndex]!;
+            await putTable(server, project, `groups_${suffix}`, { columns: [{ name: 'level', type: 'integer' }, { name: 'viewer', type: 'text' }], rules: { view: groupRule, list: groupRule } });
             await putTable(server, project, `members_${suffix}`, {
-              columns: [{ name: 'score', type: 'integer' }, { name: 'viewer', type: 'text' }],
-              rules: { view: rule, list: rule },
+              columns: [{ name: 'score', type: 'integer' }, { name: 'viewer', type: 'text' }, { name: 'grp', type: 'text', references: { table: `groups_${suffix}`, on_delete: 'set_null' } }],
+              rules: { view: memberRule, list: memberRule },
             });
             await putTable(server, project, `items_${suffix}`, {
               columns: [{ name: 'n', type: 'integer' }, { name: 'member', type: 'text', references: { table: `members_${suffix}`, on_delete: 'cascade' } }],
               rules: { list: '', view: '' },
             });
             const viewers = [ada.user.id, bob.user.id, cyd.user.id, 'nobody'];
-            const memberBody = members.map((m) => ({ score: m.score, viewer: viewers[m.viewer] }));
-            const createdMembers = (await server.request('POST', `/p/${project.id}/api/members_${suffix}/bulk`, { headers: project.admin, body: memberBody })).body.data as AnyRow[];
-            const itemBody = posts.map((p, n) => ({ n, member: p < createdMembers.length ? createdMembers[p]!.id : null }));
-            assert.equal((await server.request('POST', `/p/${project.id}/api/items_${suffix}/bulk`, { headers: project.admin, body: itemBody })).status, 201);
-            const viewable = (member: AnyRow, callerId: string): boolean => {
+            const bulk = async (table: string, rows: AnyRow[]) => {
+              const response = await server.request('POST', `/p/${project.id}/api/${table}_${suffix}/bulk`, { headers: project.admin, body: rows });
+              assert.equal(response.status, 201, response.text);
+              return response.body.data as AnyRow[];
+            };
+            const createdGroups = await bulk('groups', groups.map((g) => ({ level: g.level, viewer: viewers[g.viewer] })));
+            const createdMembers = await bulk('members', members.map((m) => ({ score: m.score, viewer: viewers[m.viewer], grp: createdGroups[m.group]?.id ?? null })));
+            const itemBody = items.map((i, n) => ({ n, member: createdMembers[i]?.id ?? null }));
+            await bulk('items', itemBody);
+            const allowed = (rule: string | null, row: AnyRow, callerId: string, column: 'score' | 'level'): boolean => {
               if (rule === null) return false;
               if (rule === '') return true;
-              if (rule === 'viewer = @request.auth.id') return member.viewer === callerId;
-              if (rule === 'score > 5') return member.score !== null && member.score > 5;
-              return member.viewer === callerId || (member.score !== null && member.score < 3);
+              if (rule === 'viewer = @request.auth.id') return row.viewer === callerId;
+              if (rule === 'score > 5' || rule === 'level > 4') return row[column] !== null && row[column] > (column === 'score' ? 5 : 4);
+              return row.viewer === callerId || (row.score !== null && row.score < 3);
             };
-            const holds = (score: number | null): boolean => {
-              if (op === '!=') return score !== value; // null-safe
-              if (score === null) return false;
-              return op === '=' ? score === value : op === '>' ? score > value : score <= value;
+            const holds = (x: number | null): boolean => {
+              if (op === '!=') return x !== value; // null-safe
+              if (x === null) return false;
+              return op === '=' ? x === value : op === '>' ? x > value : x <= value;
             };
             for (const caller of callers) {
-              const response = await server.request('GET', `/p/${project.id}/api/items_${suffix}?limit=1000&filter=${q(`member.score ${op} ${value}`)}`, { headers: bearer(caller.token) });
-              assert.equal(response.status, 200, response.text);
-              const expected = itemBody
-                .filter((item) => {
-                  const member = createdMembers.find((m) => m.id === item.member);
-                  // A member the caller may not view reads as null, exactly like no member.
-                  const score = member && viewable(member, caller.user.id) ? member.score : null;
-                  return holds(score);
-                })
-                .map((item) => item.n)
-                .sort((a, b) => a - b);
-              const actual = (response.body.data as AnyRow[]).map((row) => row.n).sort((a: number, b: number) => a - b);
-              assert.deepEqual(actual, expected, `rule ${JSON.stringify(rule)}, member.score ${op} ${value}`);
+              const id = caller.user.id;
+              // What the caller may read through each hop: a row it may not view reads as null, exactly like no row.
+              const memberOf = (item: AnyRow) => {
+                const member = createdMembers.find((m) => m.id === item.member);
+                return member && allowed(memberRule, member, id, 'score') ? member : null;
+              };
+              const scoreOf = (item: AnyRow) => memberOf(item)?.score ?? null;
+              const levelOf = (item: AnyRow) => {
+                const group = createdGroups.find((g) => g.id === memberOf(item)?.grp);
+                return group && allowed(groupRule, group, id, 'level') ? group.level : null;
+              };
+              const expectMatching = (read: (item: AnyRow) => number | null) => itemBody.filter((item) => holds(read(item))).map((item) => item.n).sort((x, y) => x - y);
+              const numbers = (response: { status: number; text: string; body: { data: AnyRow[] } }) => {
+                assert.equal(response.status, 200, response.text);
+                return response.body.data.map((row) => row.n as number);
+              };
+              const label = `member rule ${JSON.stringify(memberRule)}, group rule ${JSON.stringify(groupRule)}, ${op} ${value}, caller ${caller.user.email}`;
+              const asCaller = (query: string) => server.request('GET', `/p/${project.id}/api/items_${suffix}?limit=1000&${query}`, { headers: bearer(caller.token) });
+              const byNumber = (list: number[]) => [...list].sort((x, y) => x - y);
+              assert.deepEqual(byNumber(numbers(await asCaller(`filter=${q(`member.score ${op} ${value}`)}`))), expectMatching(scoreOf), `filter: ${label}`);
+              assert.deepEqual(byNumber(numbers(await asCaller(`member.score=${shorthand[op]}.${value}`))), expectMatching(scoreOf), `shorthand: ${label}`);
+              assert.deepEqual(byNumber(numbers(await asCaller(`filter=${q(`member.grp.level ${op} ${value}`)}`))), expectMatching(levelOf), `two hops: ${label}`);
+              // Sort: a hidden member sorts as null (first, ascending), so the order cannot probe it either.
+              const sorted = [...itemBody].sort((x, y) => {
+                const sx = scoreOf(x);
+                const sy = scoreOf(y);
+                if (sx !== sy) return sx === null ? -1 : sy === null ? 1 : sx - sy;
+                return x.n - y.n;
+              });
+              assert.deepEqual(numbers(await asCaller('sort=member.score,n')), sorted.map((item) => item.n), `sort: ${label}`);
             }
           },
         ),
