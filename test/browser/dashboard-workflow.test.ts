@@ -208,6 +208,25 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.getByTestId('page-info').getByText('of 3').waitFor();
   });
 
+  it('a reference dropped by someone else while the grid is open: the grid reloads the schema and keeps showing rows', async () => {
+    await page.goto(`${server.url}/_/#/p/shop/tables/items`);
+    await page.getByTestId('reference-customer').first().waitFor();
+    // Another admin makes customer a plain text column: expand=customer is now refused.
+    const table = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;
+    const columns = table.columns.map(({ references: _, ...column }: Record<string, unknown>) => column);
+    const changed = await server.request('PUT', '/p/shop/v1/tables/items', { headers: platform, body: { columns, rules: table.rules, indexes: table.indexes } });
+    assert.equal(changed.status, 200, changed.text);
+    await page.getByTestId('sort-title').click();
+    await page.locator('[data-testid=sort-title][aria-sort=ascending]').waitFor();
+    // The refused expand made the grid load the schema again; the rows come back without it.
+    await page.locator('[data-testid=rows][data-loading=false] tbody tr[data-row-id]').first().waitFor();
+    assert.equal(await page.getByTestId('reference-customer').count(), 0, 'customer is a plain column now');
+    assert.equal(await page.getByTestId('rows-error').count(), 0);
+    // Put the reference back for the scenarios after this one.
+    const restored = await server.request('PUT', '/p/shop/v1/tables/items', { headers: platform, body: { columns: table.columns, rules: table.rules, indexes: table.indexes } });
+    assert.equal(restored.status, 200, restored.text);
+  });
+
   it('a destructive change shows the 409 and is applied only after confirming', async () => {
     await page.getByTestId('open-schema').click();
     await page.getByText('Schema of items').waitFor();

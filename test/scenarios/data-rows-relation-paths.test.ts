@@ -1,7 +1,7 @@
 /**
  * Relation paths (contract §13) in rules (`owner.team = @request.auth.team`,
  * `@request.auth.team.plan = "pro"`), filter, shorthand and sort, up to 3 hops; a caller's own
- * filter, shorthand or sort reads a related row only if the caller may view it, through every hop
+ * filter, shorthand or sort reads a related row only if the caller may view it, at each hop
  * (a fast-check property over random data and rules on two tables, checking filter, shorthand,
  * sort and a two-hop filter against a model); password never, and email only of rows the
  * caller may view.

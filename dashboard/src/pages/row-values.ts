@@ -10,13 +10,20 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
+/** Columns that usually name a row, in the order a label prefers them. */
+const LABEL_COLUMNS = ['name', 'title', 'label', 'username', 'email'];
+/** Text that is an id (a UUID) or a timestamp: no help as a label. */
+const NOT_A_LABEL = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}T[\d:.]+Z?)$/i;
+
 /**
- * A row's label for a person: its first text value other than the id and timestamps (a name,
- * a title, or an auth table's email), cut to 60 characters; empty when it has none.
+ * A row's label for a person: its name, title, label, username or email column, else its first
+ * other text value that is neither an id nor a timestamp, cut to 60 characters; empty when none.
  */
 export function rowLabel(row: Record<string, unknown>): string {
-  const first = Object.entries(row).find(([k, v]) => !['id', 'created_at', 'updated_at'].includes(k) && typeof v === 'string' && v !== '');
-  return first ? String(first[1]).slice(0, 60) : '';
+  const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
+  const named = LABEL_COLUMNS.map((column) => row[column]).find(text);
+  const first = named ?? Object.entries(row).find(([k, v]) => !['id', 'created_at', 'updated_at'].includes(k) && text(v) && !NOT_A_LABEL.test(v))?.[1];
+  return typeof first === 'string' ? first.slice(0, 60) : '';
 }
 
 /** The form text for a stored value. Timestamps become `YYYY-MM-DDTHH:MM:SS` in UTC for the picker. */

@@ -6,7 +6,7 @@
  * come with the rows they point at (`expand=`), and their cells show those rows' labels.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, watchTable, type Row } from '../api';
+import { api, ApiError, watchTable, type Row } from '../api';
 import { ErrorBox, Modal, PageHead, when } from '../components/ui';
 import { href } from '../router';
 import type { Session } from '../session';
@@ -38,13 +38,20 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const [filter, setFilter] = useState('');
   const definition = table.data;
   // The reference columns to expand: known once the definition is in, so the rows wait for it
-  // (an unknown name in expand= would be refused).
-  const expand = definition?.columns.filter((c) => c.references).map((c) => c.name).join(',');
+  // (an unknown name in expand= would be refused). Without a definition, the rows come plain.
+  const expand = definition ? definition.columns.filter((c) => c.references).map((c) => c.name).join(',') : table.error ? '' : undefined;
   // The answer keeps the offset it was asked for: while the next page loads, the range shown stays the one on screen.
   const rows = useLoad(
     async () => (expand === undefined ? undefined : { offset, answer: await api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, after: position.after, sort, filter, expand }) }),
     [projectId, tableName, offset, position.after, sort, filter, expand],
   );
+  // A reference column dropped since the definition loaded (another admin, another tab) makes
+  // expand= refused: load the definition again, whose new expand loads the rows again. The same
+  // refusal after that leaves the error shown (the rows' key does not change: no loop).
+  useEffect(() => {
+    const error = rows.error;
+    if (error instanceof ApiError && error.code === 'VALIDATION_FILTER' && error.message.startsWith('expand')) table.reload();
+  }, [rows.error]);
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   // The selection belongs to the view it was made in (offset, sort, filter): a new view starts with
   // none. Derived in render, not reset by an effect, so a box ticked right after the view changed

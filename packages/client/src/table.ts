@@ -22,14 +22,14 @@ export class TableClient<T extends TableTypes> {
    * and `expand` (typed by the generated relations: `expand: ['author']` gives `row.expand.author`).
    * Throws RowbaseError (VALIDATION_FILTER naming the position, FORBIDDEN, TABLE_NOT_FOUND, ...).
    */
-  async list<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = never>(
+  async list<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = ExpandPathOf<T>>(
     options: ListOptions<T['Row'], S> & ExpandOption<E> = {},
   ): Promise<ListResult<WithExpand<T, Selected<T['Row'], S>, E>>> {
     return this.requester.request('GET', this.path, { query: listQuery(options), signal: options.signal });
   }
 
   /** One row by id (GET /api/{table}/{id}), with `expand` when given (typed as in `list`). Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...). */
-  async get<E extends ExpandPathOf<T> = never>(id: string, options: GetOptions & ExpandOption<E> = {}): Promise<GetResult<T, T['Row'], E>> {
+  async get<E extends ExpandPathOf<T> = ExpandPathOf<T>>(id: string, options: GetOptions & ExpandOption<E> = {}): Promise<GetResult<T, T['Row'], E>> {
     const query = new URLSearchParams();
     if (options.expand !== undefined) query.set('expand', joined(options.expand));
     const answer = await this.requester.request<{ data: GetResult<T, T['Row'], E> }>('GET', this.rowPath(id), { query, signal: options.signal });
@@ -51,7 +51,7 @@ export class TableClient<T extends TableTypes> {
    * Every page of a list, one after the other, by cursor (`meta.next_cursor`), until the last.
    * `options.offset` is not allowed with cursors. Throws RowbaseError like `list`.
    */
-  async *pages<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = never>(
+  async *pages<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = ExpandPathOf<T>>(
     options: ListOptions<T['Row'], S> & ExpandOption<E> = {},
   ): AsyncGenerator<ListResult<WithExpand<T, Selected<T['Row'], S>, E>>> {
     let after = options.after;

@@ -38,9 +38,7 @@ export type ExpandPath<Rel, Depth extends unknown[] = []> = Depth['length'] exte
 /** What `expand` accepts for a table: its paths when typed, any string otherwise. */
 export type ExpandPathOf<T> = [RelationsOf<T>] extends [never] ? string : ExpandPath<RelationsOf<T>>;
 
-type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
-
-/** A related row as embedded: with its own `expand` when the path goes on below it. */
+/** A related row as embedded: with its own `expand` when paths go on below it (`Rest`, a union). */
 type RelatedRow<R, Rest extends string> = R extends { row: infer Row; relations: infer Next }
   ? [Rest] extends [never]
     ? Row
@@ -50,26 +48,34 @@ type RelatedRow<R, Rest extends string> = R extends { row: infer Row; relations:
 /** One relation's value under `expand`: a list for `table(column)`, else the row or null (empty, gone, or hidden). */
 type RelationValue<R, Rest extends string> = R extends { many: true } ? RelatedRow<R, Rest>[] : RelatedRow<R, Rest> | null;
 
-type ExpandOne<Rel, P extends string> = P extends `${infer Head}.${infer Rest}`
-  ? Head extends keyof Rel
-    ? { [K in Head]: RelationValue<Rel[K], Rest> }
-    : never
-  : P extends keyof Rel
-    ? { [K in P]: RelationValue<Rel[K], never> }
-    : never;
+/** The first segment of each path. */
+type HeadOf<P extends string> = P extends `${infer Head}.${string}` ? Head : P;
+/** What the paths `P` ask for below the relation `K` (never when none goes deeper). */
+type RestOf<P extends string, K extends string> = P extends `${K}.${infer Rest}` ? Rest : never;
 
-/** The `expand` object of a row asked for with the paths `P` (several paths through one relation merge). */
-export type ExpandBy<Rel, P extends string> = UnionToIntersection<P extends unknown ? ExpandOne<Rel, P> : never>;
+/**
+ * The `expand` object of a row asked for with the paths `P`: one key per first segment, and
+ * the paths that go on below it merged into that row's own `expand` ('owner' with
+ * 'owner.team', or 'comments(post)' with 'comments(post).author', give one typed value).
+ */
+export type ExpandBy<Rel, P extends string> = { [K in HeadOf<P> & keyof Rel & string]: RelationValue<Rel[K], RestOf<P, K>> };
 
 /**
  * A row of table `T` as a list answers it for the expand paths `E` (given as a list): `expand`
- * typed by the generated relations; the generic `Expanded` shape for a table without them; the
- * plain row when no path was given as a list (none, or a comma-joined string).
+ * typed by the generated relations, or the generic `Expanded` shape for a table without them.
+ * `E` is every path of the table when none was given as a list (no `expand`, a comma-joined
+ * string, type arguments written by hand), and when one path is wrong (inference falls back to
+ * the constraint and the error is reported there): the plain row then, without typing every
+ * path at once, which would only slow the checker down.
  */
-export type WithExpand<T, Row, E extends string> = [E] extends [never] ? Row : [RelationsOf<T>] extends [never] ? Expanded<Row> : Row & { expand: ExpandBy<RelationsOf<T>, E> };
+export type WithExpand<T, Row, E extends string> = [ExpandPathOf<T>] extends [E]
+  ? Row
+  : [RelationsOf<T>] extends [never]
+    ? Expanded<Row>
+    : Row & { expand: ExpandBy<RelationsOf<T>, E> };
 
 /** A row as `get` answers it: as in `WithExpand`, but the generic `Expanded` shape when no path was given as a list. */
-export type GetResult<T, Row, E extends string> = [E] extends [never] ? Expanded<Row> : WithExpand<T, Row, E>;
+export type GetResult<T, Row, E extends string> = [ExpandPathOf<T>] extends [E] ? Expanded<Row> : WithExpand<T, Row, E>;
 
 /**
  * What a `Database` must look like: one `TableTypes` per table name. A mapped type rather than

@@ -81,7 +81,16 @@ export async function typedCalls(): Promise<void> {
   void joinedPaths.data[0]?.title;
   // get without a list of paths keeps the generic shape: expand may be there, untyped.
   void (await tasks.get(created.id, { expand: 'owner' })).expand?.owner;
-  void [ownerEmail, ownersTasks, listedTitle, ownerNickname, firstTaskTitle];
+  // Two paths through one listing merge: each listed task carries its own typed expand.
+  const usersWithTasks = await users.list({ expand: ['tasks(owner)', 'tasks(owner).owner'] });
+  const ownersOfListed: (string | undefined)[] = usersWithTasks.data[0]!.expand['tasks(owner)'].map((task) => task.expand.owner?.email);
+  // Type arguments written by hand (select's) leave expand unchecked by path, and the rows plain.
+  const handWritten = await tasks.list<'title'>({ select: ['title'], expand: ['owner'] });
+  const handWrittenTitle: string = handWritten.data[0]!.title;
+  // An options object built beforehand keeps its paths as literals with `as const`.
+  const prebuilt = { expand: ['owner'], limit: 5 } as const;
+  const fromPrebuilt: string | undefined = (await tasks.list(prebuilt)).data[0]!.expand.owner?.email;
+  void [ownerEmail, ownersTasks, listedTitle, ownerNickname, firstTaskTitle, ownersOfListed, handWrittenTitle, fromPrebuilt];
   // @ts-expect-error: an expand path the table does not have
   await tasks.list({ expand: ['ownr'] });
   // @ts-expect-error: a path four levels deep (at most 3)
@@ -92,6 +101,8 @@ export async function typedCalls(): Promise<void> {
   void one.expand.owner?.expand;
   // @ts-expect-error: a column the related table does not have
   void withOwner.data[0]!.expand.owner?.colour;
+  // @ts-expect-error: a listed task's expand holds only what was asked below it
+  void usersWithTasks.data[0]!.expand['tasks(owner)'][0]!.expand.colour;
 
   // @ts-expect-error: a column the table does not have
   await tasks.create({ title: 'x', titel: 'typo' });
