@@ -130,7 +130,7 @@ describe('rowbase openapi / rowbase types', () => {
     const run = await rowbase(['types', '--project', projectId]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /export type Database = \{/);
-    assert.match(run.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate \};/);
+    assert.match(run.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};/);
     const compiled = await compile({ 'db.ts': run.stdout, 'usage.ts': USAGE, 'client.ts': CLIENT_USAGE });
     assert.equal(compiled.code, 0, `tsc refused:\n${compiled.stdout}${compiled.stderr}`);
     // Without the @ts-expect-error markers, each misuse is an error of its own.
