@@ -63,6 +63,8 @@ export function parseDefinition(name: string, body: unknown): TableDefinition {
   const columns = rawColumns.map((raw, index) => {
     const column = parseColumn(raw, index);
     if (reserved.has(column.name)) fail(`columns[${index}]: "${column.name}" is a reserved name.`, `Reserved: ${[...reserved].join(', ')}; they exist already.`);
+    // Every row of the data API may carry "expand" (contract §13): a column of that name would be replaced by it.
+    if (column.name === 'expand') fail(`columns[${index}]: "expand" is a reserved name: answers put related rows under "expand".`, 'Choose another name, e.g. "expanded" or "details".');
     if (seen.has(column.name)) fail(`columns[${index}]: "${column.name}" is declared twice.`);
     seen.add(column.name);
     return column;

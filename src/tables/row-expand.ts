@@ -7,7 +7,7 @@
  * rows a caller may see without a condition are kept between requests until the next write,
  * and only the ids not found there are read (still one query per node).
  */
-import { isAppError } from '../errors/app-error.js';
+import { AppError, isAppError } from '../errors/app-error.js';
 import type { ExpandNode, ReferenceMap } from '../query/expand.js';
 import { sql, type Expr, type OrderTerm } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
@@ -50,6 +50,23 @@ export function referenceMapOf(tables: ReadonlyMap<string, CompiledTable>): Refe
     referenceMaps.set(tables, map);
   }
   return map;
+}
+
+/**
+ * Throws VALIDATION_FILTER when a row that would gain `expand` (the listed table's, or an
+ * expanded row a path goes on below) has a column named `expand`: the expansion would replace
+ * its value in the answer. The contract does not reserve the name, so such a table is refused
+ * expansion rather than answered with a column silently overwritten.
+ */
+export function checkExpandKey(table: CompiledTable, nodes: readonly ExpandNode[], tables: ReadonlyMap<string, CompiledTable>): void {
+  if (nodes.length === 0) return;
+  if (table.readable.some((column) => column.name === 'expand')) {
+    throw new AppError('VALIDATION_FILTER', {
+      message: `expand: rows of "${table.name}" have a column named "expand", which the expanded rows would replace in the answer`,
+      suggestion: `Rename the column (PUT /p/{id}/v1/tables/${table.name}), or read the related rows with a second request.`,
+    });
+  }
+  for (const node of nodes) checkExpandKey(tables.get(node.table)!, node.children, tables);
 }
 
 /** The top-level columns an expansion needs from the parent rows (forward references). */

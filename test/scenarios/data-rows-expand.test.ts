@@ -338,6 +338,13 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     });
   });
 
+  it('a column named "expand" is refused when a table is declared (400 VALIDATION_FAILED): answers put related rows there', async () => {
+    const response = await server.request('PUT', `/p/${project.id}/v1/tables/boxes`, { headers: project.admin, body: { columns: [{ name: 'expand', type: 'text' }] } });
+    assertError(response, 400, 'VALIDATION_FAILED');
+    assert.match(response.body.error.message, /"expand" is a reserved name/);
+    assert.match(response.body.error.suggestion, /Choose another name/);
+  });
+
   const refused: [string, string, RegExp][] = [
     ['an unknown name', 'expand=writer', /author, editor, comments\(post\)/],
     ['a column that is no reference', 'expand=title', /author, editor/],
