@@ -8,7 +8,7 @@
  * and only the ids not found there are read (still one query per node).
  */
 import { AppError, isAppError } from '../errors/app-error.js';
-import type { ExpandNode, ReferenceMap } from '../query/expand.js';
+import { parseExpand, type ExpandNode, type ReferenceMap } from '../query/expand.js';
 import { sql, type Expr, type OrderTerm } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
@@ -50,6 +50,16 @@ export function referenceMapOf(tables: ReadonlyMap<string, CompiledTable>): Refe
     referenceMaps.set(tables, map);
   }
   return map;
+}
+
+/**
+ * The expansions `text` asks for on rows of `table`: parsed (query/expand.ts), then checked
+ * against columns named `expand` (below). Throws VALIDATION_FILTER.
+ */
+export function requestedExpansions(text: string, table: CompiledTable, tables: ReadonlyMap<string, CompiledTable>): ExpandNode[] {
+  const nodes = parseExpand(text, table.name, referenceMapOf(tables));
+  checkExpandKey(table, nodes, tables);
+  return nodes;
 }
 
 /**
@@ -114,6 +124,18 @@ function cacheFor(db: Executor, condition: Expr | undefined | 'hidden', scope: E
   return condition === undefined ? scope.related?.at(db) : undefined;
 }
 
+/** Hands each id's kept value to `use`; returns the ids with none kept (all of them without a view), to be read. */
+function takeKept<T>(ids: readonly string[], lookup: ((id: string) => T | undefined) | undefined, use: (id: string, kept: T) => void): readonly string[] {
+  if (!lookup) return ids;
+  const missing: string[] = [];
+  for (const id of ids) {
+    const kept = lookup(id);
+    if (kept) use(id, kept);
+    else missing.push(id);
+  }
+  return missing;
+}
+
 async function expandForward(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, scope: ExpandScope): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => row[node.column]).filter((id): id is string => typeof id === 'string'))];
   const condition = visibility(table, 'view', scope.caller, scope.now);
@@ -121,15 +143,7 @@ async function expandForward(db: Executor, table: CompiledTable, rows: readonly 
   const copy = node.children.length > 0;
   if (ids.length > 0 && condition !== 'hidden') {
     const cache = cacheFor(db, condition, scope);
-    let missing = ids;
-    if (cache) {
-      missing = [];
-      for (const id of ids) {
-        const kept = cache.forward(table, id);
-        if (kept) found.set(id, handOut(kept, copy));
-        else missing.push(id);
-      }
-    }
+    const missing = takeKept(ids, cache && ((id) => cache.forward(table, id)), (id, kept) => found.set(id, handOut(kept, copy)));
     if (missing.length > 0) {
       const where = sql.and({ kind: 'in', expr: sql.column('id'), values: missing.map((id) => sql.value(id, 'text')) }, condition);
       for (const row of await db.all({ kind: 'select', table: table.name, columns: table.readable, where })) {
@@ -152,15 +166,7 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   const copy = node.children.length > 0;
   if (condition !== 'hidden') {
     const cache = cacheFor(db, condition, scope);
-    let missing = ids;
-    if (cache) {
-      missing = [];
-      for (const id of ids) {
-        const kept = cache.reverse(table, node.column, id);
-        if (kept) byParent.set(id, copy ? kept.map((row) => handOut(row, true)) : kept);
-        else missing.push(id);
-      }
-    }
+    const missing = takeKept(ids, cache && ((id) => cache.reverse(table, node.column, id)), (id, kept) => byParent.set(id, copy ? kept.map((row) => handOut(row, true)) : kept));
     if (missing.length > 0) {
       const read = await readReverse(db, table, node, missing, condition);
       for (const id of missing) {

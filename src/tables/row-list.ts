@@ -10,10 +10,10 @@ import type { Executor, Row } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { ruleCondition } from './row-access.js';
-import { checkExpandKey, expandRows, forwardColumns, referenceMapOf, visibility } from './row-expand.js';
+import { expandRows, forwardColumns, requestedExpansions, visibility } from './row-expand.js';
 import { pathResolver } from './relation-paths.js';
 import type { PathResolver } from '../query/filter-operands.js';
-import { parseExpand, type ExpandNode } from '../query/expand.js';
+import type { ExpandNode } from '../query/expand.js';
 import type { RelatedRowCache } from './related-row-cache.js';
 
 /** One page of a list answer. */
@@ -48,8 +48,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const parsed = parseListParams(request.query, table.filterable, request.now, callerPaths(table, request));
   const notNull = notNullColumns(table);
   const params = { ...parsed, orderBy: parsed.orderBy.map((term) => (!term.expr && notNull.has(term.column) ? { ...term, notNull: true } : term)) };
-  const expand = params.expand === undefined ? [] : parseExpand(params.expand, table.name, referenceMapOf(request.tables));
-  checkExpandKey(table, expand, request.tables);
+  const expand = params.expand === undefined ? [] : requestedExpansions(params.expand, table, request.tables);
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
   const scope = cursorScope(table.name, params.orderBy, params.filterSources);
   if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey);
@@ -159,8 +158,7 @@ function hasCondition(where: Expr): boolean {
  */
 export async function getRow(db: Executor, table: CompiledTable, rowId: string, request: ListRequest, notFound: () => Error): Promise<Row> {
   const expandText = typeof request.query.expand === 'string' && request.query.expand.trim() !== '' ? request.query.expand : undefined;
-  const expand = expandText === undefined ? [] : parseExpand(expandText, table.name, referenceMapOf(request.tables));
-  checkExpandKey(table, expand, request.tables);
+  const expand = expandText === undefined ? [] : requestedExpansions(expandText, table, request.tables);
   const condition = ruleCondition(table, 'view', request.caller, request.now);
   const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
   if (!row) throw notFound();
