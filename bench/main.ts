@@ -71,7 +71,8 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       log(`cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`);
     }
     log(pinning ? `Servers pinned to CPU ${pinning.server}, ${options.loader} to CPU ${pinning.load} (taskset).` : `Not pinned; load generator: ${options.loader}.`);
-    let rowbase = await startRowbase(dataDir, platformKey, { ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) });
+    const rowbaseOptions = { ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) };
+    let rowbase = await startRowbase(dataDir, platformKey, rowbaseOptions);
     let baseline: ServerProcess;
     if (options.ab) {
       // A/B: the other build serves a copy of the same data folder in the baseline's place.
@@ -92,7 +93,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       for (const scenario of [...scenarios.filter((s) => !s.rowbaseEnv), ...scenarios.filter((s) => s.rowbaseEnv)]) {
         if (scenario.rowbaseEnv) {
           await rowbase.stop();
-          rowbase = await startRowbase(dataDir, platformKey, { env: scenario.rowbaseEnv, ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) });
+          rowbase = await startRowbase(dataDir, platformKey, { ...rowbaseOptions, env: scenario.rowbaseEnv });
           servers.rowbase = rowbase;
         }
         log(`${scenario.id}: ${scenario.title}`);

@@ -37,9 +37,11 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const [filterText, setFilterText] = useState('');
   const [filter, setFilter] = useState('');
   const definition = table.data;
+  // Reference column → the table it points at.
+  const referenced = new Map((definition?.columns ?? []).filter((c) => c.references).map((c) => [c.name, c.references!.table] as const));
   // The reference columns to expand: known once the definition is in, so the rows wait for it
   // (an unknown name in expand= would be refused). Without a definition, the rows come plain.
-  const expand = definition ? definition.columns.filter((c) => c.references).map((c) => c.name).join(',') : table.error ? '' : undefined;
+  const expand = definition ? [...referenced.keys()].join(',') : table.error ? '' : undefined;
   // The answer keeps the offset it was asked for: while the next page loads, the range shown stays the one on screen.
   const rows = useLoad(
     async () => (expand === undefined ? undefined : { offset, answer: await api.listRows(session, projectId, tableName, { limit: PAGE_SIZE, offset, after: position.after, sort, filter, expand }) }),
@@ -78,8 +80,6 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
     };
   }, [projectId, tableName, session.key]);
 
-  // Reference column → the table it points at.
-  const referenced = new Map((definition?.columns ?? []).filter((c) => c.references).map((c) => [c.name, c.references!.table] as const));
   const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
   // After a refused filter, the previous answer's rows would look like its result: show none.
   const page = rows.error ? undefined : rows.data?.answer;
