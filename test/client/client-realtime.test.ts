@@ -31,6 +31,23 @@ async function until(check: () => boolean, what: string, timeoutMs = 5_000): Pro
   }
 }
 
+/**
+ * A fetch that counts the subscription calls (POST /realtime) the server has answered: a
+ * subscription covers writes committed after its answer, so a test writes only then (a write
+ * racing the subscription may commit before it and is rightly not delivered).
+ */
+function countingSubscriptions(next: typeof fetch = fetch): { fetch: typeof fetch; answered: () => number } {
+  let answered = 0;
+  return {
+    fetch: async (input, init) => {
+      const response = await next(input, init);
+      if (init?.method === 'POST' && String(input).endsWith('/realtime')) answered++;
+      return response;
+    },
+    answered: () => answered,
+  };
+}
+
 const adminCreate = async (table: string, body: Record<string, unknown>) => {
   const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
   assert.equal(response.status, 201, response.text);
@@ -41,47 +58,54 @@ describe('client.realtime.subscribe', () => {
   it('receives row changes of its topic, resumes after a dropped stream with nothing lost or repeated', async () => {
     // A fetch whose realtime streams the test can cut, as a network fault would.
     const cuts: AbortController[] = [];
-    const { client, sent } = recordedClient(server, project, {
-      fetch: (input, init) => {
-        if (!String(input).endsWith('/realtime') || init?.method === 'POST') return fetch(input, init);
-        const cut = new AbortController();
-        cuts.push(cut);
-        init?.signal?.addEventListener('abort', () => cut.abort());
-        return fetch(input, { ...init, signal: cut.signal });
-      },
+    const subscriptions = countingSubscriptions((input, init) => {
+      if (!String(input).endsWith('/realtime') || init?.method === 'POST') return fetch(input, init);
+      const cut = new AbortController();
+      cuts.push(cut);
+      init?.signal?.addEventListener('abort', () => cut.abort());
+      return fetch(input, { ...init, signal: cut.signal });
     });
+    const { client, sent } = recordedClient(server, project, { fetch: subscriptions.fetch });
     const seen: RealtimeEvent[] = [];
     const stop = client.realtime.subscribe('tasks', (event) => seen.push(event));
-    await until(() => sent.some((r) => r.method === 'POST' && r.path.endsWith('/realtime')), 'the subscription call');
-    await adminCreate('tasks', { title: 't0' });
-    await until(() => seen.length === 1, 'the first event');
-    cuts[0]!.abort();
-    await adminCreate('tasks', { title: 't1' });
-    await adminCreate('tasks', { title: 't2' });
-    await until(() => cuts.length === 2 && seen.length >= 3, 'the reconnect and the replay');
-    await adminCreate('tasks', { title: 't3' });
-    await until(() => seen.length >= 4, 'a live event after the replay');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${(e.record as { title: string }).title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3']);
-    const posts = sent.filter((r) => r.method === 'POST' && r.path.endsWith('/realtime'));
-    assert.equal(posts.length, 2, 'one subscription call per stream');
-    stop();
+    // Stopped however the test ends: an open stream would keep server.close() waiting.
+    try {
+      await until(() => subscriptions.answered() === 1, 'the subscription call');
+      await adminCreate('tasks', { title: 't0' });
+      await until(() => seen.length === 1, 'the first event');
+      cuts[0]!.abort();
+      await adminCreate('tasks', { title: 't1' });
+      await adminCreate('tasks', { title: 't2' });
+      await until(() => cuts.length === 2 && seen.length >= 3, 'the reconnect and the replay');
+      await adminCreate('tasks', { title: 't3' });
+      await until(() => seen.length >= 4, 'a live event after the replay');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${(e.record as { title: string }).title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3']);
+      const posts = sent.filter((r) => r.method === 'POST' && r.path.endsWith('/realtime'));
+      assert.equal(posts.length, 2, 'one subscription call per stream');
+    } finally {
+      stop();
+    }
   });
 
   it('sees what the session may see: a signed-in user gets their own rows, not others', async () => {
-    const { client } = recordedClient(server, project);
+    const subscriptions = countingSubscriptions();
+    const { client } = recordedClient(server, project, { fetch: subscriptions.fetch });
     const other = await signUp(server, project, 'other@example.com');
     await client.auth.signUp({ email: 'me@example.com', password: PASSWORD });
     const me = client.auth.user!;
     const seen: RealtimeEvent[] = [];
     const stop = client.realtime.subscribe('notes', (event) => seen.push(event));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await adminCreate('notes', { title: 'theirs', owner: other.user.id });
-    await adminCreate('notes', { title: 'mine', owner: me.id });
-    await until(() => seen.length === 1, 'my row');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(seen.map((e) => e.action !== 'reset' && (e.record as { title: string }).title), ['mine']);
-    stop();
+    try {
+      await until(() => subscriptions.answered() === 1, 'the subscription call');
+      await adminCreate('notes', { title: 'theirs', owner: other.user.id });
+      await adminCreate('notes', { title: 'mine', owner: me.id });
+      await until(() => seen.length === 1, 'my row');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(seen.map((e) => e.action !== 'reset' && (e.record as { title: string }).title), ['mine']);
+    } finally {
+      stop();
+    }
   });
 
   it('the last unsubscribe closes the stream', async () => {
@@ -89,8 +113,11 @@ describe('client.realtime.subscribe', () => {
     await until(() => server.built.services.realtime.size === 0, 'the earlier streams to close');
     const before = 0;
     const stop = client.realtime.subscribe('tasks', () => undefined);
-    await until(() => server.built.services.realtime.size === before + 1, 'the stream to open');
-    stop();
+    try {
+      await until(() => server.built.services.realtime.size === before + 1, 'the stream to open');
+    } finally {
+      stop();
+    }
     await until(() => server.built.services.realtime.size === before, 'the stream to close');
   });
 });
