@@ -3,13 +3,13 @@
  * Reading this file top to bottom is the table of contents of the HTTP API.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
 import { handleClientError } from '../http/client-errors.js';
 import { applyCors, registerCors } from '../http/cors.js';
 import { registerErrorHandling, sendError, toAppError } from '../http/error-handler.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
-import { buildLoggerOptions, lazyChildLogger } from '../http/logging.js';
+import { buildLoggerOptions, lazyChildLogger, registerRequestLines } from '../http/logging.js';
 import { registerAdminEmailRoutes } from '../http/routes/admin-emails.js';
 import { registerAdminKeyRoutes } from '../http/routes/admin-keys.js';
 import { registerAdminOpenApiRoutes } from '../http/routes/admin-openapi.js';
@@ -38,8 +38,12 @@ export type AppOptions = Omit<ServiceOptions, 'log'>;
 
 /** Builds the app and its services; closing the app stops the mail request worker and the mail worker, then closes storage. */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
+  // `auto` reads as pretty only when a person is watching the terminal.
+  const logFormat = config.logFormat === 'auto' ? (process.stdout.isTTY ? 'pretty' : 'json') : config.logFormat;
   const app = Fastify({
-    logger: buildLoggerOptions(config.logLevel),
+    logger: buildLoggerOptions(config.logLevel, logFormat),
+    // Pretty logs write one line per request themselves (registerRequestLines below).
+    ...(logFormat === 'pretty' && { logController: new LogController({ disableRequestLogging: true }) }),
     // The per-request child logger is made only when a request logs something (see logging.ts).
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
@@ -87,6 +91,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await services.storage.close();
   });
 
+  if (logFormat === 'pretty') registerRequestLines(app);
   registerErrorHandling(app);
   registerCors(app, services.registry);
   registerHealthRoutes(app, services);

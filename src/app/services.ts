@@ -53,8 +53,8 @@ export interface Services {
 
 /**
  * Opens storage for the config: PostgreSQL for `DATABASE_URL=postgres://...`, else SQLite
- * files under DATA_DIR (taken exclusively with `lockAs`). Throws StoreError('unavailable') when
- * PostgreSQL cannot be reached, DataDirInUseError when another process holds the data folder.
+ * files under DATA_DIR (taken exclusively with `lockAs`). Throws StorageStartError (saying what to do)
+ * when PostgreSQL cannot be opened, DataDirInUseError when another process holds the data folder.
  */
 export async function buildStorage(config: Config, log: MailLog = silentMailLog, lockAs?: string): Promise<StorageEngine> {
   if (config.databaseUrl) {

@@ -1,5 +1,6 @@
 /** CLI output: human text by default, JSON with --json (errors too, on stderr). */
 import { isAppError } from '../errors/app-error.js';
+import { StorageStartError } from '../store/types.js';
 
 export interface Output {
   /** Prints a result: JSON when --json, else the human rendering. */
@@ -35,5 +36,6 @@ export class CliRefusal extends Error {
 export function reportError(out: Output, error: unknown): void {
   if (isAppError(error)) out.error(`${error.code}: ${error.message}`, error.code, error.suggestion);
   else if (error instanceof CliRefusal) out.error(error.message, error.code, error.suggestion);
+  else if (error instanceof StorageStartError) out.error(error.message, 'STORAGE_UNAVAILABLE', error.suggestion);
   else out.error(error instanceof Error ? error.message : String(error));
 }

@@ -16,6 +16,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   readonly emailFrom: string;
   readonly logLevel: string;
+  /** `pretty`: one readable line per entry; `json`: pino's lines; `auto`: pretty on a terminal. */
+  readonly logFormat: 'auto' | 'pretty' | 'json';
   /** `full` (default): a 2xx write survives power loss. `normal`: faster, may lose the last commits. */
   readonly sqliteSynchronous: 'full' | 'normal';
   readonly rateLimits: boolean;
@@ -50,6 +52,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'smtpUrl', env: 'SMTP_URL', flag: '--smtp-url', help: 'smtp://user:pass@host:port; unset: mail goes to the project outbox' },
   { key: 'emailFrom', env: 'EMAIL_FROM', flag: '--email-from', help: 'default From address (default Rowbase <no-reply@localhost>)' },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', help: 'fatal|error|warn|info|debug|trace (default info)' },
+  { key: 'logFormat', env: 'LOG_FORMAT', flag: '--log-format', help: 'pretty (readable lines) or json (default: pretty when stdout is a terminal, else json)' },
   { key: 'sqliteSynchronous', env: 'SQLITE_SYNCHRONOUS', flag: '--sqlite-synchronous', help: 'full (default, durable) or normal (faster, may lose the last commits on power loss)' },
   { key: 'rateLimits', env: 'RATE_LIMITS', flag: '--rate-limits', help: 'on (default) or off (test rigs only)' },
   { key: 'trustProxy', env: 'TRUST_PROXY', flag: '--trust-proxy', help: 'proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs)' },
@@ -87,6 +90,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
   if (rateLimits !== 'on' && rateLimits !== 'off') {
     throw new ConfigError(`RATE_LIMITS must be "on" or "off", not "${rateLimits}".`);
   }
+  const logFormat = (get('logFormat') ?? 'auto').toLowerCase();
+  if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
+    throw new ConfigError(`LOG_FORMAT must be "pretty" or "json" (or unset: pretty on a terminal), not "${logFormat}".`);
+  }
   const databaseUrl = get('databaseUrl');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// (leave it unset for SQLite).');
@@ -118,6 +125,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
     smtpUrl: get('smtpUrl'),
     emailFrom: get('emailFrom') ?? 'Rowbase <no-reply@localhost>',
     logLevel: get('logLevel') ?? 'info',
+    logFormat,
     sqliteSynchronous: synchronous,
     rateLimits: rateLimits === 'on',
     trustProxy: get('trustProxy'),

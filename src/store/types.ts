@@ -124,6 +124,22 @@ export interface StorageEngine {
 export type StoreErrorKind = 'unique' | 'reference' | 'not-null' | 'check' | 'busy' | 'unavailable';
 
 /** A translated driver error. `column` names the offending column when the engine can tell. */
+/**
+ * Storage could not be opened when the process started (no such database, nothing listening,
+ * a refused user): the message says what went wrong in the operator's terms, the suggestion
+ * what to do about it. Never carries a password.
+ */
+export class StorageStartError extends Error {
+  constructor(
+    message: string,
+    readonly suggestion: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StorageStartError';
+  }
+}
+
 export class StoreError extends Error {
   constructor(
     readonly kind: StoreErrorKind,

@@ -10,7 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROCESS_PLATFORM_KEY, startServerProcess } from '../helpers/server-process.js';
+import { freePort, PROCESS_PLATFORM_KEY, startServerProcess } from '../helpers/server-process.js';
+import { isPostgresReachable, testDatabaseUrl, withDatabase } from '../helpers/test-database.js';
+
+const postgresReachable = await isPostgresReachable();
 
 interface Run {
   readonly code: number;
@@ -118,6 +121,30 @@ describe('CLI papercuts', () => {
       assert.match(body.data.admin_key, /^sk_[0-9A-Za-z]{32,}$/);
       const list = JSON.parse((await run(['projects', 'list', '--json'])).stdout);
       assert.deepEqual(list.data.map((p: { id: string }) => p.id), ['json-demo']);
+    });
+  });
+
+  describe('PostgreSQL start-up failures say what to do', () => {
+    it('a closed port: names the address and DATABASE_URL, says to start PostgreSQL or fix host and port', async () => {
+      const result = await run(['serve'], { DATABASE_URL: `postgres://rowbase:hunter2-secret@127.0.0.1:${await freePort()}/app` });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /^error: Nothing accepts connections at 127\.0\.0\.1:\d+ \(DATABASE_URL\)\nStart PostgreSQL there, or fix the host and port in DATABASE_URL/);
+      assert.ok(!`${result.stdout}${result.stderr}`.includes('hunter2-secret'), 'the password is never printed');
+    });
+
+    it('a database that does not exist: names it and says how to create it', { skip: !postgresReachable && 'no PostgreSQL server' }, async () => {
+      const result = await run(['serve'], { DATABASE_URL: withDatabase(testDatabaseUrl(), 'rowbase_no_such_database') });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /has no database "rowbase_no_such_database" \(DATABASE_URL\)\nCreate it \(createdb .*rowbase_no_such_database/);
+    });
+
+    it('--json prints the error envelope with STORAGE_UNAVAILABLE and the suggestion', async () => {
+      const result = await run(['projects', 'list', '--json'], { DATABASE_URL: `postgres://rowbase@127.0.0.1:${await freePort()}/app` });
+      assert.notEqual(result.code, 0);
+      const { error } = JSON.parse(result.stderr);
+      assert.equal(error.code, 'STORAGE_UNAVAILABLE');
+      assert.match(error.message, /Nothing accepts connections/);
+      assert.match(error.suggestion, /Start PostgreSQL there/);
     });
   });
 });

@@ -14,7 +14,7 @@ import { StoreError, type StorageEngine } from '../types.js';
 import { ChangeCounters } from './pg-change-counters.js';
 import { ChangeListener } from './pg-change-listener.js';
 import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
-import { isConnectionError, translatePgError } from './pg-errors.js';
+import { explainStartupFailure, isConnectionError, translatePgError } from './pg-errors.js';
 import { EVENT_CHANNEL, lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
 import { buildPgPool, checkOut, closePgPool } from './pg-pool.js';
@@ -52,8 +52,8 @@ const WATCHED_PROJECT_TABLES = new Set(['_rb_tables']);
 
 /**
  * Connects, migrates the system schema (under an advisory lock, so processes starting
- * together do not race) and starts listening for changes. Throws StoreError('unavailable')
- * when the database cannot be reached.
+ * together do not race) and starts listening for changes. Throws StorageStartError
+ * (saying what to do) when the database cannot be opened.
  */
 export async function buildPostgresEngine(options: PostgresEngineOptions): Promise<PostgresEngine> {
   const onError = options.onError ?? (() => undefined);
@@ -76,7 +76,7 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
   } catch (error) {
     await listener.close();
     await pool.end().catch(() => undefined);
-    throw translatePgError(error);
+    throw explainStartupFailure(error, options.url);
   }
 
   const counters = new ChangeCounters(pool, (error) => {

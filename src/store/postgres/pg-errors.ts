@@ -1,5 +1,5 @@
 /** Translates node-postgres errors into StoreError kinds (the only place that reads SQLSTATE codes). */
-import { StoreError } from '../types.js';
+import { StorageStartError, StoreError } from '../types.js';
 
 interface PgDriverError extends Error {
   readonly code?: string;
@@ -60,4 +60,55 @@ export function translatePgError(error: unknown): unknown {
       // Class 22: data exceptions (a value that does not fit its type, out of range, bad text).
       return code.startsWith('22') ? make('check', pgError.column) : error;
   }
+}
+
+/**
+ * Why PostgreSQL could not be opened at start-up, in words an operator can act on: the bare
+ * driver text ("database \"x\" does not exist", "connect ECONNREFUSED") names neither the
+ * setting nor the fix. The URL's password is never repeated.
+ */
+export function explainStartupFailure(error: unknown, url: string): StorageStartError {
+  const cause = rootCause(error);
+  const code = (cause as PgDriverError).code ?? '';
+  const parsed = new URL(url);
+  const where = `${parsed.hostname}:${parsed.port || '5432'}`;
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
+  const user = decodeURIComponent(parsed.username) || 'the default user';
+  const form = 'postgres://USER:PASSWORD@HOST:PORT/DATABASE';
+  const explained = (message: string, suggestion: string) => new StorageStartError(`${message} (DATABASE_URL)`, suggestion, { cause });
+  switch (code) {
+    case '3D000':
+      return explained(
+        `PostgreSQL at ${where} has no database "${database}"`,
+        `Create it (createdb -h ${parsed.hostname} -p ${parsed.port || '5432'} ${database}, or CREATE DATABASE "${database}"; in psql), or point DATABASE_URL at an existing database: ${form}.`,
+      );
+    case '28000':
+    case '28P01':
+      return explained(
+        `PostgreSQL at ${where} refused user "${user}": ${cause instanceof Error ? cause.message : String(cause)}`,
+        `Check the user and password in DATABASE_URL (${form}), or create the role in psql: CREATE ROLE "${user}" LOGIN PASSWORD '...';`,
+      );
+    case '42501':
+      return explained(
+        `User "${user}" may not create Rowbase's schemas in database "${database}" at ${where}`,
+        `Grant it in psql: GRANT CREATE ON DATABASE "${database}" TO "${user}"; or use the database's owner in DATABASE_URL.`,
+      );
+    case 'ECONNREFUSED':
+      return explained(`Nothing accepts connections at ${where}`, `Start PostgreSQL there, or fix the host and port in DATABASE_URL (${form}).`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return explained(`The host "${parsed.hostname}" cannot be found`, `Fix the host in DATABASE_URL (${form}), or check this machine's DNS.`);
+    default:
+      return explained(
+        `PostgreSQL at ${where} could not be opened: ${cause instanceof Error ? cause.message : String(cause)}`,
+        `Check that PostgreSQL runs at ${where} and that DATABASE_URL (${form}) names a database this user may use; docs/deploy.md lists what Rowbase needs.`,
+      );
+  }
+}
+
+/** The driver's own error under any StoreError wrapping. */
+function rootCause(error: unknown): unknown {
+  let current = error;
+  while (current instanceof StoreError && current.cause !== undefined) current = current.cause;
+  return current;
 }
