@@ -5,8 +5,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import type { ErrorCode } from '../errors/codes.js';
-import { noRouteError } from './allowed-methods.js';
 import { StoreError } from '../store/types.js';
+import { noRouteError } from './allowed-methods.js';
 import { withRequestPaths } from './suggestion-paths.js';
 
 /** The envelope body for an AppError. */
