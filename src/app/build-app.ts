@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.js';
-import { handleClientError } from '../http/client-errors.js';
+import { noRouteError } from '../http/allowed-methods.js';
+import { buildConnectHandler, handleClientError } from '../http/client-errors.js';
 import { applyCors, registerCors } from '../http/cors.js';
 import { registerErrorHandling, sendError, toAppError } from '../http/error-handler.js';
 import { registerJsonBodyParser } from '../http/json-body.js';
@@ -108,5 +109,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerDataRowRoutes(app, services);
   registerRealtimeRoutes(app, services, services.realtime);
   await registerDashboardRoutes(app);
+  app.server.on('connect', buildConnectHandler((url) => noRouteError(app, 'CONNECT', url)));
   return { app, services };
 }

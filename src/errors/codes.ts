@@ -12,6 +12,7 @@ export interface ErrorSpec {
 const catalogue = {
   // --- generic HTTP ---
   NOT_FOUND: { status: 404, message: 'No route matches this method and path.', suggestion: 'Check the path and method against the API reference in docs/.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This path exists but does not take this method.', suggestion: 'Use one of the methods in the Allow header of this answer.' },
   INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.', suggestion: 'Send a well-formed JSON document with Content-Type: application/json.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body has an unsupported content type.', suggestion: 'Send the body as JSON with the header Content-Type: application/json.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.', suggestion: 'Keep bodies under 1 MiB (16 MiB for /bulk); split large imports into several bulk requests.' },

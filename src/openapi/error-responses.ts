@@ -7,8 +7,11 @@
  */
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
 
-/** Codes any request to a project path can meet: unknown project, HTTP faults, outages. */
-const ANY_REQUEST: readonly ErrorCode[] = ['PROJECT_NOT_FOUND', 'NOT_FOUND', 'BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/**
+ * Codes any request to a project path can meet: unknown project, HTTP faults, outages, and a
+ * method the path does not take (a row id route given the reserved `bulk` segment).
+ */
+const ANY_REQUEST: readonly ErrorCode[] = ['PROJECT_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 /** Codes of operations that read a JSON body. */
 export const BODY: readonly ErrorCode[] = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];

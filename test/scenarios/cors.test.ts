@@ -284,8 +284,9 @@ describe('platform and admin paths never carry an Access-Control-Allow-* header'
     ['GET /p/{id}/v1/settings (listed origin)', () => get(listed, '/v1/settings', { ...listed.admin, origin: APP }), 200],
     ['GET /p/{id}/v1/tables without the key (401)', () => get(listed, '/v1/tables', { origin: APP }), 401],
     ['GET /p/{id}/v1/nope (404)', () => get(listed, '/v1/nope', { ...listed.admin, origin: APP }), 404],
-    ['OPTIONS preflight of /v1/projects → 404', () => server.request('OPTIONS', '/v1/projects', { headers: { origin: APP, 'access-control-request-method': 'POST' } }), 404],
-    ['OPTIONS preflight of /p/{id}/v1/settings → 404', () => server.request('OPTIONS', `/p/${star.id}/v1/settings`, { headers: { origin: APP, 'access-control-request-method': 'PATCH' } }), 404],
+    // 405: the path exists but OPTIONS is not one of its methods (its Allow header says which are).
+    ['OPTIONS preflight of /v1/projects → 405', () => server.request('OPTIONS', '/v1/projects', { headers: { origin: APP, 'access-control-request-method': 'POST' } }), 405],
+    ['OPTIONS preflight of /p/{id}/v1/settings → 405', () => server.request('OPTIONS', `/p/${star.id}/v1/settings`, { headers: { origin: APP, 'access-control-request-method': 'PATCH' } }), 405],
     ['GET /health', () => server.request('GET', '/health', { headers: { origin: APP } }), 200],
     // The router decodes and forgives what the CORS check reads raw: none of these may slip through.
     ['GET /p/{id}/%761/settings (v1 percent-encoded, routed to settings)', () => get(star, '/%761/settings', { ...star.admin, origin: APP }), 200],
@@ -295,7 +296,7 @@ describe('platform and admin paths never carry an Access-Control-Allow-* header'
     ['GET /p/{id}/v1/settings?next=/api/ (a CORS path in the query)', () => get(star, '/v1/settings?next=/api/', { ...star.admin, origin: APP }), 200],
     ['GET /%761/projects', () => server.request('GET', '/%761/projects', { headers: { ...platform, origin: APP } }), 200],
     ['GET //p/{id}/v1/settings (double slash, 404)', () => server.request('GET', `//p/${star.id}/v1/settings`, { headers: { ...star.admin, origin: APP } }), 404],
-    ['OPTIONS preflight of /p/{id}/%761/settings → 404', () => server.request('OPTIONS', `/p/${star.id}/%761/settings`, { headers: { origin: APP, 'access-control-request-method': 'PATCH' } }), 404],
+    ['OPTIONS preflight of /p/{id}/%761/settings → 405', () => server.request('OPTIONS', `/p/${star.id}/%761/settings`, { headers: { origin: APP, 'access-control-request-method': 'PATCH' } }), 405],
   ];
   for (const [name, send, status] of admin) {
     it(name, async () => {

@@ -59,19 +59,31 @@ describe('error envelope', () => {
       ['GET', '/nope'],
       ['POST', '/v1/nope'],
       ['GET', '/v2/projects'],
-      ['PUT', '/v1/projects'],
-      ['DELETE', '/health'],
       ['GET', '/p/errors-main'],
       ['GET', '/p/errors-main/api'],
-      ['PUT', '/p/errors-main/api/notes'],
       ['GET', '/p/errors-main/api/notes/some-id/extra'],
-      ['POST', '/p/errors-main/v1/tables'],
       ['GET', '/p/errors-main/v2/tables'],
     ];
     for (const [method, route] of routes) {
       it(`${method} ${route}`, async () => {
         const response = await send(method, route, { headers: project.admin });
         assertError(response, 404, 'NOT_FOUND');
+      });
+    }
+  });
+
+  describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow', () => {
+    const routes: [string, string, string][] = [
+      ['PUT', '/v1/projects', 'GET, HEAD, POST'],
+      ['DELETE', '/health', 'GET, HEAD'],
+      ['PUT', '/p/errors-main/api/notes', 'GET, HEAD, POST, OPTIONS'],
+      ['POST', '/p/errors-main/v1/tables', 'GET, HEAD'],
+    ];
+    for (const [method, route, allow] of routes) {
+      it(`${method} ${route}`, async () => {
+        const response = await send(method, route, { headers: project.admin });
+        assertError(response, 405, 'METHOD_NOT_ALLOWED');
+        assert.equal(response.headers.get('allow'), allow);
       });
     }
   });

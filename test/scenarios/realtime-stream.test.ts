@@ -57,9 +57,10 @@ describe('GET /p/{id}/realtime', () => {
     assertError(await server.request('GET', '/p/no-such-project/realtime'), 404, 'PROJECT_NOT_FOUND');
   });
 
-  it('HEAD opens no stream (a stream is its body): 404, and the keep-alive connection answers the next request cleanly', async () => {
+  it('HEAD opens no stream (a stream is its body): 405 without HEAD in Allow, and the keep-alive connection answers the next request cleanly', async () => {
     const head = await fetch(`${server.url}/p/${project.id}/realtime`, { method: 'HEAD', headers: project.anon });
-    assert.equal(head.status, 404);
+    assert.equal(head.status, 405);
+    assert.equal(head.headers.get('allow'), 'GET, POST, OPTIONS');
     assert.doesNotMatch(head.headers.get('content-type') ?? '', /event-stream/);
     const next = await server.request('GET', `/p/${project.id}/api/tasks?limit=1`, { headers: project.anon });
     assert.equal(next.status, 200, next.text);

@@ -5,6 +5,7 @@ import type { ProjectState } from '../../projects/project-registry.js';
 import type { Caller } from '../../tables/caller.js';
 import type { RowContext } from '../../tables/row-service.js';
 import { AppError } from '../../errors/app-error.js';
+import { noRouteError } from '../allowed-methods.js';
 import { resolveCaller } from '../credentials.js';
 import { createHmac } from 'node:crypto';
 
@@ -12,6 +13,8 @@ type TableParams = { Params: { id: string; table: string } };
 type RowParams = { Params: { id: string; table: string; rowId: string } };
 
 export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
+/** The path segment of bulk creates: a row id route never takes it (405 METHOD_NOT_ALLOWED with Allow: POST, OPTIONS). */
+const BULK_SEGMENT = 'bulk';
 
 /** The key that signs a project's list cursors, derived from its JWT secret (rotating the secret retires old cursors). */
 const cursorKeys = new Map<string, string>();
@@ -73,6 +76,11 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
   };
   /** The onRequest hook of reads, updates and deletes (a callback hook, so the synchronous path stays synchronous). */
   const resolveContext = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
+    if ((request.params as { rowId?: string }).rowId === BULK_SEGMENT) {
+      // `/bulk` is reserved (POST only), not the id of a row: the router's answer for the path.
+      done(noRouteError(request.server, request.method, request.url));
+      return;
+    }
     let context: RowContext | Promise<RowContext>;
     try {
       context = contextNow(request);
@@ -117,7 +125,7 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
     return { data: row };
   });
 
-  app.post<TableParams>('/p/:id/api/:table/bulk', { ...create, bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
+  app.post<TableParams>(`/p/:id/api/:table/${BULK_SEGMENT}`, { ...create, bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
     const created = await rows.bulkCreate(contextOf(request), request.params.table, request.body);
     reply.code(201);
     return { data: created };
