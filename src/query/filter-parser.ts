@@ -5,6 +5,7 @@
  * bounded amount of work and can never overflow the stack.
  */
 import { AppError } from '../errors/app-error.js';
+import { describeUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION, unpairedSurrogateIndex } from '../lib/unpaired-surrogate.js';
 import type { ComparisonOperator, FilterNode, OperandNode } from './filter-ast.js';
 
 /** Longest accepted source text, in UTF-16 code units. */
@@ -56,8 +57,8 @@ function describe(token: Token): string {
 /**
  * Parses filter source text into a syntax tree.
  * Throws AppError VALIDATION_FILTER, naming `parameter` and the 1-based character position,
- * for any syntax error, for text longer than MAX_FILTER_LENGTH and for nesting deeper than
- * MAX_FILTER_DEPTH.
+ * for any syntax error, for text longer than MAX_FILTER_LENGTH, for nesting deeper than
+ * MAX_FILTER_DEPTH and for an unpaired UTF-16 surrogate.
  */
 export function parseFilter(source: string, parameter = 'filter'): FilterNode {
   if (source.length > MAX_FILTER_LENGTH) {
@@ -67,6 +68,11 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       MAX_FILTER_LENGTH,
       `Shorten the expression to at most ${MAX_FILTER_LENGTH} characters, for example by splitting the request.`,
     );
+  }
+  const surrogate = unpairedSurrogateIndex(source);
+  if (surrogate >= 0) {
+    // No engine can compare with it as sent (each replaces it differently): refused, not matched.
+    throw syntaxError(parameter, `unpaired UTF-16 surrogate ${describeUnpairedSurrogate(source)}, which is not a character,`, surrogate, UNPAIRED_SURROGATE_SUGGESTION);
   }
   const tokens = tokenize(source, parameter);
   let index = 0;
