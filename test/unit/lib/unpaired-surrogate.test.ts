@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors/app-error.js';
 import { parseJsonBody } from '../../../src/http/json-body.js';
 import { containsUnpairedSurrogate, findUnpairedSurrogate, hasUnpairedSurrogate, unpairedSurrogateIndex } from '../../../src/lib/unpaired-surrogate.js';
+import { applySettingsPatch, DEFAULT_SETTINGS } from '../../../src/projects/settings.js';
 import { parseFilter } from '../../../src/query/filter-parser.js';
 import { parseShorthand } from '../../../src/query/shorthand.js';
 import { parseDefinition } from '../../../src/tables/parse-definition.js';
@@ -97,5 +98,15 @@ describe('rows and definitions that did not come through HTTP (import, schema ap
   it('an enum value or a default with one → VALIDATION_FAILED', () => {
     assertRefused(() => parseDefinition('t', { columns: [{ name: 's', type: 'text', enum: ['a', '\ud800'] }] }), 'VALIDATION_FAILED', 's: an enum value');
     assert.throws(() => parseDefinition('t', { columns: [{ name: 's', type: 'text', default: '\ud800' }] }), (error: unknown) => error instanceof AppError && error.code === 'VALIDATION_FAILED' && /surrogate/.test(error.message));
+  });
+});
+
+describe('settings patched without HTTP in front', () => {
+  it('an app_name or a redirect origin with a lone surrogate → VALIDATION_FAILED naming the setting', () => {
+    assertRefused(() => applySettingsPatch(DEFAULT_SETTINGS, { app_name: 'My \ud800app' }), 'VALIDATION_FAILED', 'settings: app_name');
+    assertRefused(() => applySettingsPatch(DEFAULT_SETTINGS, { allowed_redirect_origins: ['https://a.example.com', 'https://\udc00.example.com'] }), 'VALIDATION_FAILED', 'allowed_redirect_origins[1]');
+  });
+  it('an emoji in app_name is kept', () => {
+    assert.equal(applySettingsPatch(DEFAULT_SETTINGS, { app_name: 'Shop 😀' }).app_name, 'Shop 😀');
   });
 });
