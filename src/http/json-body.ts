@@ -36,13 +36,13 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * Throws VALIDATION_FAILED naming the field (`title`, `[2].title` in a bulk body, `doc.a[0]`
- * in a json value) that holds an unpaired surrogate: no engine can store it as sent.
+ * Throws VALIDATION_FAILED naming the field (`title`, `row 2: title` in a bulk body,
+ * `doc.a[0]` in a json value) that holds an unpaired surrogate: no engine can store it as sent.
  */
 function refuseUnpairedSurrogates(value: unknown): void {
   const found = findUnpairedSurrogate(value);
   if (found === undefined) return;
-  const where = found.path === '' ? 'the body' : found.path;
+  const where = describePath(found.path);
   throw new AppError('VALIDATION_FAILED', {
     message: found.inKey
       ? `${where}: a key holds an unpaired UTF-16 surrogate (${found.escape}), which is not a character and cannot be stored.`
@@ -73,6 +73,17 @@ function refuseForbiddenKeys(value: unknown): void {
       pending.push({ value: child, path: at });
     }
   }
+}
+
+/**
+ * A path for messages. A body that is an array is a bulk body: its items are rows, and bulk
+ * errors start with `row N:` (docs/api.md), so `[2].title` reads `row 2: title`.
+ */
+function describePath(path: string): string {
+  if (path === '') return 'the body';
+  const row = /^\[(\d+)\]\.?(.*)$/.exec(path);
+  if (row === null) return path;
+  return row[2] === '' ? `row ${row[1]}` : `row ${row[1]}: ${row[2]}`;
 }
 
 /** Replaces Fastify's JSON parser with `parseJsonBody` (route body limits still apply). */

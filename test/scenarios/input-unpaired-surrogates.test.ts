@@ -43,7 +43,7 @@ describe('data API bodies holding an unpaired surrogate → 400 VALIDATION_FAILE
     ['create with a lone low surrogate in a text column', 'POST', '', { title: LONE_LOW }, 'title'],
     ['create with one inside a json value', 'POST', '', { title: 't', doc: { a: [1, LONE_HIGH] } }, 'doc'],
     ['create with one in a json key', 'POST', '', { title: 't', doc: { ['k\udfff']: 1 } }, 'doc'],
-    ['bulk create naming the row index', 'POST', '/bulk', [{ title: 'ok' }, { title: LONE_LOW }], '[1].title'],
+    ['bulk create naming the row index', 'POST', '/bulk', [{ title: 'ok' }, { title: LONE_LOW }], 'row 1: title:'],
   ];
   for (const [name, method, path, body, field] of cases) {
     it(`${name} → 400 VALIDATION_FAILED naming ${field}`, async () => {
@@ -103,6 +103,15 @@ describe('query parameters cannot carry a lone surrogate: a CESU-8 spelling is p
       else assert.ok(['VALIDATION_FILTER', 'VALIDATION_FAILED', 'VALIDATION_UNKNOWN_COLUMN', 'VALIDATION_CURSOR', 'VALIDATION_EXPAND'].includes(response.body.error.code) || response.body.error.code.startsWith('VALIDATION'), response.text);
     });
   }
+});
+
+describe('a filter that arrives in a body (a realtime topic) holding a lone surrogate', () => {
+  it('POST /realtime with a filter topic holding one → 400 VALIDATION_FAILED naming subscriptions[0]', async () => {
+    const topic = `notes?filter=${encodeURIComponent('title = "')}${LONE_HIGH}${encodeURIComponent('"')}`;
+    const response = await server.request('POST', `/p/${project.id}/realtime`, { headers: project.admin, body: { client_id: 'any', subscriptions: [topic] } });
+    assertError(response, 400, 'VALIDATION_FAILED');
+    assertMessageIncludes(response, 'subscriptions[0]');
+  });
 });
 
 describe('auth bodies holding an unpaired surrogate → 400 VALIDATION_FAILED, no user created', () => {

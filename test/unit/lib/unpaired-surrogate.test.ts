@@ -61,7 +61,7 @@ describe('findUnpairedSurrogate: where in a JSON value', () => {
 
 describe('parseJsonBody refuses an escaped lone surrogate anywhere', () => {
   it('in a value → VALIDATION_FAILED naming the path', () => {
-    assertRefused(() => parseJsonBody('[{"t":"ok"},{"t":"a\\ud800b"}]'), 'VALIDATION_FAILED', '[1].t', '\\ud800');
+    assertRefused(() => parseJsonBody('[{"t":"ok"},{"t":"a\\ud800b"}]'), 'VALIDATION_FAILED', 'row 1: t:', '\\ud800');
   });
   it('in a key → VALIDATION_FAILED naming the object', () => {
     assertRefused(() => parseJsonBody('{"doc":{"k\\udc00":1}}'), 'VALIDATION_FAILED', 'doc: a key');
