@@ -76,7 +76,7 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
   const surrogate = unpairedSurrogateIndex(source);
   if (surrogate >= 0) {
     // No engine can compare with it as sent (each replaces it differently): refused, not matched.
-    throw syntaxError(parameter, `unpaired UTF-16 surrogate ${describeUnpairedSurrogate(source)}, which is not a character,`, surrogate, UNPAIRED_SURROGATE_SUGGESTION);
+    throw syntaxError(parameter, `an unpaired UTF-16 surrogate ${describeUnpairedSurrogate(source)} (not a character)`, surrogate, UNPAIRED_SURROGATE_SUGGESTION);
   }
   const tokens = tokenize(source, parameter);
   let index = 0;

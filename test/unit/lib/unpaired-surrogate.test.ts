@@ -73,7 +73,7 @@ describe('parseJsonBody refuses an escaped lone surrogate anywhere', () => {
 
 describe('filters refuse a lone surrogate with its position', () => {
   it('filter= → VALIDATION_FILTER at the character', () => {
-    assertRefused(() => parseFilter('title = "a\ud800"', 'filter'), 'VALIDATION_FILTER', 'filter:', 'character 11');
+    assertRefused(() => parseFilter('title = "a\ud800"', 'filter'), 'VALIDATION_FILTER', 'filter: an unpaired UTF-16 surrogate \\ud800 (not a character) at character 11');
   });
   it('a rule (rules.list) the same way', () => {
     assertRefused(() => parseFilter('\udc00', 'rules.list'), 'VALIDATION_FILTER', 'rules.list:', 'character 1');
