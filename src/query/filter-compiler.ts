@@ -9,7 +9,7 @@ import type { ComparisonNode, ComparisonOperator, FilterNode, IsSetNode } from '
 import { describeSide, fail, resolve, type Accepts, type FilterScope, type Side } from './filter-operands.js';
 import { quoteSource } from './filter-parser.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
-import { describeType, escapeLike, exampleFor } from './literal-values.js';
+import { describeType, escapeLike, exampleFor, listNames } from './literal-values.js';
 
 export type { FilterScope } from './filter-operands.js';
 
@@ -18,7 +18,8 @@ export type { FilterScope } from './filter-operands.js';
  * Throws AppError VALIDATION_FILTER (message naming `scope.parameter` and the 1-based
  * character position) for an unknown column or variable, a literal that does not fit the
  * column's type, `null` with an ordering operator, `~`/`!~` without text on the left and
- * a string on the right, and `@request.body.<name>:isset` where there is no body.
+ * a string on the right, and `@request.body.<name>:isset` where there is no body or with a
+ * name that is not a column.
  */
 export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
   const compile = (node: FilterNode): Expr => {
@@ -45,6 +46,11 @@ export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
 function compileIsSet(node: IsSetNode, scope: FilterScope): Expr {
   if (scope.body === undefined) {
     throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.body, :isset included, only in create and update rules.');
+  }
+  // A misspelt field is never sent (bodies name columns only), so its negation would always hold
+  // and protect nothing: refused when the rule is declared. password is writable, never readable.
+  if (!scope.columns.has(node.name) && node.name !== 'password') {
+    throw fail(scope, `unknown column "${node.name}" in ${node.text}`, node.position, `Test a column the body may send: ${listNames(scope.columns.keys())}.`);
   }
   return Object.freeze({ kind: 'bool', value: Object.hasOwn(scope.body, node.name) });
 }

@@ -148,6 +148,7 @@ describe('the schema API refuses :isset where it means nothing', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     ['in a list rule (no body there)', { list: '!@request.body.status:isset' }, /rules\.list: @request\.body\.status:isset is not available here at character 2/],
     ['on an auth field', { update: '!@request.auth.role:isset' }, /rules\.update: :isset applies only to @request\.body\.<field>.* at character 20/],
+    ['on a misspelt column (it would protect nothing)', { update: '!@request.body.statu:isset' }, /rules\.update: unknown column "statu" in @request\.body\.statu:isset at character 2/],
     ['compared like a value', { create: '@request.body.status:isset = false' }, /rules\.create: .* is a test on its own/],
   ];
   for (const [name, rules, message] of cases) {
