@@ -3,6 +3,7 @@
  * settings and JWT secret in a cache that reloads when another process changed them.
  */
 import { AppError } from '../errors/app-error.js';
+import { hasUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { newProjectId, newRowId } from '../lib/ids.js';
 import { randomBase62 } from '../lib/random.js';
@@ -58,11 +59,15 @@ export class ProjectRegistry {
   ) {
   }
 
-  /** Creates a project with fresh keys. Throws VALIDATION_FAILED or PROJECT_EXISTS. */
+  /** Creates a project with fresh keys. Throws VALIDATION_FAILED (bad name or id) or PROJECT_EXISTS. */
   async create(input: { name?: unknown; id?: unknown }): Promise<CreatedProject> {
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (name.length === 0 || name.length > 100) {
       throw new AppError('VALIDATION_FAILED', { message: 'name: a project needs a name of 1 to 100 characters.', suggestion: 'Send {"name": "My app"}.' });
+    }
+    if (hasUnpairedSurrogate(name)) {
+      // Callers other than the HTTP body parser (the CLI) reach here too: the name must be storable as sent.
+      throw new AppError('VALIDATION_FAILED', { message: 'name: holds an unpaired UTF-16 surrogate, which is not a character and cannot be stored.', suggestion: UNPAIRED_SURROGATE_SUGGESTION });
     }
     if (input.id !== undefined && (typeof input.id !== 'string' || !PROJECT_ID_PATTERN.test(input.id))) {
       throw new AppError('VALIDATION_FAILED', {

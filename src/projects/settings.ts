@@ -5,6 +5,7 @@
 import { Ajv } from 'ajv';
 import { AppError } from '../errors/app-error.js';
 import { lazyValidator } from '../lib/lazy-validator.js';
+import { findUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 import { checkVerifyRedirectUrl } from './verify-redirect-url.js';
 
 export interface RateLimitSettings {
@@ -153,7 +154,7 @@ export function normalizeCorsOrigins(origins: readonly string[]): readonly strin
   return [...new Set(origins.map((origin) => normalizeOrigin(origin, 'cors_origins')))];
 }
 
-/** Applies a PATCH to settings; throws VALIDATION_FAILED naming the first bad field. */
+/** Applies a PATCH to settings; throws VALIDATION_FAILED naming the first bad field (an unpaired surrogate included). */
 export function applySettingsPatch(current: ProjectSettings, patch: unknown): ProjectSettings {
   if (!validatePatch(patch)) {
     const error = validatePatch.errors![0]!;
@@ -165,6 +166,11 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
       message: `settings: ${field} ${reason}.`,
       suggestion: `Settings are: ${Object.keys(DEFAULT_SETTINGS).join(', ')}. See docs/auth.md.`,
     });
+  }
+  const surrogate = findUnpairedSurrogate(patch);
+  if (surrogate !== undefined) {
+    // Settings are text mails and headers are built from: they must be what was sent, on every engine.
+    throw new AppError('VALIDATION_FAILED', { message: `settings: ${surrogate.path} holds an unpaired UTF-16 surrogate (${surrogate.escape}), which is not a character.`, suggestion: UNPAIRED_SURROGATE_SUGGESTION });
   }
   const body = patch as Partial<ProjectSettings>;
   const next: ProjectSettings = Object.freeze({

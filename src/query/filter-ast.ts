@@ -90,5 +90,17 @@ export interface NotNode {
   readonly position: number;
 }
 
+/**
+ * `@request.body.<name>:isset`: true when the request body has the key `name`, whatever its
+ * value (null included). It tells "not sent" from "sent as null", which `= null` cannot.
+ * `text` is the source as written, modifier included.
+ */
+export interface IsSetNode {
+  readonly kind: 'isset';
+  readonly name: string;
+  readonly text: string;
+  readonly position: number;
+}
+
 /** A boolean expression of the filter language. */
-export type FilterNode = ComparisonNode | LogicalNode | NotNode;
+export type FilterNode = ComparisonNode | LogicalNode | NotNode | IsSetNode;

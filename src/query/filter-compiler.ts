@@ -5,11 +5,11 @@
  * compared with; values only ever leave as `value` nodes, so they are bound, never spliced.
  */
 import type { CompareOp, Expr, ValueType } from './sql-tree.js';
-import type { ComparisonNode, ComparisonOperator, FilterNode } from './filter-ast.js';
+import type { ComparisonNode, ComparisonOperator, FilterNode, IsSetNode } from './filter-ast.js';
 import { describeSide, fail, resolve, type Accepts, type FilterScope, type Side } from './filter-operands.js';
 import { quoteSource } from './filter-parser.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
-import { describeType, escapeLike, exampleFor } from './literal-values.js';
+import { describeType, escapeLike, exampleFor, listNames } from './literal-values.js';
 
 export type { FilterScope } from './filter-operands.js';
 
@@ -17,8 +17,9 @@ export type { FilterScope } from './filter-operands.js';
  * Compiles a parsed filter into a SQL tree expression for `scope`.
  * Throws AppError VALIDATION_FILTER (message naming `scope.parameter` and the 1-based
  * character position) for an unknown column or variable, a literal that does not fit the
- * column's type, `null` with an ordering operator, and `~`/`!~` without text on the left and
- * a string on the right.
+ * column's type, `null` with an ordering operator, `~`/`!~` without text on the left and
+ * a string on the right, and `@request.body.<name>:isset` where there is no body or with a
+ * name that is not a column.
  */
 export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
   const compile = (node: FilterNode): Expr => {
@@ -30,9 +31,28 @@ export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
         return Object.freeze({ kind: 'not', expr: compile(node.expr) });
       case 'comparison':
         return compileComparison(node, scope);
+      case 'isset':
+        return compileIsSet(node, scope);
     }
   };
   return compile(ast);
+}
+
+/**
+ * `@request.body.<name>:isset`: known per request, so it becomes a constant. hasOwn, because a
+ * key sent as null is set (that is the point), and a field named like an Object.prototype
+ * member must not be found on the prototype.
+ */
+function compileIsSet(node: IsSetNode, scope: FilterScope): Expr {
+  if (scope.body === undefined) {
+    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.body, :isset included, only in create and update rules.');
+  }
+  // A misspelt field is never sent (bodies name columns only), so its negation would always hold
+  // and protect nothing: refused when the rule is declared. password is writable, never readable.
+  if (!scope.columns.has(node.name) && node.name !== 'password') {
+    throw fail(scope, `unknown column "${node.name}" in ${node.text}`, node.position, `Test a column the body may send: ${listNames(scope.columns.keys())}.`);
+  }
+  return Object.freeze({ kind: 'bool', value: Object.hasOwn(scope.body, node.name) });
 }
 
 /** A coerced side: an expression, a known null, or a runtime value that cannot match. */

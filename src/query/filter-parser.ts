@@ -5,7 +5,8 @@
  * bounded amount of work and can never overflow the stack.
  */
 import { AppError } from '../errors/app-error.js';
-import type { ComparisonOperator, FilterNode, OperandNode } from './filter-ast.js';
+import { describeUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION, unpairedSurrogateIndex } from '../lib/unpaired-surrogate.js';
+import type { ComparisonOperator, FilterNode, IsSetNode, OperandNode } from './filter-ast.js';
 
 /** Longest accepted source text, in UTF-16 code units. */
 export const MAX_FILTER_LENGTH = 4096;
@@ -23,10 +24,14 @@ const WORD = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*/;
 export const MAX_PATH_SEGMENTS = 4;
 const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/;
 const VARIABLE = /^@[A-Za-z0-9_.]*/;
+// A modifier after a variable, PocketBase style: `@request.body.role:isset`.
+const MODIFIER = /^:[A-Za-z0-9_]*/;
+const ISSET_EXAMPLE = 'id = @request.auth.id && !@request.body.role:isset';
 const WHITESPACE = /\s/;
 
 type Token =
   | { readonly type: 'operand'; readonly node: OperandNode; readonly position: number; readonly text: string }
+  | { readonly type: 'isset'; readonly node: IsSetNode; readonly position: number; readonly text: string }
   | { readonly type: 'compare'; readonly op: ComparisonOperator; readonly position: number; readonly text: string }
   | { readonly type: 'and' | 'or' | 'not' | '(' | ')' | 'end'; readonly position: number; readonly text: string };
 
@@ -56,8 +61,8 @@ function describe(token: Token): string {
 /**
  * Parses filter source text into a syntax tree.
  * Throws AppError VALIDATION_FILTER, naming `parameter` and the 1-based character position,
- * for any syntax error, for text longer than MAX_FILTER_LENGTH and for nesting deeper than
- * MAX_FILTER_DEPTH.
+ * for any syntax error, for text longer than MAX_FILTER_LENGTH, for nesting deeper than
+ * MAX_FILTER_DEPTH and for an unpaired UTF-16 surrogate.
  */
 export function parseFilter(source: string, parameter = 'filter'): FilterNode {
   if (source.length > MAX_FILTER_LENGTH) {
@@ -67,6 +72,11 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       MAX_FILTER_LENGTH,
       `Shorten the expression to at most ${MAX_FILTER_LENGTH} characters, for example by splitting the request.`,
     );
+  }
+  const surrogate = unpairedSurrogateIndex(source);
+  if (surrogate >= 0) {
+    // No engine can compare with it as sent (each replaces it differently): refused, not matched.
+    throw syntaxError(parameter, `an unpaired UTF-16 surrogate ${describeUnpairedSurrogate(source)} (not a character)`, surrogate, UNPAIRED_SURROGATE_SUGGESTION);
   }
   const tokens = tokenize(source, parameter);
   let index = 0;
@@ -125,6 +135,15 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       return expr;
     }
     if (token.type === 'operand') return parseComparison();
+    if (token.type === 'isset') {
+      advance();
+      const after = peek();
+      if (after.type === 'compare') {
+        // PocketBase writes `:isset = false`; here the test stands alone, so say how to write it.
+        throw syntaxError(parameter, `${quoteSource(token.text)} is a test on its own and cannot be compared with "${after.text}"`, after.position, `Use it as a condition, negated with ! when needed, for example: ${ISSET_EXAMPLE}.`);
+      }
+      return token.node;
+    }
     throw syntaxError(parameter, `expected a comparison, "(" or "!" but found ${describe(token)}`, token.position);
   };
 
@@ -137,6 +156,9 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
     advance();
     const right = peek();
     if (right.type !== 'operand') {
+      if (right.type === 'isset') {
+        throw syntaxError(parameter, `${quoteSource(right.text)} is a test on its own and cannot be compared`, right.position, `Use it as a condition, negated with ! when needed, for example: ${ISSET_EXAMPLE}.`);
+      }
       throw syntaxError(parameter, `expected a value after "${operator.text}" but found ${describe(right)}`, right.position);
     }
     advance();
@@ -188,6 +210,9 @@ function tokenize(source: string, parameter: string): Token[] {
     if (word !== undefined) {
       push(wordToken(word, at, parameter));
       continue;
+    }
+    if (char === ':' && source.startsWith(':isset', at)) {
+      throw syntaxError(parameter, `:isset applies only to @request.body.<field>`, at, `Test whether the body sends a field with @request.body.<field>:isset, for example: ${ISSET_EXAMPLE}.`);
     }
     const operator = readOperator(char, next);
     if (operator === undefined) {
@@ -269,6 +294,8 @@ function readNumber(source: string, start: number, parameter: string): Token {
 
 function readVariable(source: string, start: number, parameter: string): Token {
   const text = VARIABLE.exec(source.slice(start))![0];
+  const modifier = MODIFIER.exec(source.slice(start + text.length))?.[0];
+  if (modifier !== undefined) return readModifier(text, modifier, start, parameter);
   if (text === '@now') return operand({ kind: 'now', position: start, text });
   const match = /^@request\.(auth|body)\.(.*)$/.exec(text);
   if (match === null) {
@@ -294,6 +321,29 @@ function readVariable(source: string, start: number, parameter: string): Token {
     );
   }
   return operand({ kind: 'request', source: match[1] as 'auth' | 'body', name, position: start, text });
+}
+
+/**
+ * `@request.body.<name>:isset`, the only modifier: a presence test on a body field. Any other
+ * modifier, or `:isset` on anything but a plain body field, is a syntax error at the modifier.
+ */
+function readModifier(variable: string, modifier: string, start: number, parameter: string): Token {
+  const at = start + variable.length;
+  if (modifier !== ':isset') {
+    throw syntaxError(parameter, `unknown modifier ${quoteSource(modifier)} after ${quoteSource(variable)}`, at, `The only modifier is :isset, on @request.body fields, for example: ${ISSET_EXAMPLE}.`);
+  }
+  const name = /^@request\.body\.(.*)$/.exec(variable)?.[1];
+  if (name === undefined || !NAME.test(name)) {
+    throw syntaxError(
+      parameter,
+      `:isset applies only to @request.body.<field>, not to ${quoteSource(variable)}`,
+      at,
+      `Test whether the body sends a field with @request.body.<field>:isset, for example: ${ISSET_EXAMPLE}.`,
+    );
+  }
+  const text = variable + modifier;
+  const node: IsSetNode = Object.freeze({ kind: 'isset', name, text, position: start });
+  return { type: 'isset', node, position: start, text };
 }
 
 function wordToken(word: string, position: number, parameter: string): Token {

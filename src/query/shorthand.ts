@@ -9,6 +9,7 @@ import type { PathResolver } from './filter-operands.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { describeType, escapeLike, listNames } from './literal-values.js';
 import { shortenSource } from './filter-parser.js';
+import { describeUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 
 /** The shorthand operators, in the order they are listed to callers. */
 export const SHORTHAND_OPERATORS = Object.freeze(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is'] as const);
@@ -27,12 +28,17 @@ const IS_VALUES = 'is.null, is.not_null, is.true, is.false';
  * Throws AppError VALIDATION_FILTER with a message starting `column=raw:` for an unknown
  * column (suggestion lists the columns), an unknown operator (suggestion lists the
  * operators), a value that does not fit the column's type, like/ilike on a non-text
- * column, a malformed or over-long `in` list, and anything but is.null/is.not_null on json.
+ * column, a malformed or over-long `in` list, anything but is.null/is.not_null on json, and a
+ * value holding an unpaired UTF-16 surrogate.
  */
 export function parseShorthand(column: string, raw: string, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): Expr {
   const label = `${shortenSource(column)}=${shortenSource(raw)}`;
   const fail = (detail: string, suggestion: string): AppError =>
     new AppError('VALIDATION_FILTER', { message: `${label}: ${detail}`, suggestion });
+
+  const surrogate = describeUnpairedSurrogate(raw);
+  // As in filter=: no engine can compare with it as sent, so it is refused rather than matched.
+  if (surrogate !== undefined) throw fail(`the value holds an unpaired UTF-16 surrogate ${surrogate}, which is not a character`, UNPAIRED_SURROGATE_SUGGESTION);
 
   // A relation path (`owner.name=eq.Ada`, contract §13) reads the related row's column.
   const path = column.includes('.') && paths ? paths('row', column.split('.'), null) : undefined;

@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { containsNonFiniteNumber, containsNul, exceedsJsonDepth, MAX_JSON_DEPTH } from '../lib/nul-character.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
+import { containsUnpairedSurrogate } from '../lib/unpaired-surrogate.js';
 import type { ColumnDefinition } from './definition.js';
 
 // Pragmatic address check (WHATWG's input type=email rule); delivery is the real proof.
@@ -24,6 +25,9 @@ ajv.addFormat('email', { type: 'string', validate: isEmail });
 // U+0000 in a string or a json value (keys included): PostgreSQL text and jsonb cannot store it,
 // and both engines must accept the same values, so it is refused everywhere (docs/engines.md).
 ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNul(data), errors: false });
+// Beside NUL, for the same reason: an unpaired UTF-16 surrogate ("\ud800") has no UTF-8 form, so
+// SQLite and PostgreSQL would each store a different replacement (docs/engines.md).
+ajv.addKeyword({ keyword: 'wellFormed', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsUnpairedSurrogate(data), errors: false });
 // Deeper json values would overflow the stack when serialised or parsed again later.
 // The same for numbers inside json values: Infinity would come back as null.
 ajv.addKeyword({ keyword: 'finiteNumbers', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNonFiniteNumber(data), errors: false });
@@ -44,7 +48,7 @@ export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_le
     switch (column.type) {
       case 'text':
         // No U+0000: PostgreSQL cannot store it, and both engines must accept the same values.
-        return { type: 'string', noNul: true, ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) };
+        return { type: 'string', noNul: true, wellFormed: true, ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) };
       case 'integer':
         return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
       case 'number':
@@ -55,7 +59,7 @@ export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_le
         return { type: 'string', format: 'timestamp' };
       case 'json':
         // Depth first: the NUL walk is iterative too, but there is no point walking a hostile value twice.
-        return { allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { finiteNumbers: true }] };
+        return { allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { wellFormed: true }, { finiteNumbers: true }] };
     }
   })();
   if (!nullable || column.type === 'json') return base;
@@ -90,6 +94,8 @@ export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max
       return column.type === 'integer' && column.max === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at most ${error.params.limit}`;
     case 'noNul':
       return 'must not contain the NUL character (U+0000)';
+    case 'wellFormed':
+      return 'must not contain an unpaired UTF-16 surrogate (such as \\ud800): it is not a character and cannot be stored';
     case 'finiteNumbers':
       return `must not hold numbers beyond ±1.7976931348623157e308 (they read as infinity, which JSON cannot store)`;
     case 'maxJsonDepth':

@@ -20,6 +20,7 @@ import {
 } from './definition.js';
 import { checkDefault } from './column-schema.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
+import { hasUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 
 const TABLE_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes']);
 const COLUMN_KEYS = new Set(['name', 'type', 'required', 'unique', 'default', 'references', 'max_length', 'enum', 'min', 'max']);
@@ -106,6 +107,8 @@ function parseColumn(raw: unknown, index: number): ColumnDefinition {
   if (raw.enum !== undefined) {
     if (type !== 'text') fail(`${name}: enum applies to text columns only.`);
     if (!Array.isArray(raw.enum) || raw.enum.length === 0 || raw.enum.some((v) => typeof v !== 'string')) fail(`${name}: enum must be a non-empty array of strings.`);
+    // A definition read from a file (schema apply, import) did not pass the HTTP body check.
+    if ((raw.enum as string[]).some(hasUnpairedSurrogate)) fail(`${name}: an enum value holds an unpaired UTF-16 surrogate, which is not a character.`, UNPAIRED_SURROGATE_SUGGESTION);
     column.enum = Object.freeze([...new Set(raw.enum as string[])]);
   }
   for (const bound of ['min', 'max'] as const) {

@@ -34,7 +34,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     rules.set('password', { type: 'text' });
     rules.set('email_verified', { type: 'boolean' });
     properties.email = { type: 'string', format: 'email' };
-    properties.password = { type: 'string' };
+    properties.password = { type: 'string', wellFormed: true };
     properties.email_verified = { type: 'boolean' };
   }
   const required = table.columns.filter((c) => c.required && c.default === undefined).map((c) => c.name);

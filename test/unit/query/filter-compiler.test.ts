@@ -149,6 +149,11 @@ describe('compileFilter: @request.auth and @request.body in rules', () => {
     ['contains a body value', 'title ~ @request.body.q', rule(user, { q: 'a_b' }), like(col('title'), '%a\\_b%')],
     ['contains a missing body value never holds', 'title ~ @request.body.q', rule(user, {}), bool(false)],
     ['does not contain a missing body value always holds', 'title !~ @request.body.q', rule(user, {}), bool(true)],
+    ['isset: a field sent with a value', '@request.body.owner:isset', rule(user, { owner: 'u2' }), bool(true)],
+    ['isset: a field sent as null is set (= null cannot tell)', '@request.body.owner:isset', rule(user, { owner: null }), bool(true)],
+    ['isset: a field not sent', '@request.body.owner:isset', rule(user, { title: 'x' }), bool(false)],
+    ['isset: password (writable, not a filterable column)', '@request.body.password:isset', rule(user, { password: 'x' }), bool(true)],
+    ['!isset with && on a column', 'owner = @request.auth.id && !@request.body.owner:isset', rule(user, { owner: null }), { kind: 'and', items: [cmp('=', col('owner'), val('u1', 'text')), { kind: 'not', expr: bool(true) }] }],
   ];
   for (const [name, source, scope, expected] of scenarios) {
     it(name, () => assert.deepEqual(compile(source, scope), expected));
@@ -183,6 +188,10 @@ describe('compileFilter: errors → VALIDATION_FILTER naming column, type and po
     ['@now vs number', '@now = 5', /filter: expected a quoted ISO date .* to compare with @now, found 5 at character 8/, /same type/],
     ['@request.auth in a filter', 'owner = @request.auth.id', 'filter: @request.auth.id is not available here at character 9', /only in table rules/],
     ['@request.body in a filter', 'owner = @request.body.owner', 'filter: @request.body.owner is not available here at character 9', /create and update rules/],
+    [':isset in a filter', '!@request.body.owner:isset', 'filter: @request.body.owner:isset is not available here at character 2', /create and update rules/],
+    [':isset in a rule without a body', 'owner = "x" || @request.body.owner:isset', 'rules.view: @request.body.owner:isset is not available here at character 16', /create and update rules/, rule(null)],
+    [':isset on a misspelt column (it would protect nothing)', '!@request.body.ownr:isset', 'rules.view: unknown column "ownr" in @request.body.ownr:isset at character 2', /^Test a column the body may send: created_at, done, due, id, meta, n, owner, price, title\.$/, rule(null, {})],
+    [':isset on a prototype member name', '@request.body.constructor:isset', 'rules.view: unknown column "constructor" in @request.body.constructor:isset at character 1', /Test a column/, rule(null, {})],
     ['@request.body in a rule without a body', 'owner = @request.body.owner', 'rules.view: @request.body.owner is not available here at character 9', /create and update rules/, rule(null)],
     ['unknown auth field', '@request.auth.rol = "x"', 'rules.view: unknown auth field "rol" in @request.auth.rol at character 1', /^Use one of the auth fields: age, id, joined, prefs, role, verified\.$/, rule(null)],
     ['auth field named like a prototype member', '@request.auth.constructor = "x"', 'rules.view: unknown auth field "constructor" in @request.auth.constructor at character 1', /auth fields/, rule(null)],

@@ -14,6 +14,8 @@ function show(node: FilterNode): string {
       return `(not ${show(node.expr)})`;
     case 'comparison':
       return `(${node.op} ${operand(node.left)} ${operand(node.right)})`;
+    case 'isset':
+      return `(isset ${node.name})`;
   }
 }
 
@@ -70,6 +72,9 @@ describe('parseFilter: valid expressions', () => {
     ['@now and request variables', 'due < @now && owner = @request.auth.id && title = @request.body.title', '(and (< due @now) (= owner @auth.id) (= title @body.title))'],
     ['literals on both sides', '@request.auth.id != ""', '(!= @auth.id "")'],
     ['column names with digits and underscores', 'a_1 = b2_', '(= a_1 b2_)'],
+    ['a body presence test on its own', '@request.body.role:isset', '(isset role)'],
+    ['a negated presence test with && (the protected-column rule)', 'id = @request.auth.id && !@request.body.role:isset', '(and (= id @auth.id) (not (isset role)))'],
+    ['presence tests with || and grouping', '!(@request.body.a:isset || @request.body.b:isset) || x = 1', '(or (not (or (isset a) (isset b))) (= x #1))'],
   ];
   for (const [name, source, expected] of scenarios) {
     it(name, () => assert.equal(show(parseFilter(source)), expected));
@@ -152,6 +157,12 @@ describe('parseFilter: syntax errors → VALIDATION_FILTER with parameter and 1-
     // @request.auth.team.plan is a relation path since issue 14 (checked by the compiler); body fields have none.
     ['request field with a dot', 'a = @request.body.id.x', 'filter: invalid field name "id.x" in "@request.body.id.x" at character 5'],
     ['request field in upper case', 'a = @request.body.Title', 'filter: invalid field name "Title" in "@request.body.Title" at character 5'],
+    [':isset on an auth field', '!@request.auth.role:isset', 'filter: :isset applies only to @request.body.<field>, not to "@request.auth.role" at character 20'],
+    [':isset on @now', '@now:isset', 'filter: :isset applies only to @request.body.<field>, not to "@now" at character 5'],
+    [':isset on a column', 'role:isset', 'filter: :isset applies only to @request.body.<field> at character 5'],
+    ['an unknown modifier', '@request.body.role:length = 1', 'filter: unknown modifier ":length" after "@request.body.role" at character 19'],
+    [':isset compared like PocketBase', '@request.body.role:isset = false', 'filter: "@request.body.role:isset" is a test on its own and cannot be compared with "=" at character 26'],
+    [':isset as a value', 'a = @request.body.role:isset', 'filter: "@request.body.role:isset" is a test on its own and cannot be compared at character 5'],
     ['! before an operator', 'a = 1 && !', 'filter: expected a comparison, "(" or "!" but found the end of the expression at character 11'],
     ['the message cuts long tokens short', `a = 1 ${'b'.repeat(100)}`, `filter: expected "&&" or "||" before "${'b'.repeat(40)}…" at character 7`],
   ];

@@ -47,6 +47,8 @@ describe('parseRule: accepted rules', () => {
     ['body in an update rule', 'title = @request.body.title || @request.body.title = null', 'update'],
     ['body compared with a column', 'n < @request.body.n', 'create'],
     ['body contains', '@request.body.title ~ "x"', 'create'],
+    ['a presence test in a create rule', '!@request.body.owner:isset', 'create'],
+    ['the protected-column update rule', 'owner = @request.auth.id && !@request.body.owner:isset', 'update'],
     ['@now', 'created_at < @now', 'view'],
   ];
   for (const [name, rule, operation] of scenarios) {
@@ -79,6 +81,9 @@ describe('parseRule: invalid rules → VALIDATION_FAILED naming the rule', () =>
     ['body in a list rule', 'owner = @request.body.owner', 'list', 'rules.list: @request.body.owner is not available here at character 9', /create and update rules/],
     ['body in a delete rule', 'owner = @request.body.owner', 'delete', 'rules.delete: @request.body.owner is not available here at character 9', /create and update rules/],
     ['body against a json column', 'meta = @request.body.meta', 'create', 'rules.create: expected null (json columns can only be compared with null) to compare with column "meta" (json), found @request.body.meta at character 8', /meta != null/],
+    ['a presence test in a list rule', '!@request.body.owner:isset', 'list', 'rules.list: @request.body.owner:isset is not available here at character 2', /create and update rules/],
+    [':isset on a misspelt column', 'owner = @request.auth.id && !@request.body.ownr:isset', 'update', 'rules.update: unknown column "ownr" in @request.body.ownr:isset at character 30', /Test a column the body may send/],
+    [':isset on an auth field', '!@request.auth.role:isset', 'update', 'rules.update: :isset applies only to @request.body.<field>, not to "@request.auth.role" at character 20', /@request\.body\.<field>:isset/],
     ['contains on a non-text auth field', '@request.auth.level ~ "1"', 'view', 'rules.view: "~" needs a text column on its left, found @request.auth.level (integer) at character 1', /~/],
   ];
   for (const [name, rule, operation, message, suggestion] of scenarios) {
