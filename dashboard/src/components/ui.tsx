@@ -104,10 +104,3 @@ export function PageHead({ title, sub, children }: { title: string; sub?: string
     </header>
   );
 }
-
-/** Formats an ISO timestamp for display (local time), or a dash. */
-export function when(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) return '—';
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
-}
