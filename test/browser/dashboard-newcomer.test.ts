@@ -63,8 +63,13 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await server?.close();
   });
 
+  /** Opens a dashboard route on a fresh page load: nothing left over from the test before (an open dialog). */
+  const show = async (route: string) => {
+    await page.goto(`${server.url}/_/#/p/${project.id}${route}`);
+    await page.reload();
+  };
   const openItems = async () => {
-    await page.goto(`${server.url}/_/#/p/${project.id}/tables/items`);
+    await show('/tables/items');
     await page.locator(`[data-testid=rows][data-loading=false] tr[data-row-id="${item.id}"]`).waitFor();
   };
   const openItemForm = async () => {
@@ -122,7 +127,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     assert.equal(await option.getAttribute('title'), `customers ${customer.id}`);
     await option.click();
     assert.equal(await form.locator('input[name=field-customer]').inputValue(), customer.id);
-    await screenshot(page, 'row-form');
+    await screenshot(page, 'row-form-picker');
     await page.keyboard.press('Escape');
   });
 
@@ -141,7 +146,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     const header = page.getByTestId('row-form').locator('time').first();
     assert.match(((await header.textContent()) ?? '').trim(), DATE);
     await page.keyboard.press('Escape');
-    await page.goto(`${server.url}/_/#/p/${project.id}/settings`);
+    await show('/settings');
     const created = page.getByTestId('keys').locator('tbody tr').first().locator('time').first();
     assert.match(((await created.textContent()) ?? '').trim(), DATE);
   });
@@ -156,7 +161,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     const style = await form.locator('textarea[name=field-meta]').evaluate((field) => getComputedStyle(field, '::placeholder').fontStyle);
     assert.equal(style, 'italic');
     await page.keyboard.press('Escape');
-    await page.goto(`${server.url}/_/#/p/${project.id}/settings`);
+    await show('/settings');
     await page.getByTestId('settings-form').waitFor();
     for (const placeholder of await page.locator('[placeholder]').evaluateAll((fields) => fields.map((f) => f.getAttribute('placeholder')!))) {
       assert.match(placeholder, /^(e\.g\. |search )/, placeholder);
@@ -164,7 +169,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
   });
 
   it('settings carry human labels with units and help, not snake_case keys', async () => {
-    await page.goto(`${server.url}/_/#/p/${project.id}/settings`);
+    await show('/settings');
     const form = page.getByTestId('settings-form');
     await form.waitFor();
     await form.getByLabel('Access token lifetime (seconds)').waitFor();
@@ -204,7 +209,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
   });
 
   it('Users: "New user" creates a user who can sign in over HTTP; a refused one shows the server\'s message', async () => {
-    await page.goto(`${server.url}/_/#/p/${project.id}/users`);
+    await show('/users');
     await page.getByTestId('new-user').click();
     const form = page.getByTestId('row-form');
     await form.locator('input[name=field-email]').fill('newbie@example.com');
@@ -221,7 +226,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
   });
 
   it('Users: "Send password reset" says when no redirect origin is set, then sends the mail to a picked origin', async () => {
-    await page.goto(`${server.url}/_/#/p/${project.id}/users`);
+    await show('/users');
     const user = page.locator('[data-user="newbie@example.com"]');
     await user.getByRole('button', { name: 'Send password reset' }).click();
     const dialog = page.getByTestId('reset-dialog');
@@ -251,7 +256,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
   });
 
   it('key rotation: one key, an hour of grace by default, a confirmation naming what stops working and when, nothing sent before it', async () => {
-    await page.goto(`${server.url}/_/#/p/${project.id}/settings`);
+    await show('/settings');
     await page.getByTestId('keys').locator('tbody tr').first().waitFor();
     const writes = recordWrites(page);
     const form = page.getByTestId('rotate-keys');
@@ -277,11 +282,11 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     // Within the grace both publishable keys work.
     assert.equal((await server.request('GET', `/p/${project.id}/api/customers`, { headers: { 'x-api-key': project.publishableKey } })).status, 403);
     assert.equal((await server.request('GET', `/p/${project.id}/api/customers`, { headers: { 'x-api-key': fresh } })).status, 403);
-    await screenshot(page, 'settings', { fullPage: true });
+    await screenshot(page, 'key-rotated');
   });
 
   it('rotating the admin key the dashboard signed in with, with no grace: the old key is refused and the dashboard keeps working on the new one', async () => {
-    await page.goto(`${server.url}/_/#/p/${project.id}/settings`);
+    await show('/settings');
     await page.getByTestId('keys').locator('tbody tr').first().waitFor();
     const form = page.getByTestId('rotate-keys');
     await form.locator('select[name=rotate-which]').selectOption('sk');
