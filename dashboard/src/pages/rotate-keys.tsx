@@ -110,7 +110,7 @@ export function RotateKeys({ session, projectId, onRotated, onSessionChange }: {
       <p class="muted small">During the grace period both keys work: give the new key to whatever holds the old one before it ends.</p>
       {rotated && (
         <div data-testid="rotated-keys" class="form">
-          <ShownOnce />
+          <ShownOnce single />
           <SecretField label={rotated.type === 'sk' ? 'New admin key' : 'New publishable key'} value={rotated.key} testId={rotated.type === 'sk' ? 'new-admin-key' : 'new-publishable-key'} />
           <p data-testid="old-key-expiry">
             {rotated.oldExpiresAt ? (

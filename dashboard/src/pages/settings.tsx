@@ -11,7 +11,7 @@ import { ErrorBox, PageHead } from '../components/ui';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
 import { RotateKeys } from './rotate-keys';
-import { settingLabel } from './setting-labels';
+import { compareSettings, settingLabel } from './setting-labels';
 
 /** The settings and security page. */
 export function SettingsPage({ session, projectId, onSessionChange }: { session: Session; projectId: string; onSessionChange: (s: Session) => void }) {
@@ -80,7 +80,7 @@ function SettingsForm({ session, projectId, initial }: { session: Session; proje
   return (
     <form class="form card settings" onSubmit={save} data-testid="settings-form">
       {Object.keys(values)
-        .sort(order)
+        .sort(compareSettings)
         .map((name) => (
           <SettingField key={name} name={name} value={values[name]} onChange={(v) => set(name, v)} />
         ))}
@@ -93,14 +93,6 @@ function SettingsForm({ session, projectId, initial }: { session: Session; proje
       </div>
     </form>
   );
-}
-
-const FIRST = ['allowed_redirect_origins', 'cors_origins'];
-function order(a: string, b: string): number {
-  const ia = FIRST.indexOf(a);
-  const ib = FIRST.indexOf(b);
-  if (ia !== ib) return (ia === -1 ? 99 : ia) - (ib === -1 ? 99 : ib);
-  return a.localeCompare(b);
 }
 
 function SettingField({ name, value, onChange }: { name: string; value: unknown; onChange: (value: unknown) => void }) {
