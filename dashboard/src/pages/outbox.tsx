@@ -30,7 +30,9 @@ export function OutboxPage({ session, projectId }: { session: Session; projectId
             <tr key={m.id} class="clickable" onClick={() => setOpen(m)}>
               <td>{m.to}</td>
               <td>{m.subject}</td>
-              <td class="muted"><DateTime value={m.created_at} /></td>
+              <td class="muted">
+                <DateTime value={m.created_at} />
+              </td>
             </tr>
           ))}
           {emails.data && emails.data.data.length === 0 && (

@@ -50,8 +50,8 @@ export function RowForm({ session, projectId, table, row, title, onClose, onSave
       body = changedFields(columns, creating ? undefined : initial, texts);
       setFieldErrors({});
     } catch (e) {
-      if (!(e instanceof FieldError)) throw e;
-      setFieldErrors(e.byField);
+      if (e instanceof FieldError) setFieldErrors(e.byField);
+      else setError(e);
       return;
     }
     if (!creating && Object.keys(body).length === 0) {
