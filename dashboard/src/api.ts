@@ -186,6 +186,8 @@ export const api = {
 
   listUserSessions: (s: Session, id: string, userId: string) => call<{ data: UserSession[] }>(s, 'GET', `${project(id)}/v1/users/${enc(userId)}/sessions`).then((r) => r.data),
   endUserSessions: (s: Session, id: string, userId: string) => call<void>(s, 'DELETE', `${project(id)}/v1/users/${enc(userId)}/sessions`),
+  /** Asks the auth API for a reset mail to `email` (contract §5); the answer is the same whether or not the email exists. */
+  sendPasswordReset: (s: Session, id: string, body: { email: string; redirect_url: string }) => call<{ message: string }>(s, 'POST', `${project(id)}/auth/forgot-password`, body),
   subscribe: (s: Session, id: string, clientId: string, subscriptions: string[]) => call<unknown>(s, 'POST', `${project(id)}/realtime`, { client_id: clientId, subscriptions }),
 };
 

@@ -44,8 +44,14 @@ describe('dashboard: no key in the server log', { skip }, () => {
     await page.getByTestId('open-created').click();
     await page.getByTestId('tables').waitFor();
     await page.getByTestId('nav-settings').click();
+    // One key per rotation (each confirmed): the admin key, then the publishable one.
     await page.getByTestId('rotate-keys-submit').click();
-    const rotated = [await page.getByTestId('new-admin-key').inputValue(), await page.getByTestId('new-publishable-key').inputValue()];
+    await page.getByTestId('confirm-rotate').click();
+    const rotated = [await page.getByTestId('new-admin-key').inputValue()];
+    await page.locator('select[name=rotate-which]').selectOption('pk');
+    await page.getByTestId('rotate-keys-submit').click();
+    await page.getByTestId('confirm-rotate').click();
+    rotated.push(await page.getByTestId('new-publishable-key').inputValue());
     await page.getByTestId('nav-outbox').click();
     await page.getByTestId('outbox').waitFor();
     await page.getByTestId('sign-out').click();

@@ -94,7 +94,9 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     await signInWithAdminKey(tab, own.id, own.adminKey);
     await tab.page.getByTestId('nav-settings').click();
     await tab.page.locator('select[name=rotate-which]').selectOption('sk');
+    await tab.page.locator('select[name=rotate-grace]').selectOption('0');
     await tab.page.getByTestId('rotate-keys-submit').click();
+    await tab.page.getByTestId('confirm-rotate').click();
     const fresh = await tab.page.getByTestId('new-admin-key').inputValue();
     assert.equal((await server.request('GET', `/p/${own.id}/v1/tables`, { headers: own.admin })).status, 401);
     assert.ok((await tab.page.evaluate(() => JSON.stringify({ ...sessionStorage }))).includes(fresh), 'the tab keeps the new key');

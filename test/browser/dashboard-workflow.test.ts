@@ -244,11 +244,13 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     assert.ok(!afterChange.columns.some((c: { name: string }) => c.name === 'price'));
   });
 
-  it('rotates the admin key: the new key is shown once and the old one is refused', async () => {
+  it('rotates the admin key with no grace: the new key is shown once and the old one is refused', async () => {
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('keys').locator('tbody tr').first().waitFor();
     await page.locator('select[name=rotate-which]').selectOption('sk');
+    await page.locator('select[name=rotate-grace]').selectOption('0');
     await page.getByTestId('rotate-keys-submit').click();
+    await page.getByTestId('confirm-rotate').click();
     const fresh = await page.getByTestId('new-admin-key').inputValue();
     assert.match(fresh, /^sk_/);
     assertError(await server.request('GET', '/p/shop/v1/tables', { headers: { 'x-admin-key': adminKey } }), 401, 'AUTH_INVALID_KEY');

@@ -119,7 +119,7 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     await assertInert(tab.page, SVG);
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/settings`);
     assert.equal(await tab.page.locator('input[name=setting-app_name]').inputValue(), IMG);
-    await assertInert(tab.page, 'Rotate keys');
+    await assertInert(tab.page, 'Rotate a key');
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/outbox`);
     const subject = tab.page.getByTestId('outbox').locator('tbody tr').first();
     await subject.waitFor();

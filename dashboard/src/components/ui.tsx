@@ -65,9 +65,9 @@ export function SecretField({ label, value, testId }: { label: string; value: st
   );
 }
 
-/** The warning that goes with SecretField. */
-export function ShownOnce() {
-  return <p class="warning">Copy these keys now: the server keeps only their hash and will never show them again.</p>;
+/** The warning that goes with SecretField; `single` when one key is shown. */
+export function ShownOnce({ single }: { single?: boolean }) {
+  return <p class="warning">{single ? 'Copy this key now: the server keeps only its hash and will never show it again.' : 'Copy these keys now: the server keeps only their hash and will never show them again.'}</p>;
 }
 
 /** A destructive action that asks the user to type `word` first. */
@@ -103,11 +103,4 @@ export function PageHead({ title, sub, children }: { title: string; sub?: string
       <div class="page-actions">{children}</div>
     </header>
   );
-}
-
-/** Formats an ISO timestamp for display (local time), or a dash. */
-export function when(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) return '—';
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
 }

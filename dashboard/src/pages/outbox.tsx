@@ -4,7 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type Email } from '../api';
-import { ErrorBox, PageHead, when } from '../components/ui';
+import { DateTime } from '../components/date-time';
+import { ErrorBox, PageHead } from '../components/ui';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
 
@@ -29,7 +30,9 @@ export function OutboxPage({ session, projectId }: { session: Session; projectId
             <tr key={m.id} class="clickable" onClick={() => setOpen(m)}>
               <td>{m.to}</td>
               <td>{m.subject}</td>
-              <td class="muted">{when(m.created_at)}</td>
+              <td class="muted">
+                <DateTime value={m.created_at} />
+              </td>
             </tr>
           ))}
           {emails.data && emails.data.data.length === 0 && (
@@ -44,7 +47,7 @@ export function OutboxPage({ session, projectId }: { session: Session; projectId
       {open && (
         <div class="card mail" data-testid="mail">
           <h3>{open.subject}</h3>
-          <p class="muted small">To {open.to} · {when(open.created_at)}</p>
+          <p class="muted small">To {open.to} · <DateTime value={open.created_at} /></p>
           <pre>{open.text}</pre>
           <details>
             <summary>HTML source</summary>

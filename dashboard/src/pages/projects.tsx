@@ -1,7 +1,8 @@
 /** All projects (platform key): list, create (keys shown once), delete (typed confirmation). */
 import { useState } from 'preact/hooks';
 import { api, type CreatedProject } from '../api';
-import { ErrorBox, Modal, PageHead, SecretField, ShownOnce, TypedConfirm, when } from '../components/ui';
+import { DateTime } from '../components/date-time';
+import { ErrorBox, Modal, PageHead, SecretField, ShownOnce, TypedConfirm } from '../components/ui';
 import { href } from '../router';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
@@ -51,7 +52,7 @@ export function ProjectsPage({ session }: { session: Session }) {
                 </a>
               </td>
               <td>{p.name}</td>
-              <td class="muted">{when(p.created_at)}</td>
+              <td class="muted"><DateTime value={p.created_at} /></td>
               <td class="right">
                 <button type="button" class="link danger" onClick={() => { setDeleteError(null); setDeleting(p.id); }} data-testid={`delete-project-${p.id}`}>
                   Delete
@@ -109,11 +110,11 @@ function CreateProject({ session, onClose, onCreated }: { session: Session; onCl
       <form onSubmit={submit} class="form">
         <label>
           Name
-          <input name="name" required value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} placeholder="My app" />
+          <input name="name" required value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} placeholder="e.g. My app" />
         </label>
         <label>
           Id <span class="muted">(optional: 3 to 40 of a-z, 0-9 and -; generated when empty)</span>
-          <input name="id" value={id} onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} placeholder="my-app" class="mono" />
+          <input name="id" value={id} onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} placeholder="e.g. my-app" class="mono" />
         </label>
         <ErrorBox error={error} />
         <div class="actions">

@@ -1,14 +1,18 @@
 /**
  * Create or edit a row in a form generated from the column types: enum select, number
  * inputs, a true/false/null select, a UTC timestamp picker, a JSON editor and a reference
- * picker (ids of the referenced table). On edit only changed fields are sent.
+ * picker (the referenced table's rows, labelled as in the grid). A field that cannot be read
+ * (bad JSON, not a number) is named at the field and nothing is sent. On edit only the fields
+ * whose value changed are sent; with none, nothing is sent and the form says so.
  */
 import { useState } from 'preact/hooks';
 import { api, type Column, type Row, type Table } from '../api';
+import { DateTime } from '../components/date-time';
 import { ErrorBox, Modal } from '../components/ui';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
-import { fieldText, fieldValue, rowLabel } from './row-values';
+import { ReferenceLabel, referenceTitle } from './reference-label';
+import { changedFields, FieldError, fieldText } from './row-values';
 
 /** The columns a form edits: the declared ones, plus email/password/email_verified of an auth table. */
 function formColumns(table: Table, creating: boolean): Column[] {
@@ -20,30 +24,42 @@ function formColumns(table: Table, creating: boolean): Column[] {
 }
 
 /** The row dialog; `row` absent means create. Calls `onSaved` after a successful write. */
-export function RowForm({ session, projectId, table, row, onClose, onSaved, onDelete }: { session: Session; projectId: string; table: Table; row?: Row; onClose: () => void; onSaved: () => void; onDelete?: () => Promise<void> }) {
+export function RowForm({ session, projectId, table, row, title, onClose, onSaved, onDelete }: { session: Session; projectId: string; table: Table; row?: Row; title?: string; onClose: () => void; onSaved: () => void; onDelete?: () => Promise<void> }) {
   const [confirming, setConfirming] = useState(false);
   const creating = row === undefined;
   const columns = formColumns(table, creating);
-  const [texts, setTexts] = useState<Record<string, string>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? fieldText(c.type, row[c.name]) : ''])));
-  const [touched, setTouched] = useState<Set<string>>(new Set());
+  const [initial] = useState<Record<string, string>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? fieldText(c.type, row[c.name]) : ''])));
+  const [texts, setTexts] = useState<Record<string, string>>(initial);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [unchanged, setUnchanged] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
   const set = (name: string, text: string) => {
     setTexts({ ...texts, [name]: text });
-    setTouched(new Set(touched).add(name));
+    setUnchanged(false);
   };
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setError(null);
+    setUnchanged(false);
+    let body: Record<string, unknown>;
     try {
-      const body: Record<string, unknown> = {};
-      for (const c of columns) {
-        // Create: empty fields are left out, so the server applies defaults. Edit: only what changed.
-        if (creating ? texts[c.name] === '' : !touched.has(c.name)) continue;
-        body[c.name] = fieldValue(c, texts[c.name] ?? '');
-      }
+      // Create: empty fields are left out, so the server applies defaults. Edit: only what changed.
+      body = changedFields(columns, creating ? undefined : initial, texts);
+      setFieldErrors({});
+    } catch (e) {
+      if (e instanceof FieldError) setFieldErrors(e.byField);
+      else setError(e);
+      return;
+    }
+    if (!creating && Object.keys(body).length === 0) {
+      // A PATCH of nothing would still bump updated_at and wake every realtime subscriber.
+      setUnchanged(true);
+      return;
+    }
+    try {
       setBusy(true);
       if (creating) await api.createRow(session, projectId, table.name, body);
       else await api.updateRow(session, projectId, table.name, row.id, body);
@@ -56,11 +72,11 @@ export function RowForm({ session, projectId, table, row, onClose, onSaved, onDe
   };
 
   return (
-    <Modal title={creating ? `New row in ${table.name}` : `Row ${row.id}`} onClose={onClose} wide>
+    <Modal title={title ?? (creating ? `New row in ${table.name}` : `Row ${row.id}`)} onClose={onClose} wide>
       <form class="form row-form" onSubmit={submit} data-testid="row-form">
         {!creating && (
           <p class="muted small mono">
-            id {row.id} · created {String(row.created_at)} · updated {String(row.updated_at)}
+            id {row.id} · created <DateTime value={row.created_at} /> · updated <DateTime value={row.updated_at} />
           </p>
         )}
         {columns.map((c) => (
@@ -69,10 +85,20 @@ export function RowForm({ session, projectId, table, row, onClose, onSaved, onDe
               <span class="mono">{c.name}</span> <span class="muted small">{describe(c)}</span>
             </span>
             <Field session={session} projectId={projectId} column={c} text={texts[c.name] ?? ''} onText={(t) => set(c.name, t)} />
+            {fieldErrors[c.name] && (
+              <span class="field-error" role="alert" data-testid={`field-error-${c.name}`}>
+                {fieldErrors[c.name]}
+              </span>
+            )}
           </label>
         ))}
         <ErrorBox error={error} testId="row-error" />
         <div class="actions">
+          {unchanged && (
+            <span class="muted" role="status">
+              No changes
+            </span>
+          )}
           {onDelete && (
             <button
               type="button"
@@ -119,7 +145,7 @@ function Field({ session, projectId, column: c, text, onText }: { session: Sessi
       </select>
     );
   }
-  if (c.type === 'json') return <textarea name={name} class="mono" rows={4} value={text} onInput={input} placeholder='{"any": "JSON"}' />;
+  if (c.type === 'json') return <textarea name={name} class="mono" rows={4} value={text} onInput={input} placeholder='e.g. {"tags": ["desk"]}' />;
   if (c.type === 'timestamp') return <input name={name} type="datetime-local" step={1} value={text} onInput={input} />;
   if (c.type === 'integer' || c.type === 'number') return <input name={name} type="number" step={c.type === 'integer' ? 1 : 'any'} value={text} onInput={input} />;
   if (c.enum && c.enum.length > 0) {
@@ -139,23 +165,22 @@ function Field({ session, projectId, column: c, text, onText }: { session: Sessi
   return <input name={name} value={text} onInput={input} />;
 }
 
-/** A text input with the ids (and a readable column) of the referenced table's first rows to pick from. */
+/** A text input for the id, with the referenced table's latest rows to pick from, labelled as in the grid. */
 function ReferencePicker({ session, projectId, table, name, text, onText }: { session: Session; projectId: string; table: string; name: string; text: string; onText: (t: string) => void }) {
   const [search, setSearch] = useState('');
   const rows = useLoad(() => api.listRows(session, projectId, table, { limit: 20, offset: 0, sort: '-created_at', ...(search && { filter: `id ~ ${JSON.stringify(search)}` }) }), [projectId, table, search]);
   return (
     <div class="picker">
-      <input name={name} class="mono" value={text} placeholder={`id of a ${table} row`} onInput={(e) => onText((e.currentTarget as HTMLInputElement).value)} />
+      <input name={name} class="mono" value={text} onInput={(e) => onText((e.currentTarget as HTMLInputElement).value)} />
       <details>
         <summary>Pick from {table}</summary>
-        <input aria-label={`Search ${table} ids`} placeholder="search id…" value={search} onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)} />
+        <input aria-label={`Search ${table} ids`} placeholder="search by id" value={search} onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)} />
         <ul class="picker-list">
           {(rows.data?.data ?? []).map((r) => (
             <li key={r.id}>
-              <button type="button" class="link mono" onClick={() => onText(r.id)}>
-                {r.id}
-              </button>{' '}
-              <span class="muted small">{rowLabel(r)}</span>
+              <button type="button" class="link" title={referenceTitle(table, r.id)} onClick={() => onText(r.id)}>
+                <ReferenceLabel id={r.id} row={r} />
+              </button>
             </li>
           ))}
         </ul>

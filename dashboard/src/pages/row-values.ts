@@ -55,10 +55,42 @@ export function fieldValue(column: Pick<Column, 'name' | 'type'>, text: string):
     case 'json':
       try {
         return JSON.parse(text);
-      } catch {
-        throw new Error(`${column.name}: not valid JSON.`);
+      } catch (error) {
+        // The parser's own words carry the position, which is what finds the typo.
+        throw new Error(`${column.name}: ${(error as Error).message}`);
       }
     default:
       return text;
   }
+}
+
+/** Fields whose text cannot be read as their column's type: one message per field name. */
+export class FieldError extends Error {
+  constructor(readonly byField: Record<string, string>) {
+    super(Object.values(byField).join(' '));
+  }
+}
+
+/**
+ * The body a row form sends. Creating (`initial` undefined): every non-empty field. Editing:
+ * the fields whose value differs from the one the form opened with (text typed back to what it
+ * was, or JSON only re-spaced, is no change). Throws FieldError naming every unreadable field.
+ */
+export function changedFields(columns: Pick<Column, 'name' | 'type'>[], initial: Record<string, string> | undefined, texts: Record<string, string>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
+  for (const column of columns) {
+    const text = texts[column.name] ?? '';
+    const before = initial?.[column.name];
+    if (initial ? text === before : text === '') continue;
+    try {
+      const value = fieldValue(column, text);
+      if (before !== undefined && JSON.stringify(value) === JSON.stringify(fieldValue(column, before))) continue;
+      body[column.name] = value;
+    } catch (error) {
+      errors[column.name] = (error as Error).message;
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new FieldError(errors);
+  return body;
 }

@@ -7,12 +7,14 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, watchTable, type Row } from '../api';
-import { ErrorBox, Modal, PageHead, when } from '../components/ui';
+import { DateTime } from '../components/date-time';
+import { ErrorBox, Modal, PageHead } from '../components/ui';
 import { href } from '../router';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
+import { ReferenceLabel, referenceTitle } from './reference-label';
 import { RowForm } from './row-form';
-import { cellText, rowLabel } from './row-values';
+import { cellText } from './row-values';
 
 const PAGE_SIZE = 50;
 /** The empty selection (never mutated). */
@@ -80,6 +82,8 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
     };
   }, [projectId, tableName, session.key]);
 
+  // Shown as dates: the two stamps every row has, and the table's timestamp columns.
+  const dates = new Set(['created_at', 'updated_at', ...(definition?.columns ?? []).filter((c) => c.type === 'timestamp').map((c) => c.name)]);
   const names = definition ? ['id', ...(definition.auth_table ? ['email', 'email_verified'] : []), ...definition.columns.map((c) => c.name), 'created_at', 'updated_at'] : [];
   // After a refused filter, the previous answer's rows would look like its result: show none.
   const page = rows.error ? undefined : rows.data?.answer;
@@ -147,7 +151,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
           name="filter"
           class="mono grow"
           aria-label="Filter"
-          placeholder={'filter, e.g. done = false && title ~ "milk"'}
+          placeholder={'e.g. done = false && title ~ "milk"'}
           value={filterText}
           onInput={(e) => setFilterText((e.currentTarget as HTMLInputElement).value)}
         />
@@ -200,7 +204,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
                   if (target && typeof row[name] === 'string') return <ReferenceCell key={name} name={name} table={target} id={row[name] as string} row={expandedOf(row, name)} onClick={() => setEditing(row)} />;
                   return (
                     <td key={name} class={name === 'id' ? 'mono link-cell' : cellClass(row[name])} onClick={() => setEditing(row)} title={cellText(row[name])}>
-                      {name === 'created_at' || name === 'updated_at' ? when(row[name]) : row[name] === null || row[name] === undefined ? <span class="null">null</span> : cellText(row[name])}
+                      {row[name] === null || row[name] === undefined ? <span class="null">null</span> : dates.has(name) ? <DateTime value={row[name]} /> : cellText(row[name])}
                     </td>
                   );
                 })}
@@ -267,16 +271,11 @@ function expandedOf(row: Row, column: string): Row | null {
   return expanded ?? null;
 }
 
-/**
- * A reference cell: the referenced row's label (its name, title or email) and the end of its
- * id; the whole id and table in the tooltip. A row that is gone shows the id alone. Text only.
- */
+/** A reference cell (ReferenceLabel); the whole id and table in the tooltip. */
 function ReferenceCell({ name, table, id, row, onClick }: { name: string; table: string; id: string; row: Row | null; onClick: () => void }) {
-  const label = row ? rowLabel(row) : '';
   return (
-    <td class="reference" onClick={onClick} title={`${table} ${id}${row ? '' : ' (not found)'}`} data-testid={`reference-${name}`}>
-      {label && <span class="ref-label">{label} </span>}
-      <span class={label ? 'mono muted small' : 'mono small'}>{label ? `…${id.slice(-6)}` : id}</span>
+    <td class="reference" onClick={onClick} title={referenceTitle(table, id, row !== null)} data-testid={`reference-${name}`}>
+      <ReferenceLabel id={id} row={row} />
     </td>
   );
 }

@@ -1,7 +1,8 @@
 /** One user's sessions (contract §13, admin endpoints): when each began and was last used, from which client; end them all. */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Row } from '../api';
-import { ErrorBox, Modal, when } from '../components/ui';
+import { DateTime } from '../components/date-time';
+import { ErrorBox, Modal } from '../components/ui';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
 
@@ -34,8 +35,10 @@ export function UserSessions({ session, projectId, user, onClose }: { session: S
           <tbody>
             {sessions.data.map((s) => (
               <tr key={s.id}>
-                <td>{when(s.created_at)}</td>
-                <td class="muted">{s.last_used_at ? when(s.last_used_at) : '—'}</td>
+                <td>
+                  <DateTime value={s.created_at} />
+                </td>
+                <td class="muted">{s.last_used_at ? <DateTime value={s.last_used_at} /> : '—'}</td>
                 <td class="muted small">{s.user_agent ?? 'unknown'}</td>
               </tr>
             ))}

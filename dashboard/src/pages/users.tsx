@@ -1,10 +1,14 @@
 /**
- * Users of the project's auth table: list, search by email, set email_verified, view and end
- * a user's sessions (GET/DELETE /v1/users/{id}/sessions), delete.
+ * Users of the project's auth table: list, search by email, create one (email, password and the
+ * custom columns, through the data API with the admin key), set email_verified, send a
+ * password-reset mail, view and end a user's sessions (GET/DELETE /v1/users/{id}/sessions), delete.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Row } from '../api';
-import { ErrorBox, Modal, PageHead, when } from '../components/ui';
+import { api, type Row, type Table } from '../api';
+import { DateTime } from '../components/date-time';
+import { ErrorBox, Modal, PageHead } from '../components/ui';
+import { PasswordReset } from './password-reset';
+import { RowForm } from './row-form';
 import { UserSessions } from './user-sessions';
 import { href } from '../router';
 import type { Session } from '../session';
@@ -28,10 +32,11 @@ export function UsersPage({ session, projectId }: { session: Session; projectId:
       </section>
     );
   }
-  return <UserList session={session} projectId={projectId} table={authTable.name} />;
+  return <UserList session={session} projectId={projectId} definition={authTable} />;
 }
 
-function UserList({ session, projectId, table }: { session: Session; projectId: string; table: string }) {
+function UserList({ session, projectId, definition }: { session: Session; projectId: string; definition: Table }) {
+  const table = definition.name;
   const [searchText, setSearchText] = useState('');
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
@@ -42,6 +47,8 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState<Row | null>(null);
   const [sessionsOf, setSessionsOf] = useState<Row | null>(null);
+  const [resetOf, setResetOf] = useState<Row | null>(null);
+  const [creating, setCreating] = useState(false);
 
   // email_verified as the person last set it, by user id: the pending value while the PATCH is
   // out (the checkbox disabled), then the server's answer until the list reloaded after it comes
@@ -84,6 +91,9 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
         <a class="button" href={href('p', projectId, 'tables', table)}>
           All columns
         </a>
+        <button type="button" class="primary" onClick={() => setCreating(true)} data-testid="new-user">
+          New user
+        </button>
       </PageHead>
       <form
         class="filter-bar"
@@ -93,7 +103,7 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
           setSearch(searchText.trim());
         }}
       >
-        <input name="email-search" class="grow" aria-label="Search by email" placeholder="search by email" value={searchText} onInput={(e) => setSearchText((e.currentTarget as HTMLInputElement).value)} />
+        <input name="email-search" class="grow" aria-label="Search by email" placeholder="search by email, e.g. @example.com" value={searchText} onInput={(e) => setSearchText((e.currentTarget as HTMLInputElement).value)} />
         <button type="submit" data-testid="search-users">
           Search
         </button>
@@ -128,8 +138,14 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
                     {override?.pending ? 'saving…' : verified ? 'verified' : 'not verified'}
                   </label>
                 </td>
-                <td class="muted">{when(u.created_at)}</td>
+                <td class="muted">
+                  <DateTime value={u.created_at} />
+                </td>
                 <td class="right nowrap">
+                  <button type="button" class="link" onClick={() => setResetOf(u)}>
+                    Send password reset
+                  </button>
+                  {' · '}
                   <button type="button" class="link" onClick={() => setSessionsOf(u)}>
                     Sessions
                   </button>
@@ -158,6 +174,20 @@ function UserList({ session, projectId, table }: { session: Session; projectId: 
           Next
         </button>
       </div>
+      {creating && (
+        <RowForm
+          session={session}
+          projectId={projectId}
+          table={definition}
+          title="New user"
+          onClose={() => setCreating(false)}
+          onSaved={() => {
+            setCreating(false);
+            users.reload();
+          }}
+        />
+      )}
+      {resetOf && <PasswordReset session={session} projectId={projectId} user={resetOf} onClose={() => setResetOf(null)} />}
       {sessionsOf && <UserSessions session={session} projectId={projectId} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
       {deleting && (
         <Modal title={`Delete ${String(deleting.email)}?`} onClose={() => setDeleting(null)}>
