@@ -10,7 +10,9 @@ import { StoreError, type Executor, type ProjectDatabase, type SchemaExecutor, t
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from './definition.js';
 import { parseDefinition } from './parse-definition.js';
+import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
+import { checkPreconditions, type TablePreconditions } from './table-version.js';
 
 const DEFINITIONS = {
   table: '_rb_tables',
@@ -34,6 +36,13 @@ interface CachedSchema {
   readonly version: number;
   /** The database answers its change version without a promise (SQLite): `peek` may use this entry. */
   readonly synchronous: boolean;
+}
+
+/** How a table write may proceed: destruction allowed, a dry run, the caller's If-Match / If-None-Match. */
+export interface TableWriteOptions {
+  readonly allowDestructive: boolean;
+  readonly dryRun?: boolean;
+  readonly preconditions?: TablePreconditions;
 }
 
 export interface PutTableResult {
@@ -83,14 +92,32 @@ export class SchemaService {
 
   /**
    * Makes the table what `body` declares. Throws VALIDATION_FAILED, AUTH_TABLE_EXISTS,
-   * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE.
+   * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE, and
+   * TABLE_EXISTS / SCHEMA_CHANGED when the preconditions fail (checked in the same schema
+   * transaction as the write, so two writers cannot both pass them).
    * With `dryRun`, plans and checks without changing anything.
    */
-  async putTable(projectId: string, name: string, body: unknown, options: { allowDestructive: boolean; dryRun?: boolean }): Promise<PutTableResult> {
+  async putTable(projectId: string, name: string, body: unknown, options: TableWriteOptions): Promise<PutTableResult> {
     const after = parseDefinition(name, body);
+    return this.writeTable(projectId, name, () => after, options);
+  }
+
+  /**
+   * Changes only what `patch` names (rules per operation, columns by name, indexes, options),
+   * under the same checks as putTable. Throws TABLE_NOT_FOUND, and whatever putTable throws.
+   */
+  async patchTable(projectId: string, name: string, patch: unknown, options: TableWriteOptions): Promise<PutTableResult> {
+    return this.writeTable(projectId, name, (before) => {
+      if (!before) throw tableNotFound(name);
+      return parseDefinition(name, applyTablePatch(before, patch));
+    }, options);
+  }
+
+  /** One table write in a schema transaction: `derive` turns the stored definition into the new one. */
+  private async writeTable(projectId: string, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions): Promise<PutTableResult> {
     const db = await this.storage.project(projectId);
     try {
-      return await db.changeSchema((tx) => declareTable(tx, after, options, isoNow(this.clock)));
+      return await db.changeSchema((tx) => declareTable(tx, name, derive, options, isoNow(this.clock)));
     } catch (error) {
       throw translateChangeError(error, name);
     } finally {
@@ -112,7 +139,7 @@ export class SchemaService {
         const results: PutTableResult[] = [];
         for (const after of definitions) {
           current = after.name;
-          results.push(await declareTable(tx, after, { allowDestructive: options.allowDestructive }, isoNow(this.clock)));
+          results.push(await declareTable(tx, after.name, () => after, { allowDestructive: options.allowDestructive }, isoNow(this.clock)));
         }
         if (options.dryRun) throw new RolledBack(results);
         return results;
@@ -168,10 +195,15 @@ class RolledBack extends Error {
   }
 }
 
-/** Plans and (unless `dryRun`) applies one table change inside a schema transaction. */
-async function declareTable(tx: SchemaExecutor, after: TableDefinition, options: { allowDestructive: boolean; dryRun?: boolean }, now: string): Promise<PutTableResult> {
+/**
+ * Checks the preconditions against the stored table, derives the new definition from it, then
+ * plans and (unless `dryRun`) applies the change, all inside one schema transaction.
+ */
+async function declareTable(tx: SchemaExecutor, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions, now: string): Promise<PutTableResult> {
   const current = await readDefinitions(tx);
-  const before = current.get(after.name) ?? null;
+  const before = current.get(name) ?? null;
+  checkPreconditions(name, before, options.preconditions);
+  const after = derive(before);
   const others = [...current.values()].filter((t) => t.name !== after.name);
   checkAgainstOtherTables(after, others);
   const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
