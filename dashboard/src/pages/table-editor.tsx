@@ -1,9 +1,12 @@
 /**
  * Create or change a table: columns with every type and option, references, indexes, the five
- * rules, auth_table and verify_email. A destructive change shows the server's 409 and asks
- * before resending with allow_destructive=true. Deleting a table asks for its name.
+ * rules, auth_table and verify_email. Creating is create-only (If-None-Match: *): a name that
+ * exists is refused, never replaced. Changing sends the version the editor loaded (If-Match):
+ * a table someone else changed since is refused and the admin is offered a reload. A
+ * destructive change shows the server's 409 at the top and asks before resending with
+ * allow_destructive=true. Deleting a table asks for its name.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, COLUMN_TYPES, RULE_OPERATIONS, type ColumnType, type OnDelete } from '../api';
 import { ErrorBox, PageHead, TypedConfirm } from '../components/ui';
 import { go, href } from '../router';
@@ -25,14 +28,28 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
   const [draft, setDraft] = useState<Draft | null>(tableName ? null : emptyDraft());
   const [error, setError] = useState<unknown>(null);
   const [destructive, setDestructive] = useState<ApiError | null>(null);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [busy, setBusy] = useState(false);
+  // The version of the table the draft started from: sent as If-Match so no save overwrites another admin's change.
+  const [etag, setEtag] = useState<string | null>(null);
+  const page = useRef<HTMLElement>(null);
 
-  useEffect(() => {
+  const load = () => {
     if (!tableName) return;
-    api.getTable(session, projectId, tableName).then((t) => setDraft(draftOf(t)), setError);
-  }, [projectId, tableName]);
+    api.readTable(session, projectId, tableName).then(({ table, etag: version }) => {
+      setDraft(draftOf(table));
+      setEtag(version);
+    }, setError);
+  };
+  useEffect(load, [projectId, tableName]);
+
+  // A refusal is shown under the title, above the form: bring the top of the page into view,
+  // since the save button that caused it is at the bottom of a long page.
+  useEffect(() => {
+    if (error || destructive || conflict) page.current?.scrollIntoView({ block: 'start' });
+  }, [error, destructive, conflict]);
 
   if (!draft) {
     return (
@@ -51,20 +68,35 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
 
   const save = async (allowDestructive: boolean) => {
     setError(null);
+    setConflict(null);
     setBusy(true);
+    const name = (tableName ?? draft.name).trim();
     try {
-      const name = (tableName ?? draft.name).trim();
-      const table = await api.putTable(session, projectId, name, definitionOf(draft), allowDestructive);
+      const write = tableName ? { ifMatch: etag ?? undefined, allowDestructive } : { createOnly: true, allowDestructive };
+      const { table, etag: version } = await api.putTable(session, projectId, name, definitionOf(draft), write);
       setDestructive(null);
+      if (!tableName) {
+        go(href('p', projectId, 'tables', table.name));
+        return;
+      }
       setDraft(draftOf(table));
+      setEtag(version);
       setSaved(true);
-      if (!tableName) go(href('p', projectId, 'tables', table.name, 'schema'));
     } catch (e) {
+      setDestructive(null);
       if (e instanceof ApiError && e.code === 'SCHEMA_CHANGE_DESTRUCTIVE') setDestructive(e);
+      else if (e instanceof ApiError && e.code === 'TABLE_EXISTS') setConflict({ kind: 'exists', name });
+      else if (e instanceof ApiError && e.code === 'SCHEMA_CHANGED') setConflict({ kind: 'changed', name });
       else setError(e);
     } finally {
       setBusy(false);
     }
+  };
+
+  const reload = () => {
+    setConflict(null);
+    setSaved(false);
+    load();
   };
 
   const remove = async () => {
@@ -79,7 +111,7 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
 
   const others = (tables.data ?? []).map((t) => t.name);
   return (
-    <section>
+    <section ref={page}>
       <PageHead title={tableName ? `Schema of ${tableName}` : 'New table'} sub={`Project ${projectId}`}>
         {tableName && (
           <>
@@ -92,6 +124,25 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           </>
         )}
       </PageHead>
+      <div>
+        <ErrorBox error={error} testId="schema-error" />
+        {conflict && <ConflictNotice conflict={conflict} projectId={projectId} onReload={reload} />}
+        {destructive && (
+          <div class="error" role="alert" data-testid="destructive">
+            <div class="error-message">{destructive.message}</div>
+            <div class="error-suggestion">Nothing was changed. Data in these columns is lost if you apply the change anyway.</div>
+            <div class="error-code">{destructive.code}</div>
+            <div class="actions">
+              <button type="button" onClick={() => setDestructive(null)}>
+                Cancel
+              </button>
+              <button type="button" class="danger" disabled={busy} onClick={() => save(true)} data-testid="apply-destructive">
+                Apply anyway: data in these columns is lost
+              </button>
+            </div>
+          </div>
+        )}
+      </div>
       <form
         class="form editor"
         onSubmit={(e) => {
@@ -170,22 +221,6 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           ))}
         </div>
 
-        <ErrorBox error={error} testId="schema-error" />
-        {destructive && (
-          <div class="error" role="alert" data-testid="destructive">
-            <div class="error-message">{destructive.message}</div>
-            <div class="error-suggestion">{destructive.suggestion}</div>
-            <div class="error-code">{destructive.code}</div>
-            <div class="actions">
-              <button type="button" onClick={() => setDestructive(null)}>
-                Cancel
-              </button>
-              <button type="button" class="danger" disabled={busy} onClick={() => save(true)} data-testid="apply-destructive">
-                Apply anyway: data in these columns is lost
-              </button>
-            </div>
-          </div>
-        )}
         {saved && (
           <p class="ok" data-testid="saved">
             Saved.
@@ -199,6 +234,38 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
       </form>
       {deleting && tableName && <TypedConfirm word={tableName} action="Delete table" onConfirm={remove} onCancel={() => setDeleting(false)} />}
     </section>
+  );
+}
+
+/** Why a save was refused without changing anything: the name is taken, or the table changed meanwhile. */
+interface Conflict {
+  kind: 'exists' | 'changed';
+  name: string;
+}
+
+function ConflictNotice({ conflict, projectId, onReload }: { conflict: Conflict; projectId: string; onReload: () => void }) {
+  if (conflict.kind === 'exists') {
+    return (
+      <div class="error" role="alert" data-testid="table-exists">
+        <div class="error-message">A table named {conflict.name} exists already: open it to edit.</div>
+        <div class="error-suggestion">
+          Nothing was changed. <a href={href('p', projectId, 'tables', conflict.name, 'schema')}>Open {conflict.name}</a>, or choose another name.
+        </div>
+        <div class="error-code">TABLE_EXISTS</div>
+      </div>
+    );
+  }
+  return (
+    <div class="error" role="alert" data-testid="schema-changed">
+      <div class="error-message">Someone else changed the table {conflict.name} since you opened it. Your changes were not saved.</div>
+      <div class="error-suggestion">Reload the table to see the current version (your edits here are discarded), then make your change again.</div>
+      <div class="error-code">SCHEMA_CHANGED</div>
+      <div class="actions">
+        <button type="button" class="primary" onClick={onReload} data-testid="reload-table">
+          Reload the table
+        </button>
+      </div>
+    </div>
   );
 }
 
