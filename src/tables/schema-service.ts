@@ -171,7 +171,7 @@ export class SchemaService {
         if (broken) {
           throw new AppError('TABLE_IN_USE', {
             message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
-            suggestion: `Change the rules of "${broken.table}" (PUT /p/{id}/v1/tables/${broken.table}) first.`,
+            suggestion: `Change the rules of "${broken.table}" (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}) first.`,
           });
         }
         await tx.changeTable(planTableChange(before, null).change);
@@ -214,7 +214,7 @@ async function declareTable(tx: SchemaExecutor, name: string, derive: (before: T
   if (broken) {
     throw new AppError('VALIDATION_FAILED', {
       message: `Table "${broken.table}" has a rule this change would break: ${broken.reason}`,
-      suggestion: `Change the rules of "${broken.table}" first (PUT /p/{id}/v1/tables/${broken.table}), or keep the columns they use (auth fields, relation paths).`,
+      suggestion: `Change the rules of "${broken.table}" first (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}), or keep the columns they use (auth fields, relation paths).`,
     });
   }
   const plan = planTableChange(before, after);
