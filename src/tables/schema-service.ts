@@ -6,12 +6,13 @@
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { sql, type ColumnRef } from '../query/sql-tree.js';
-import { StoreError, type Executor, type ProjectDatabase, type SchemaExecutor, type StorageEngine } from '../store/types.js';
+import { type Executor, type ProjectDatabase, type SchemaExecutor, type StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from './definition.js';
 import { parseDefinition } from './parse-definition.js';
 import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
+import { translateChangeError } from './schema-change-errors.js';
 import { checkPreconditions, type TablePreconditions } from './table-version.js';
 
 const DEFINITIONS = {
@@ -298,32 +299,6 @@ function checkAgainstOtherTables(table: TableDefinition, others: readonly TableD
         suggestion: `Create "${column.references.table}" first. Tables: ${[...names].sort().join(', ')}.`,
       });
     }
-  }
-}
-
-function translateChangeError(error: unknown, table: string): unknown {
-  if (!(error instanceof StoreError)) return error;
-  const column = error.column ? `"${error.column}"` : 'a column';
-  switch (error.kind) {
-    case 'not-null':
-      return new AppError('SCHEMA_CHANGE_REJECTED', {
-        message: `Existing rows of "${table}" have no value for ${column}, which the change makes required.`,
-        suggestion: 'Give the column a default, make it optional, or fill the rows first.',
-      });
-    case 'unique':
-      return new AppError('CONFLICT_UNIQUE', {
-        message: `Existing rows of "${table}" have duplicate values in ${column}, so it cannot be unique.`,
-        suggestion: 'Remove the duplicates first, or drop the unique option.',
-      });
-    case 'reference':
-      return new AppError('CONFLICT_REFERENCE', {
-        message: `Existing rows of "${table}" refer to rows that do not exist.`,
-        suggestion: 'Fix or clear those values first.',
-      });
-    case 'check':
-      return new AppError('SCHEMA_CHANGE_REJECTED', { message: `Existing values of "${table}" do not fit the new column types: ${error.message}` });
-    default:
-      return error;
   }
 }
 

@@ -114,6 +114,7 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
 
     await notice.getByTestId('reload-table').click();
     await second.getByTestId('schema-changed').waitFor({ state: 'detached' });
+    // The notice goes once the current version is in the form.
     assert.equal(await second.locator('input[name=rule-create-locked]').isChecked(), false, 'the reload shows the current rules');
     await second.locator('input[name=rule-delete-locked]').uncheck();
     await second.getByTestId('save-table').click();

@@ -13,6 +13,7 @@ import { go, href } from '../router';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
 import { blankColumn, definitionOf, draftOf, emptyDraft, type Draft, type DraftColumn } from './table-draft';
+import { ConflictNotice, DestructiveNotice, type Conflict } from './table-notices';
 
 const RULE_HELP: Record<string, string> = {
   list: 'Who may list rows; ANDed with the caller’s filter.',
@@ -36,14 +37,22 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
   const [etag, setEtag] = useState<string | null>(null);
   const page = useRef<HTMLElement>(null);
 
-  const load = () => {
-    if (!tableName) return;
-    api.readTable(session, projectId, tableName).then(({ table, etag: version }) => {
+  /** Loads the table and its version into the form; resolves true once they are shown. */
+  const load = async (): Promise<boolean> => {
+    if (!tableName) return false;
+    try {
+      const { table, etag: version } = await api.readTable(session, projectId, tableName);
       setDraft(draftOf(table));
       setEtag(version);
-    }, setError);
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    }
   };
-  useEffect(load, [projectId, tableName]);
+  useEffect(() => {
+    void load();
+  }, [projectId, tableName]);
 
   // A refusal is shown under the title, above the form: bring the top of the page into view,
   // since the save button that caused it is at the bottom of a long page.
@@ -93,10 +102,10 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
     }
   };
 
-  const reload = () => {
-    setConflict(null);
+  // The notice stays until the current version is in the form, so the admin never edits the old one unawares.
+  const reload = async () => {
     setSaved(false);
-    load();
+    if (await load()) setConflict(null);
   };
 
   const remove = async () => {
@@ -127,21 +136,7 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
       <div>
         <ErrorBox error={error} testId="schema-error" />
         {conflict && <ConflictNotice conflict={conflict} projectId={projectId} onReload={reload} />}
-        {destructive && (
-          <div class="error" role="alert" data-testid="destructive">
-            <div class="error-message">{destructive.message}</div>
-            <div class="error-suggestion">Nothing was changed. Data in these columns is lost if you apply the change anyway.</div>
-            <div class="error-code">{destructive.code}</div>
-            <div class="actions">
-              <button type="button" onClick={() => setDestructive(null)}>
-                Cancel
-              </button>
-              <button type="button" class="danger" disabled={busy} onClick={() => save(true)} data-testid="apply-destructive">
-                Apply anyway: data in these columns is lost
-              </button>
-            </div>
-          </div>
-        )}
+        {destructive && <DestructiveNotice error={destructive} busy={busy} onCancel={() => setDestructive(null)} onApply={() => save(true)} />}
       </div>
       <form
         class="form editor"
@@ -234,38 +229,6 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
       </form>
       {deleting && tableName && <TypedConfirm word={tableName} action="Delete table" onConfirm={remove} onCancel={() => setDeleting(false)} />}
     </section>
-  );
-}
-
-/** Why a save was refused without changing anything: the name is taken, or the table changed meanwhile. */
-interface Conflict {
-  kind: 'exists' | 'changed';
-  name: string;
-}
-
-function ConflictNotice({ conflict, projectId, onReload }: { conflict: Conflict; projectId: string; onReload: () => void }) {
-  if (conflict.kind === 'exists') {
-    return (
-      <div class="error" role="alert" data-testid="table-exists">
-        <div class="error-message">A table named {conflict.name} exists already: open it to edit.</div>
-        <div class="error-suggestion">
-          Nothing was changed. <a href={href('p', projectId, 'tables', conflict.name, 'schema')}>Open {conflict.name}</a>, or choose another name.
-        </div>
-        <div class="error-code">TABLE_EXISTS</div>
-      </div>
-    );
-  }
-  return (
-    <div class="error" role="alert" data-testid="schema-changed">
-      <div class="error-message">Someone else changed the table {conflict.name} since you opened it. Your changes were not saved.</div>
-      <div class="error-suggestion">Reload the table to see the current version (your edits here are discarded), then make your change again.</div>
-      <div class="error-code">SCHEMA_CHANGED</div>
-      <div class="actions">
-        <button type="button" class="primary" onClick={onReload} data-testid="reload-table">
-          Reload the table
-        </button>
-      </div>
-    </div>
   );
 }
 
