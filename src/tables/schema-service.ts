@@ -6,7 +6,7 @@
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { sql, type ColumnRef } from '../query/sql-tree.js';
-import { type Executor, type ProjectDatabase, type SchemaExecutor, type StorageEngine } from '../store/types.js';
+import type { Executor, ProjectDatabase, SchemaExecutor, StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from './definition.js';
 import { parseDefinition } from './parse-definition.js';
