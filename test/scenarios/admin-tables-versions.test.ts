@@ -5,6 +5,7 @@
  * the table and reset its rules; these requests can no longer do that by accident.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertMessageIncludes } from '../helpers/assert-error.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
@@ -66,6 +67,26 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
       const theirs = await server.request('GET', `/p/${other.id}/v1/tables/etags`, { headers: other.admin });
       await put('etags', QUICKSTART);
       assert.equal(theirs.headers.get('etag'), await etagOf('etags'));
+    });
+
+    it('the ETag is the same after a restart of the server', async () => {
+      const dataDir = `${server.dataDir}-restart`;
+      try {
+        const first = await startTestServer({}, { dataDir });
+        const mine = await createProject(first, 'restarted');
+        const created = await first.request('PUT', `/p/${mine.id}/v1/tables/tasks`, { headers: mine.admin, body: QUICKSTART });
+        await first.close();
+        const second = await startTestServer({}, { dataDir });
+        try {
+          const read = await second.request('GET', `/p/${mine.id}/v1/tables/tasks`, { headers: mine.admin });
+          assert.equal(read.status, 200, read.text);
+          assert.equal(read.headers.get('etag'), created.headers.get('etag'));
+        } finally {
+          await second.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
   });
 
