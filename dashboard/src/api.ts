@@ -110,8 +110,14 @@ export function credentialHeaders(session: Session): Record<string, string> {
   return session.kind === 'platform' ? { 'x-platform-key': session.key } : { 'x-admin-key': session.key };
 }
 
-async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { ...credentialHeaders(session), accept: 'application/json' };
+/** An answer of the API: its parsed body and the headers the dashboard reads (ETag). */
+interface Answer<T> {
+  body: T;
+  etag: string | null;
+}
+
+async function send<T>(session: Session, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...credentialHeaders(session), accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -119,7 +125,8 @@ async function call<T>(session: Session, method: string, path: string, body?: un
   } catch {
     throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached.', 'Check that the Rowbase server is running, then retry.');
   }
-  if (response.status === 204) return undefined as T;
+  const etag = response.headers.get('etag');
+  if (response.status === 204) return { body: undefined as T, etag };
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -131,7 +138,32 @@ async function call<T>(session: Session, method: string, path: string, body?: un
     const error = (parsed as { error?: { code?: string; message?: string; suggestion?: string } } | undefined)?.error;
     throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `The server answered ${response.status}.`, error?.suggestion ?? 'Retry, or check the server log.');
   }
-  return parsed as T;
+  return { body: parsed as T, etag };
+}
+
+async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
+  return (await send<T>(session, method, path, body)).body;
+}
+
+/** A table with the version it was read or written at (its ETag), for a later If-Match. */
+export interface VersionedTable {
+  table: Table;
+  etag: string;
+}
+
+/**
+ * How a table write may proceed: `createOnly` sends If-None-Match: * (an existing table is
+ * refused with TABLE_EXISTS); `ifMatch` sends If-Match (a table changed since is refused with
+ * SCHEMA_CHANGED); `allowDestructive` confirms dropping columns or converting types.
+ */
+export interface TableWrite {
+  createOnly?: boolean;
+  ifMatch?: string;
+  allowDestructive?: boolean;
+}
+
+function versioned(answer: Answer<{ data: Table }>): VersionedTable {
+  return { table: answer.body.data, etag: answer.etag ?? '' };
 }
 
 const enc = encodeURIComponent;
@@ -157,8 +189,14 @@ export const api = {
 
   listTables: (s: Session, id: string) => call<{ data: Table[] }>(s, 'GET', `${project(id)}/v1/tables`).then((r) => r.data),
   getTable: (s: Session, id: string, table: string) => call<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then((r) => r.data),
-  putTable: (s: Session, id: string, table: string, body: Omit<Table, 'name'>, allowDestructive = false) =>
-    call<{ data: Table }>(s, 'PUT', `${project(id)}/v1/tables/${enc(table)}${allowDestructive ? '?allow_destructive=true' : ''}`, body).then((r) => r.data),
+  readTable: (s: Session, id: string, table: string) => send<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then(versioned),
+  putTable: (s: Session, id: string, table: string, body: Omit<Table, 'name'>, write: TableWrite = {}) => {
+    const headers: Record<string, string> = {};
+    if (write.createOnly) headers['if-none-match'] = '*';
+    if (write.ifMatch) headers['if-match'] = write.ifMatch;
+    const query = write.allowDestructive ? '?allow_destructive=true' : '';
+    return send<{ data: Table }>(s, 'PUT', `${project(id)}/v1/tables/${enc(table)}${query}`, body, headers).then(versioned);
+  },
   deleteTable: (s: Session, id: string, table: string) => call<void>(s, 'DELETE', `${project(id)}/v1/tables/${enc(table)}`),
 
   listRows: (s: Session, id: string, table: string, params: ListParams) => {

@@ -29,7 +29,7 @@ const catalogue = {
   AUTH_INVALID_KEY: { status: 401, message: 'The key is wrong, revoked or belongs to another project.', suggestion: "Use a current key of this project; rotated keys stop working (see POST /p/{id}/v1/rotate-keys)." },
   AUTH_INVALID_TOKEN: { status: 401, message: 'The access token is invalid or no longer valid.', suggestion: 'Sign in again, or exchange your refresh token at POST /p/{id}/auth/refresh.' },
   AUTH_TOKEN_EXPIRED: { status: 401, message: 'The access token has expired.', suggestion: 'Exchange your refresh token for a new access token at POST /p/{id}/auth/refresh.' },
-  FORBIDDEN: { status: 403, message: 'The rules of this table do not allow this operation for this caller.', suggestion: 'Use the admin key, or change the table rules through PUT /p/{id}/v1/tables/{table}.' },
+  FORBIDDEN: { status: 403, message: 'The rules of this table do not allow this operation for this caller.', suggestion: 'Use the admin key, or change one rule with PATCH /p/{id}/v1/tables/{table} and {"rules": {"<operation>": ""}}.' },
 
   // --- projects and schema ---
   PROJECT_NOT_FOUND: { status: 404, message: 'No project has this id.', suggestion: 'List projects with GET /v1/projects (platform key) or `rowbase projects list`.' },
@@ -38,6 +38,8 @@ const catalogue = {
   AUTH_TABLE_EXISTS: { status: 409, message: 'This project already has an auth table.', suggestion: 'A project has at most one auth table; add columns to the existing one instead.' },
   SCHEMA_CHANGE_DESTRUCTIVE: { status: 409, message: 'This change would drop a column or convert its type and lose data.', suggestion: 'Repeat the request with ?allow_destructive=true if losing that data is intended.' },
   SCHEMA_CHANGE_REJECTED: { status: 409, message: 'The existing rows do not allow this schema change.', suggestion: 'Give the new column a default, or fix the existing rows first.' },
+  TABLE_EXISTS: { status: 412, message: 'A table of this name exists already, and the request asked only to create it (If-None-Match: *).', suggestion: 'Choose another name, or change the existing table: GET it, apply your change and send it with If-Match: <its ETag>, or use PATCH /p/{id}/v1/tables/{table}.' },
+  SCHEMA_CHANGED: { status: 412, message: 'The table changed since you read it (its ETag no longer matches If-Match).', suggestion: 'GET /p/{id}/v1/tables/{table} again, apply your change to it and send it with If-Match: <its new ETag>, or use PATCH to change only what you name.' },
   TABLE_IN_USE: { status: 409, message: 'Another table references this table.', suggestion: 'Remove the references to it from the other tables first.' },
 
   // --- rows ---

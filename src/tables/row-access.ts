@@ -27,13 +27,15 @@ export function ruleCondition(table: CompiledTable, operation: RuleOperation, ca
     ...(table.schemaDefinitions && { paths: pathResolver(table.schemaDefinitions, table.name) }),
   });
   if (condition === 'locked') {
-    const route = `PUT /p/{id}/v1/tables/${table.name}`;
+    const route = `PATCH /p/{id}/v1/tables/${table.name}`;
+    // Say why (a null rule, perhaps reset by a PUT without "rules") and the one call that opens just this rule.
+    const locked = `The table's ${operation} rule is null (admin key only).`;
     throw new AppError('FORBIDDEN', {
       message: `The ${operation} rule of table "${table.name}" allows only the admin key.`,
       // On an auth table an open rule ("") would show every user's row, email included, to anyone.
       suggestion: table.definition.auth_table
-        ? `Use X-Admin-Key, or let each user reach their own row with ${route} ("rules": {"${operation}": "id = @request.auth.id"}); "" would open every user's row, email included, to anyone.`
-        : `Use X-Admin-Key, or open the rule with ${route} ("rules": {"${operation}": ""}).`,
+        ? `${locked} Use X-Admin-Key, or let each user reach their own row with ${route} {"rules": {"${operation}": "id = @request.auth.id"}}; "" would open every user's row, email included, to anyone.`
+        : `${locked} Use X-Admin-Key, or open it with ${route} {"rules": {"${operation}": ""}} (other rules stay as they are).`,
     });
   }
   return condition;

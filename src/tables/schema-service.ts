@@ -6,11 +6,14 @@
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { sql, type ColumnRef } from '../query/sql-tree.js';
-import { StoreError, type Executor, type ProjectDatabase, type SchemaExecutor, type StorageEngine } from '../store/types.js';
+import type { Executor, ProjectDatabase, SchemaExecutor, StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from './definition.js';
 import { parseDefinition } from './parse-definition.js';
+import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
+import { translateChangeError } from './schema-change-errors.js';
+import { checkPreconditions, type TablePreconditions } from './table-version.js';
 
 const DEFINITIONS = {
   table: '_rb_tables',
@@ -34,6 +37,13 @@ interface CachedSchema {
   readonly version: number;
   /** The database answers its change version without a promise (SQLite): `peek` may use this entry. */
   readonly synchronous: boolean;
+}
+
+/** How a table write may proceed: destruction allowed, a dry run, the caller's If-Match / If-None-Match. */
+export interface TableWriteOptions {
+  readonly allowDestructive: boolean;
+  readonly dryRun?: boolean;
+  readonly preconditions?: TablePreconditions;
 }
 
 export interface PutTableResult {
@@ -83,14 +93,32 @@ export class SchemaService {
 
   /**
    * Makes the table what `body` declares. Throws VALIDATION_FAILED, AUTH_TABLE_EXISTS,
-   * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE.
+   * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE, and
+   * TABLE_EXISTS / SCHEMA_CHANGED when the preconditions fail (checked in the same schema
+   * transaction as the write, so two writers cannot both pass them).
    * With `dryRun`, plans and checks without changing anything.
    */
-  async putTable(projectId: string, name: string, body: unknown, options: { allowDestructive: boolean; dryRun?: boolean }): Promise<PutTableResult> {
+  async putTable(projectId: string, name: string, body: unknown, options: TableWriteOptions): Promise<PutTableResult> {
     const after = parseDefinition(name, body);
+    return this.writeTable(projectId, name, () => after, options);
+  }
+
+  /**
+   * Changes only what `patch` names (rules per operation, columns by name, indexes, options),
+   * under the same checks as putTable. Throws TABLE_NOT_FOUND, and whatever putTable throws.
+   */
+  async patchTable(projectId: string, name: string, patch: unknown, options: TableWriteOptions): Promise<PutTableResult> {
+    return this.writeTable(projectId, name, (before) => {
+      if (!before) throw tableNotFound(name);
+      return parseDefinition(name, applyTablePatch(before, patch));
+    }, options);
+  }
+
+  /** One table write in a schema transaction: `derive` turns the stored definition into the new one. */
+  private async writeTable(projectId: string, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions): Promise<PutTableResult> {
     const db = await this.storage.project(projectId);
     try {
-      return await db.changeSchema((tx) => declareTable(tx, after, options, isoNow(this.clock)));
+      return await db.changeSchema((tx) => declareTable(tx, name, derive, options, isoNow(this.clock)));
     } catch (error) {
       throw translateChangeError(error, name);
     } finally {
@@ -112,7 +140,7 @@ export class SchemaService {
         const results: PutTableResult[] = [];
         for (const after of definitions) {
           current = after.name;
-          results.push(await declareTable(tx, after, { allowDestructive: options.allowDestructive }, isoNow(this.clock)));
+          results.push(await declareTable(tx, after.name, () => after, { allowDestructive: options.allowDestructive }, isoNow(this.clock)));
         }
         if (options.dryRun) throw new RolledBack(results);
         return results;
@@ -144,7 +172,7 @@ export class SchemaService {
         if (broken) {
           throw new AppError('TABLE_IN_USE', {
             message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
-            suggestion: `Change the rules of "${broken.table}" (PUT /p/{id}/v1/tables/${broken.table}) first.`,
+            suggestion: `Change the rules of "${broken.table}" (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}) first.`,
           });
         }
         await tx.changeTable(planTableChange(before, null).change);
@@ -168,10 +196,15 @@ class RolledBack extends Error {
   }
 }
 
-/** Plans and (unless `dryRun`) applies one table change inside a schema transaction. */
-async function declareTable(tx: SchemaExecutor, after: TableDefinition, options: { allowDestructive: boolean; dryRun?: boolean }, now: string): Promise<PutTableResult> {
+/**
+ * Checks the preconditions against the stored table, derives the new definition from it, then
+ * plans and (unless `dryRun`) applies the change, all inside one schema transaction.
+ */
+async function declareTable(tx: SchemaExecutor, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions, now: string): Promise<PutTableResult> {
   const current = await readDefinitions(tx);
-  const before = current.get(after.name) ?? null;
+  const before = current.get(name) ?? null;
+  checkPreconditions(name, before, options.preconditions);
+  const after = derive(before);
   const others = [...current.values()].filter((t) => t.name !== after.name);
   checkAgainstOtherTables(after, others);
   const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
@@ -182,7 +215,7 @@ async function declareTable(tx: SchemaExecutor, after: TableDefinition, options:
   if (broken) {
     throw new AppError('VALIDATION_FAILED', {
       message: `Table "${broken.table}" has a rule this change would break: ${broken.reason}`,
-      suggestion: `Change the rules of "${broken.table}" first (PUT /p/{id}/v1/tables/${broken.table}), or keep the columns they use (auth fields, relation paths).`,
+      suggestion: `Change the rules of "${broken.table}" first (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}), or keep the columns they use (auth fields, relation paths).`,
     });
   }
   const plan = planTableChange(before, after);
@@ -266,32 +299,6 @@ function checkAgainstOtherTables(table: TableDefinition, others: readonly TableD
         suggestion: `Create "${column.references.table}" first. Tables: ${[...names].sort().join(', ')}.`,
       });
     }
-  }
-}
-
-function translateChangeError(error: unknown, table: string): unknown {
-  if (!(error instanceof StoreError)) return error;
-  const column = error.column ? `"${error.column}"` : 'a column';
-  switch (error.kind) {
-    case 'not-null':
-      return new AppError('SCHEMA_CHANGE_REJECTED', {
-        message: `Existing rows of "${table}" have no value for ${column}, which the change makes required.`,
-        suggestion: 'Give the column a default, make it optional, or fill the rows first.',
-      });
-    case 'unique':
-      return new AppError('CONFLICT_UNIQUE', {
-        message: `Existing rows of "${table}" have duplicate values in ${column}, so it cannot be unique.`,
-        suggestion: 'Remove the duplicates first, or drop the unique option.',
-      });
-    case 'reference':
-      return new AppError('CONFLICT_REFERENCE', {
-        message: `Existing rows of "${table}" refer to rows that do not exist.`,
-        suggestion: 'Fix or clear those values first.',
-      });
-    case 'check':
-      return new AppError('SCHEMA_CHANGE_REJECTED', { message: `Existing values of "${table}" do not fit the new column types: ${error.message}` });
-    default:
-      return error;
   }
 }
 

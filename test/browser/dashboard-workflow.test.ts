@@ -98,7 +98,9 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.locator('input[name=rule-view]').fill('status = "open"');
     await screenshot(page, 'table-editor', { fullPage: true });
     await page.getByTestId('save-table').click();
-    await page.getByText('Schema of items').waitFor();
+    // Creating a table lands on its rows (the next thing to do is to add some).
+    await page.getByTestId('rows').waitFor();
+    assert.match(page.url(), /#\/p\/shop\/tables\/items$/);
     const table = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;
     assert.deepEqual(table.columns.map((c: { name: string; type: string }) => [c.name, c.type]), columns);
     const byName = Object.fromEntries(table.columns.map((c: { name: string }) => [c.name, c]));

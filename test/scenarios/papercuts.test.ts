@@ -91,11 +91,11 @@ describe('papercuts', () => {
   describe('suggestions name the real project id', () => {
     const cases: { name: string; send: () => Promise<import('../helpers/test-server.js').TestResponse>; status: number; code: string; path: () => string }[] = [
       {
-        name: 'a locked create rule → FORBIDDEN suggests PUT /p/papercuts/v1/tables/tasks',
+        name: 'a locked create rule → FORBIDDEN suggests PATCH /p/papercuts/v1/tables/tasks',
         send: () => server.request('POST', api('tasks'), { headers: project.anon, body: { title: 'x' } }),
         status: 403,
         code: 'FORBIDDEN',
-        path: () => `PUT /p/${project.id}/v1/tables/tasks`,
+        path: () => `PATCH /p/${project.id}/v1/tables/tasks`,
       },
       {
         name: 'a garbage bearer token → AUTH_INVALID_TOKEN suggests POST /p/<id>/auth/refresh',
@@ -213,7 +213,7 @@ describe('papercuts', () => {
       const user = await signUp(server, users, 'lister@example.com');
       const response = await server.request('GET', `/p/${users.id}/api/users`, { headers: bearer(user.token) });
       assertError(response, 403, 'FORBIDDEN');
-      assert.ok(response.body.error.suggestion.includes(`PUT /p/${users.id}/v1/tables/users ("rules": {"list": "id = @request.auth.id"})`), response.text);
+      assert.ok(response.body.error.suggestion.includes(`PATCH /p/${users.id}/v1/tables/users {"rules": {"list": "id = @request.auth.id"}}`), response.text);
       assert.doesNotMatch(response.body.error.suggestion, /"list": ""/);
     });
 

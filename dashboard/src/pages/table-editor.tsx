@@ -1,15 +1,19 @@
 /**
  * Create or change a table: columns with every type and option, references, indexes, the five
- * rules, auth_table and verify_email. A destructive change shows the server's 409 and asks
- * before resending with allow_destructive=true. Deleting a table asks for its name.
+ * rules, auth_table and verify_email. Creating is create-only (If-None-Match: *): a name that
+ * exists is refused, never replaced. Changing sends the version the editor loaded (If-Match):
+ * a table someone else changed since is refused and the admin is offered a reload. A
+ * destructive change shows the server's 409 at the top and asks before resending with
+ * allow_destructive=true. Deleting a table asks for its name.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, COLUMN_TYPES, RULE_OPERATIONS, type ColumnType, type OnDelete } from '../api';
 import { ErrorBox, PageHead, TypedConfirm } from '../components/ui';
 import { go, href } from '../router';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
 import { blankColumn, definitionOf, draftOf, emptyDraft, type Draft, type DraftColumn } from './table-draft';
+import { ConflictNotice, DestructiveNotice, type Conflict } from './table-notices';
 
 const RULE_HELP: Record<string, string> = {
   list: 'Who may list rows; ANDed with the caller’s filter.',
@@ -25,14 +29,36 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
   const [draft, setDraft] = useState<Draft | null>(tableName ? null : emptyDraft());
   const [error, setError] = useState<unknown>(null);
   const [destructive, setDestructive] = useState<ApiError | null>(null);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [busy, setBusy] = useState(false);
+  // The version of the table the draft started from: sent as If-Match so no save overwrites another admin's change.
+  const [etag, setEtag] = useState<string | null>(null);
+  const page = useRef<HTMLElement>(null);
 
+  /** Loads the table and its version into the form; resolves true once they are shown. */
+  const load = async (): Promise<boolean> => {
+    if (!tableName) return false;
+    try {
+      const { table, etag: version } = await api.readTable(session, projectId, tableName);
+      setDraft(draftOf(table));
+      setEtag(version);
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    }
+  };
   useEffect(() => {
-    if (!tableName) return;
-    api.getTable(session, projectId, tableName).then((t) => setDraft(draftOf(t)), setError);
+    void load();
   }, [projectId, tableName]);
+
+  // A refusal is shown under the title, above the form: bring the top of the page into view,
+  // since the save button that caused it is at the bottom of a long page.
+  useEffect(() => {
+    if (error || destructive || conflict) page.current?.scrollIntoView({ block: 'start' });
+  }, [error, destructive, conflict]);
 
   if (!draft) {
     return (
@@ -51,20 +77,35 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
 
   const save = async (allowDestructive: boolean) => {
     setError(null);
+    setConflict(null);
     setBusy(true);
+    const name = (tableName ?? draft.name).trim();
     try {
-      const name = (tableName ?? draft.name).trim();
-      const table = await api.putTable(session, projectId, name, definitionOf(draft), allowDestructive);
+      const write = tableName ? { ifMatch: etag ?? undefined, allowDestructive } : { createOnly: true, allowDestructive };
+      const { table, etag: version } = await api.putTable(session, projectId, name, definitionOf(draft), write);
       setDestructive(null);
+      if (!tableName) {
+        go(href('p', projectId, 'tables', table.name));
+        return;
+      }
       setDraft(draftOf(table));
+      setEtag(version);
       setSaved(true);
-      if (!tableName) go(href('p', projectId, 'tables', table.name, 'schema'));
     } catch (e) {
+      setDestructive(null);
       if (e instanceof ApiError && e.code === 'SCHEMA_CHANGE_DESTRUCTIVE') setDestructive(e);
+      else if (e instanceof ApiError && e.code === 'TABLE_EXISTS') setConflict({ kind: 'exists', name });
+      else if (e instanceof ApiError && e.code === 'SCHEMA_CHANGED') setConflict({ kind: 'changed', name });
       else setError(e);
     } finally {
       setBusy(false);
     }
+  };
+
+  // The notice stays until the current version is in the form, so the admin never edits the old one unawares.
+  const reload = async () => {
+    setSaved(false);
+    if (await load()) setConflict(null);
   };
 
   const remove = async () => {
@@ -79,7 +120,7 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
 
   const others = (tables.data ?? []).map((t) => t.name);
   return (
-    <section>
+    <section ref={page}>
       <PageHead title={tableName ? `Schema of ${tableName}` : 'New table'} sub={`Project ${projectId}`}>
         {tableName && (
           <>
@@ -92,6 +133,11 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           </>
         )}
       </PageHead>
+      <div>
+        <ErrorBox error={error} testId="schema-error" />
+        {conflict && <ConflictNotice conflict={conflict} projectId={projectId} onReload={reload} />}
+        {destructive && <DestructiveNotice error={destructive} busy={busy} onCancel={() => setDestructive(null)} onApply={() => save(true)} />}
+      </div>
       <form
         class="form editor"
         onSubmit={(e) => {
@@ -170,22 +216,6 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           ))}
         </div>
 
-        <ErrorBox error={error} testId="schema-error" />
-        {destructive && (
-          <div class="error" role="alert" data-testid="destructive">
-            <div class="error-message">{destructive.message}</div>
-            <div class="error-suggestion">{destructive.suggestion}</div>
-            <div class="error-code">{destructive.code}</div>
-            <div class="actions">
-              <button type="button" onClick={() => setDestructive(null)}>
-                Cancel
-              </button>
-              <button type="button" class="danger" disabled={busy} onClick={() => save(true)} data-testid="apply-destructive">
-                Apply anyway: data in these columns is lost
-              </button>
-            </div>
-          </div>
-        )}
         {saved && (
           <p class="ok" data-testid="saved">
             Saved.

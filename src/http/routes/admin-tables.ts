@@ -1,8 +1,10 @@
 /** The schema API (/p/{id}/v1/tables), authorised by the project's X-Admin-Key. */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
 import type { TableDefinition } from '../../tables/definition.js';
+import { tableETag } from '../../tables/table-version.js';
 import { requireAdminKey } from '../credentials.js';
+import { tablePreconditions } from '../table-preconditions.js';
 
 type TableRoute = { Params: { id: string; table: string }; Querystring: { allow_destructive?: string } };
 
@@ -18,12 +20,27 @@ export function tableView(table: TableDefinition) {
   };
 }
 
+/** Answers one table with its version in ETag, which If-Match on a later write can name. */
+function tableAnswer(reply: FastifyReply, table: TableDefinition) {
+  reply.header('etag', tableETag(table));
+  return { data: tableView(table) };
+}
+
+/**
+ * Registers the schema API: list, GET, PUT (declarative; If-Match / If-None-Match: *),
+ * PATCH (only what the body names), DELETE. Throws (through the error handler) the codes of
+ * SchemaService.putTable / patchTable / deleteTable, plus the admin-key errors.
+ */
 export function registerAdminTableRoutes(app: FastifyInstance, services: Services): void {
   const { registry, schemas } = services;
   const admin = async (request: FastifyRequest) => {
     const { id } = request.params as { id: string };
     requireAdminKey(request, await registry.get(id), registry);
   };
+  const writeOptions = (request: FastifyRequest<TableRoute>) => ({
+    allowDestructive: request.query.allow_destructive === 'true',
+    preconditions: tablePreconditions(request.headers),
+  });
 
   app.get<{ Params: { id: string } }>('/p/:id/v1/tables', { onRequest: admin }, async (request) => {
     const schema = await schemas.schema(request.params.id);
@@ -31,15 +48,19 @@ export function registerAdminTableRoutes(app: FastifyInstance, services: Service
   });
 
   app.put<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
-    const allowDestructive = request.query.allow_destructive === 'true';
-    const result = await schemas.putTable(request.params.id, request.params.table, request.body, { allowDestructive });
+    const result = await schemas.putTable(request.params.id, request.params.table, request.body, writeOptions(request));
     reply.code(result.created ? 201 : 200);
-    return { data: tableView(result.table) };
+    return tableAnswer(reply, result.table);
   });
 
-  app.get<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request) => {
+  app.patch<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
+    const result = await schemas.patchTable(request.params.id, request.params.table, request.body, writeOptions(request));
+    return tableAnswer(reply, result.table);
+  });
+
+  app.get<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
     const table = await schemas.table(request.params.id, request.params.table);
-    return { data: tableView(table.definition) };
+    return tableAnswer(reply, table.definition);
   });
 
   app.delete<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
