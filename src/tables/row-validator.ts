@@ -118,7 +118,7 @@ function unknownColumn(column: string, writable: ReadonlySet<string>, table: str
   const closest = closestName(column, writable);
   return new AppError('VALIDATION_UNKNOWN_COLUMN', {
     message: `${where}table "${table}" has no column "${column}".`,
-    suggestion: `${closest ? `Did you mean "${closest}"? ` : ''}Columns of "${table}": ${columnList}. Remove "${column}" or add it with PUT /p/{id}/v1/tables/${table}.`,
+    suggestion: `${closest ? `Did you mean "${closest}"? ` : ''}Columns of "${table}": ${columnList}. Remove "${column}" or add it with PATCH /p/{id}/v1/tables/${table} and {"columns": [{"name": "${column}", "type": "text"}]} (or the type it needs).`,
   });
 }
 

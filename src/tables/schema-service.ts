@@ -163,9 +163,11 @@ export class SchemaService {
         if (!before) throw tableNotFound(name);
         const referrer = [...current.values()].find((t) => t.name !== name && t.columns.some((c) => c.references?.table === name));
         if (referrer) {
+          const column = referrer.columns.find((c) => c.references?.table === name)!.name;
           throw new AppError('TABLE_IN_USE', {
             message: `Table "${referrer.name}" references "${name}".`,
-            suggestion: `Remove the reference from "${referrer.name}" (PUT /p/{id}/v1/tables/${referrer.name}) first.`,
+            // PATCH changes that one column; a PUT would reset whatever else the body left out.
+            suggestion: `Remove the reference first: PATCH /p/{id}/v1/tables/${referrer.name} with {"columns": [{"name": "${column}", "references": null}]}.`,
           });
         }
         const broken = before.auth_table ? ruleBrokenBy([...current.values()].filter((t) => t.name !== name), undefined) : undefined;

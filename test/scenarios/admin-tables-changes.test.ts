@@ -253,6 +253,21 @@ describe('schema changes on tables with rows', () => {
       assert.equal((await server.request('GET', tableUrl('parents'), { headers: project.admin })).status, 200);
     });
 
+    it('TABLE_IN_USE suggests the PATCH that drops the reference, and following it lets the delete through', async () => {
+      await putTable(server, project, 'owners', { columns: [{ name: 'name', type: 'text' }] });
+      await putTable(server, project, 'pets', { columns: [{ name: 'owner', type: 'text', references: { table: 'owners', on_delete: 'restrict' } }, { name: 'name', type: 'text' }] });
+      const owner = await insert('owners', { name: 'Ada' });
+      const pet = await insert('pets', { owner: owner.id, name: 'Rex' });
+      const refused = await server.request('DELETE', tableUrl('owners'), { headers: project.admin });
+      assertError(refused, 409, 'TABLE_IN_USE');
+      const suggested = /PATCH \/p\/schema-changes\/v1\/tables\/pets with (\{.*\})\.$/.exec(refused.body.error.suggestion);
+      assert.ok(suggested, refused.body.error.suggestion);
+      const patched = await server.request('PATCH', tableUrl('pets'), { headers: project.admin, body: JSON.parse(suggested[1]) });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      assert.equal((await server.request('DELETE', tableUrl('owners'), { headers: project.admin })).status, 204);
+      assert.equal((await getRow('pets', pet.id)).body.data.name, 'Rex', 'the referring rows are kept');
+    });
+
     it('adding a reference column to a table whose rows would break it → 409', async () => {
       await putTable(server, project, 'loose', { columns: [{ name: 'parent', type: 'text' }] });
       await insert('loose', { parent: 'dangling' });
