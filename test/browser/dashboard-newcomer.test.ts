@@ -165,7 +165,13 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await page.getByTestId('settings-form').waitFor();
     for (const placeholder of await page.locator('[placeholder]').evaluateAll((fields) => fields.map((f) => f.getAttribute('placeholder')!))) {
       assert.match(placeholder, /^(e\.g\. |search )/, placeholder);
-    }
+    }    // The table editor: an empty option reads as what it means ("no default"), never as a value.
+    await show('');
+    await page.getByTestId('new-table').click();
+    await page.locator('input[name=table-name]').waitFor();
+    const editor = await page.locator('[placeholder]').evaluateAll((fields) => fields.map((f) => f.getAttribute('placeholder')!));
+    assert.ok(editor.length >= 4, editor.join(' | '));
+    for (const placeholder of editor) assert.match(placeholder, /^(e\.g\. |no |search |null \(admin only\)|"" \(anyone\))/, placeholder);
   });
 
   it('settings carry human labels with units and help, not snake_case keys', async () => {

@@ -54,7 +54,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
         {kind === 'project' && (
           <label>
             Project id
-            <input name="project" autoComplete="off" required value={projectId} placeholder="demo" onInput={(e) => setProjectId((e.currentTarget as HTMLInputElement).value)} />
+            <input name="project" autoComplete="off" required value={projectId} placeholder="e.g. demo" onInput={(e) => setProjectId((e.currentTarget as HTMLInputElement).value)} />
           </label>
         )}
         <label>

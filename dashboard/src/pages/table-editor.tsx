@@ -18,8 +18,8 @@ import { ConflictNotice, DestructiveNotice, type Conflict } from './table-notice
 const RULE_HELP: Record<string, string> = {
   list: 'Who may list rows; ANDed with the caller’s filter.',
   view: 'Who may read one row.',
-  create: 'Who may create; may name @request.body.<field>.',
-  update: 'Who may change a row; may name @request.body.<field>.',
+  create: 'Who may create; may name @request.body.<field>, and !@request.body.<field>:isset to forbid sending a field at all.',
+  update: 'Who may change a row; may name @request.body.<field>, and !@request.body.<field>:isset to protect a column (null counts as sent).',
   delete: 'Who may delete a row.',
 };
 
@@ -149,7 +149,7 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           {!tableName && (
             <label>
               Table name
-              <input name="table-name" class="mono" required value={draft.name} placeholder="tasks" onInput={(e) => update({ name: (e.currentTarget as HTMLInputElement).value })} />
+              <input name="table-name" class="mono" required value={draft.name} placeholder="e.g. tasks" onInput={(e) => update({ name: (e.currentTarget as HTMLInputElement).value })} />
             </label>
           )}
           <div class="checks">
@@ -186,7 +186,7 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
         <h2>Indexes</h2>
         <label>
           One index per line, columns separated by commas
-          <textarea name="indexes" class="mono" rows={2} value={draft.indexesText} placeholder="owner, due" onInput={(e) => update({ indexesText: (e.currentTarget as HTMLTextAreaElement).value })} />
+          <textarea name="indexes" class="mono" rows={2} value={draft.indexesText} placeholder="e.g. owner, due" onInput={(e) => update({ indexesText: (e.currentTarget as HTMLTextAreaElement).value })} />
         </label>
 
         <h2>Rules</h2>
@@ -238,7 +238,7 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
   return (
     <div class="column-editor" data-testid={`column-${index}`}>
       <div class="column-main">
-        <input name="column-name" class="mono" aria-label="Column name" placeholder="name" value={c.name} onInput={field('name')} />
+        <input name="column-name" class="mono" aria-label="Column name" placeholder="e.g. title" value={c.name} onInput={field('name')} />
         <select name="column-type" aria-label="Column type" value={c.type} onChange={(e) => onChange({ type: (e.currentTarget as HTMLSelectElement).value as ColumnType })}>
           {COLUMN_TYPES.map((t) => (
             <option key={t} value={t}>
@@ -254,7 +254,7 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
             <input type="checkbox" name="column-unique" checked={c.unique} onChange={check('unique')} /> unique
           </label>
         )}
-        <input name="column-default" class="mono grow" aria-label="Default" placeholder={c.type === 'json' ? 'default (JSON)' : c.type === 'boolean' ? 'default (true/false)' : 'default'} value={c.defaultText} onInput={field('defaultText')} />
+        <input name="column-default" class="mono grow" aria-label="Default" placeholder={c.type === 'json' ? 'no default (or JSON)' : c.type === 'boolean' ? 'no default (or true/false)' : 'no default'} value={c.defaultText} onInput={field('defaultText')} />
         <button type="button" class="icon" aria-label={`Remove column ${c.name}`} onClick={onRemove}>
           ×
         </button>
@@ -263,11 +263,11 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
         <div class="column-options">
           <label class="mini">
             max length
-            <input name="column-max-length" aria-label="Max length" placeholder="none" value={c.maxLength} onInput={field('maxLength')} />
+            <input name="column-max-length" aria-label="Max length" placeholder="no limit" value={c.maxLength} onInput={field('maxLength')} />
           </label>
           <label class="mini grow">
             allowed values
-            <input name="column-enum" class="grow" aria-label="Allowed values" placeholder="any (or: a, b, c)" value={c.enumText} onInput={field('enumText')} />
+            <input name="column-enum" class="grow" aria-label="Allowed values" placeholder="no list: any value (e.g. a, b, c)" value={c.enumText} onInput={field('enumText')} />
           </label>
           <select name="column-references" aria-label="References" value={c.refTable} onChange={(e) => onChange({ refTable: (e.currentTarget as HTMLSelectElement).value })}>
             <option value="">no reference</option>
@@ -290,11 +290,11 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
         <div class="column-options">
           <label class="mini">
             min
-            <input name="column-min" aria-label="Minimum" placeholder="none" value={c.min} onInput={field('min')} />
+            <input name="column-min" aria-label="Minimum" placeholder="no minimum" value={c.min} onInput={field('min')} />
           </label>
           <label class="mini">
             max
-            <input name="column-max" aria-label="Maximum" placeholder="none" value={c.max} onInput={field('max')} />
+            <input name="column-max" aria-label="Maximum" placeholder="no maximum" value={c.max} onInput={field('max')} />
           </label>
         </div>
       )}
