@@ -262,7 +262,7 @@ describe('schema changes on tables with rows', () => {
       assertError(refused, 409, 'TABLE_IN_USE');
       const suggested = /PATCH \/p\/schema-changes\/v1\/tables\/pets with (\{.*\})\.$/.exec(refused.body.error.suggestion);
       assert.ok(suggested, refused.body.error.suggestion);
-      const patched = await server.request('PATCH', tableUrl('pets'), { headers: project.admin, body: JSON.parse(suggested[1]) });
+      const patched = await server.request('PATCH', tableUrl('pets'), { headers: project.admin, body: JSON.parse(suggested[1]!) });
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       assert.equal((await server.request('DELETE', tableUrl('owners'), { headers: project.admin })).status, 204);
       assert.equal((await getRow('pets', pet.id)).body.data.name, 'Rex', 'the referring rows are kept');
