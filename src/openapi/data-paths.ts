@@ -4,8 +4,9 @@
  */
 import type { ErrorCode } from '../errors/codes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
+import { shorthandPattern } from '../query/shorthand-pattern.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
-import type { TableModel } from './schema-model.js';
+import type { SchemaModel, TableModel } from './schema-model.js';
 
 /** `expand=` on list and get (contract §13): reference columns, nested with dots, and reverse table(column). */
 const EXPAND_PARAMETER = {
@@ -13,13 +14,6 @@ const EXPAND_PARAMETER = {
   schema: { type: 'string' },
   description: 'Related rows to embed under "expand": reference columns (owner), nested up to 3 levels (owner.team), and reverse listings table(column) (comments(post), at most 100 per row). Only rows the caller may view/list; hidden ones are null.',
 } as const;
-
-/** The `expand` object of a row: one key per expansion, a row, null, or (reverse) an array of rows. */
-const EXPAND_SCHEMA = Object.freeze({
-  type: 'object',
-  description: 'Present when expand= was given: each requested expansion by its key.',
-  additionalProperties: { anyOf: [{ type: 'object' }, { type: 'null' }, { type: 'array', items: { type: 'object' } }] },
-});
 
 /** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
 const LIST_PARAMETERS = [
@@ -41,26 +35,64 @@ export const DATA_SECURITY = [{ AdminKey: [] }, { BearerAuth: [] }, { ApiKey: []
 /** Component names of a table's schemas. */
 export function componentNames(table: TableModel) {
   const t = table.typeName;
-  return { row: `${t}Row`, listItem: `${t}ListItem`, create: `${t}Create`, update: `${t}Update`, signup: `${t}Signup` };
+  return { row: `${t}Row`, listItem: `${t}ListItem`, create: `${t}Create`, update: `${t}Update`, signup: `${t}Signup`, expand: `${t}Expand` };
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 const single = (name: string) => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: ref(name) } });
 
-/** The component schemas of one table: row, list item, create, update (and signup for the auth table). */
-export function tableComponents(table: TableModel): Record<string, object> {
-  const names = componentNames(table);
+/** Most rows a reverse expansion lists per row (contract §13). */
+const MAX_REVERSE_ROWS = 100;
+
+/**
+ * The `expand` object of a row of `table`: one optional property per expansion it can carry,
+ * each by reference to the related table's row schema, so generated clients type it. A
+ * reference column holds that table's row or null (empty, gone, or not viewable); a reverse
+ * `other(column)` holds the rows of `other` whose column references this row. Nested paths
+ * (owner.team) sit in the related row's own `expand`.
+ */
+function expandSchema(table: TableModel, model: SchemaModel): object {
+  const typeOf = new Map(model.tables.map((t) => [t.name, t] as const));
+  const properties: Record<string, object> = {};
+  for (const { column, table: target } of table.references) {
+    const related = typeOf.get(target);
+    if (related) properties[column] = { anyOf: [ref(componentNames(related).row), { type: 'null' }], description: `The row of "${target}" that ${column} references; null when empty, gone or not viewable.` };
+  }
+  for (const { table: other, column } of table.referencedBy) {
+    const related = typeOf.get(other)!;
+    properties[`${other}(${column})`] = {
+      type: 'array',
+      maxItems: MAX_REVERSE_ROWS,
+      items: ref(componentNames(related).row),
+      description: `The rows of "${other}" whose ${column} references this row and that the caller may list, in creation order, at most ${MAX_REVERSE_ROWS}.`,
+    };
+  }
   return {
-    [names.row]: { ...table.row, properties: { ...table.row.properties, expand: EXPAND_SCHEMA }, description: `A row of "${table.name}" as every answer returns it.` },
+    type: 'object',
+    additionalProperties: false,
+    properties,
+    description: `Present when expand= was given: each requested expansion of a row of "${table.name}" by its key.`,
+  };
+}
+
+/** The component schemas of one table: row, list item, create, update, expand (and signup for the auth table). */
+export function tableComponents(table: TableModel, model: SchemaModel): Record<string, object> {
+  const names = componentNames(table);
+  const expand = ref(names.expand);
+  // A PATCH changes only what it names: nothing is required, and nothing has a default.
+  const { required: _none, ...update } = table.update;
+  return {
+    [names.row]: { ...table.row, properties: { ...table.row.properties, expand }, description: `A row of "${table.name}" as every answer returns it.` },
     [names.listItem]: {
       ...table.row,
-      properties: { ...table.row.properties, expand: EXPAND_SCHEMA },
+      properties: { ...table.row.properties, expand },
       required: ['id'],
       description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
     },
     [names.create]: { ...table.create, description: `The body that creates a row of "${table.name}".` },
-    [names.update]: { ...table.update, description: `The body that changes a row of "${table.name}": any subset of its writable columns.` },
+    [names.update]: { ...update, description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.` },
+    [names.expand]: expandSchema(table, model),
     ...(table.signup && { [names.signup]: { ...table.signup, description: 'The body of POST /auth/signup: email, password and the custom columns.' } }),
   };
 }
@@ -80,8 +112,8 @@ export function tablePaths(table: TableModel): Record<string, object> {
       name: column,
       in: 'query',
       required: false,
-      schema: { type: 'string' },
-      description: `Shorthand filter on ${column}: op.value with op one of eq, neq, gt, gte, lt, lte, like, ilike, in, is (${column}=eq.value).`,
+      schema: { type: 'string', pattern: shorthandPattern(table.readableTypes[column]!) },
+      description: `Shorthand filter on ${column} (${table.readableTypes[column]}): op.value with op one of eq, neq, gt, gte, lt, lte, like and ilike (text), in.(a,b), is (${column}=eq.value); the pattern is exactly what the server accepts.`,
     }));
 
   return {
@@ -110,6 +142,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
       post: {
         operationId: `create${t}`,
         summary: `Create a row of ${table.name}`,
+        description: 'The create rule judges the new row (403 FORBIDDEN when it fails). Left-out columns take their default; the answer is the stored row.',
         tags,
         security: DATA_SECURITY,
         requestBody: { required: true, content: json(ref(names.create)) },
@@ -138,6 +171,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
       get: {
         operationId: `get${t}`,
         summary: `Get a row of ${table.name}`,
+        description: 'A row outside the view rule answers 404 ROW_NOT_FOUND, as a missing one does. expand= embeds related rows under "expand".',
         tags,
         security: DATA_SECURITY,
         parameters: [{ ...EXPAND_PARAMETER, in: 'query', required: false }],
@@ -146,6 +180,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
       patch: {
         operationId: `update${t}`,
         summary: `Change a row of ${table.name}`,
+        description: 'Changes only the columns the body names; the others keep their values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
         tags,
         security: DATA_SECURITY,
         requestBody: { required: true, content: json(ref(names.update)) },
@@ -154,6 +189,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
       delete: {
         operationId: `delete${t}`,
         summary: `Delete a row of ${table.name}`,
+        description: 'A row outside the delete rule answers 404 ROW_NOT_FOUND. Rows of other tables that reference it follow their on_delete (a restrict answers 409 CONFLICT_REFERENCE).',
         tags,
         security: DATA_SECURITY,
         responses: { '204': { description: 'Deleted.' }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE', ...BODY]) },

@@ -33,7 +33,7 @@ export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget)
   const schemas: Record<string, object> = { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA, ListMeta: LIST_META_SCHEMA, AggregateGroup: AGGREGATE_GROUP_SCHEMA };
   for (const table of model.tables) {
     Object.assign(paths, tablePaths(table));
-    Object.assign(schemas, tableComponents(table));
+    Object.assign(schemas, tableComponents(table, model));
   }
   if (model.authTable) Object.assign(paths, authPaths(model.authTable));
   Object.assign(paths, realtimePaths());
@@ -47,6 +47,7 @@ export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget)
     info: {
       title: `Rowbase project ${target.projectId}`,
       version: model.version,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'The data API of every table and, when the project has an auth table, its auth endpoints, as they are now. ' +
         'Every error answers {"error": {"code", "message", "suggestion"}}. The admin endpoints (/v1/...) are described in docs/schema.md and docs/auth.md.',
