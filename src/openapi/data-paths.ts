@@ -35,7 +35,7 @@ export const DATA_SECURITY = [{ AdminKey: [] }, { BearerAuth: [] }, { ApiKey: []
 /** Component names of a table's schemas. */
 export function componentNames(table: TableModel) {
   const t = table.typeName;
-  return { row: `${t}Row`, listItem: `${t}ListItem`, create: `${t}Create`, update: `${t}Update`, signup: `${t}Signup`, expand: `${t}Expand` };
+  return { row: `${t}Row`, listItem: `${t}ListItem`, expand: `${t}Expand` };
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -76,12 +76,15 @@ function expandSchema(table: TableModel, model: SchemaModel): object {
   };
 }
 
-/** The component schemas of one table: row, list item, create, update, expand (and signup for the auth table). */
+/**
+ * The component schemas of one table: what answers carry (row, list item, expand). Request
+ * bodies are written inline in their operations instead: generators such as openapi-typescript
+ * read a `default` in a component as "always present" (true of answers), which would make
+ * every defaulted column required in a create body.
+ */
 export function tableComponents(table: TableModel, model: SchemaModel): Record<string, object> {
   const names = componentNames(table);
   const expand = ref(names.expand);
-  // A PATCH changes only what it names: nothing is required, and nothing has a default.
-  const { required: _none, ...update } = table.update;
   return {
     [names.row]: { ...table.row, properties: { ...table.row.properties, expand }, description: `A row of "${table.name}" as every answer returns it.` },
     [names.listItem]: {
@@ -90,11 +93,19 @@ export function tableComponents(table: TableModel, model: SchemaModel): Record<s
       required: ['id'],
       description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
     },
-    [names.create]: { ...table.create, description: `The body that creates a row of "${table.name}".` },
-    [names.update]: { ...update, description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.` },
     [names.expand]: expandSchema(table, model),
-    ...(table.signup && { [names.signup]: { ...table.signup, description: 'The body of POST /auth/signup: email, password and the custom columns.' } }),
   };
+}
+
+/** The body of POST /api/{table} (and each item of /bulk): defaulted columns may be left out. */
+function createBody(table: TableModel): object {
+  return { ...table.create, description: `The body that creates a row of "${table.name}"; a column left out takes its default.` };
+}
+
+/** The body of PATCH /api/{table}/{row_id}: a PATCH changes only what it names, so nothing is required and nothing has a default. */
+function updateBody(table: TableModel): object {
+  const { required: _none, ...update } = table.update;
+  return { ...update, description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.` };
 }
 
 /** The three paths of one table, keyed by path. */
@@ -145,7 +156,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
         description: 'The create rule judges the new row (403 FORBIDDEN when it fails). Left-out columns take their default; the answer is the stored row.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json(ref(names.create)) },
+        requestBody: { required: true, content: json(createBody(table)) },
         responses: { '201': { description: 'The created row.', content: json(single(names.row)) }, ...errorResponses([...common, ...writes, ...BODY]) },
       },
     },
@@ -156,7 +167,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
         description: 'Every row is validated first, then all are written in one transaction. An error message starts with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json({ type: 'array', minItems: 1, maxItems: 10000, items: ref(names.create) }) },
+        requestBody: { required: true, content: json({ type: 'array', minItems: 1, maxItems: 10000, items: createBody(table) }) },
         responses: {
           '201': {
             description: 'The created rows, in the order sent.',
@@ -183,7 +194,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
         description: 'Changes only the columns the body names; the others keep their values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json(ref(names.update)) },
+        requestBody: { required: true, content: json(updateBody(table)) },
         responses: { '200': { description: 'The changed row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', ...writes, ...BODY]) },
       },
       delete: {
