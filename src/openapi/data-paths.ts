@@ -5,7 +5,9 @@
 import type { ErrorCode } from '../errors/codes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
 import { shorthandPattern } from '../query/shorthand-pattern.js';
+import { mayCall, type Audience } from './audience.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
+import type { RuleOperation } from '../tables/definition.js';
 import type { SchemaModel, TableModel } from './schema-model.js';
 
 /** `expand=` on list and get (contract §13): reference columns, nested with dots, and reverse table(column). */
@@ -52,15 +54,24 @@ const MAX_REVERSE_ROWS = 100;
  * `other(column)` holds the rows of `other` whose column references this row. Nested paths
  * (owner.team) sit in the related row's own `expand`.
  */
-function expandSchema(table: TableModel, model: SchemaModel): object {
+function expandSchema(table: TableModel, model: SchemaModel, audience: Audience): object {
   const typeOf = new Map(model.tables.map((t) => [t.name, t] as const));
   const properties: Record<string, object> = {};
   for (const { column, table: target } of table.references) {
     const related = typeOf.get(target);
-    if (related) properties[column] = { anyOf: [ref(componentNames(related).row), { type: 'null' }], description: `The row of "${target}" that ${column} references; null when empty, gone or not viewable.` };
+    if (!related) continue;
+    // A table the caller may not view expands to null, always; its row schema is not the caller's to read.
+    properties[column] = mayCall(related, 'view', audience)
+      ? { anyOf: [ref(componentNames(related).row), { type: 'null' }], description: `The row of "${target}" that ${column} references; null when empty, gone or not viewable.` }
+      : { type: 'null', description: `Always null for this caller: the rows ${column} references are not viewable with this key.` };
   }
   for (const { table: other, column } of table.referencedBy) {
     const related = typeOf.get(other)!;
+    // A table the caller may not list expands to an empty list, always; its row schema is not the caller's to read.
+    if (!mayCall(related, 'list', audience)) {
+      properties[`${other}(${column})`] = { type: 'array', maxItems: 0, description: `Always empty for this caller: the rows of "${other}" are not listable with this key.` };
+      continue;
+    }
     properties[`${other}(${column})`] = {
       type: 'array',
       maxItems: MAX_REVERSE_ROWS,
@@ -82,7 +93,7 @@ function expandSchema(table: TableModel, model: SchemaModel): object {
  * read a `default` in a component as "always present" (true of answers), which would make
  * every defaulted column required in a create body.
  */
-export function tableComponents(table: TableModel, model: SchemaModel): Record<string, object> {
+export function tableComponents(table: TableModel, model: SchemaModel, audience: Audience): Record<string, object> {
   const names = componentNames(table);
   const expand = ref(names.expand);
   return {
@@ -93,7 +104,7 @@ export function tableComponents(table: TableModel, model: SchemaModel): Record<s
       required: ['id'],
       description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
     },
-    [names.expand]: expandSchema(table, model),
+    [names.expand]: expandSchema(table, model, audience),
   };
 }
 
@@ -108,8 +119,23 @@ function updateBody(table: TableModel): object {
   return { ...update, description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.` };
 }
 
-/** The three paths of one table, keyed by path. */
-export function tablePaths(table: TableModel): Record<string, object> {
+/** The paths of one table, keyed by path, with the operations `audience` may call (contract §4). */
+export function tablePaths(table: TableModel, audience: Audience): Record<string, object> {
+  const paths = allTablePaths(table);
+  const operations: Readonly<Record<string, Record<string, RuleOperation>>> = {
+    [`/api/${table.name}`]: { get: 'list', post: 'create' },
+    [`/api/${table.name}/bulk`]: { post: 'create' },
+    [`/api/${table.name}/{row_id}`]: { get: 'view', patch: 'update', delete: 'delete' },
+  };
+  const out: Record<string, object> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const kept = Object.entries(item).filter(([method]) => method === 'parameters' || mayCall(table, operations[path]![method]!, audience));
+    if (kept.some(([method]) => method !== 'parameters')) out[path] = Object.fromEntries(kept);
+  }
+  return out;
+}
+
+function allTablePaths(table: TableModel): Record<string, Record<string, object>> {
   const names = componentNames(table);
   const t = table.typeName;
   const tags = [table.name];

@@ -5,7 +5,7 @@
  * printed from this model, so they cannot disagree.
  */
 import { createHash } from 'node:crypto';
-import type { ColumnType, TableDefinition } from '../tables/definition.js';
+import type { ColumnType, Rules, TableDefinition } from '../tables/definition.js';
 import { columnSchema, READ_SYSTEM_COLUMNS, SIGNUP_COLUMNS, WRITE_SYSTEM_COLUMNS, type JsonSchema } from './column-schemas.js';
 import { typeNames } from './identifiers.js';
 import { sortKeys } from './sort-keys.js';
@@ -25,6 +25,8 @@ export interface TableModel {
   readonly typeName: string;
   readonly authTable: boolean;
   readonly verifyEmail: boolean;
+  /** The table's rules: which operations a non-admin caller may attempt at all (null: none). */
+  readonly rules: Rules;
   /** Columns a caller may read, filter, sort and select: system, auth (no password), declared. */
   readonly readable: readonly string[];
   /** The value type of each readable column (what a shorthand filter on it must look like). */
@@ -100,6 +102,7 @@ function buildTableModel(table: TableDefinition, typeName: string): Omit<TableMo
     typeName,
     authTable: auth,
     verifyEmail: auth && table.verify_email,
+    rules: table.rules,
     readable: Object.freeze(Object.keys(read)),
     readableTypes: Object.freeze(Object.fromEntries(Object.keys(read).map((name) => [name, table.columns.find((c) => c.name === name)?.type ?? SYSTEM_TYPES[name]!]))),
     row: objectSchema(read, Object.keys(read)),
