@@ -58,7 +58,7 @@ export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget,
       description:
         (audience === 'admin'
           ? 'The data API of every table and, when the project has an auth table, its auth endpoints, as they are now. '
-          : 'The API as a client with the publishable key (pk_) sees it: only the tables and operations whose rules are not null (the admin key sees every table and operation), and the auth endpoints. ') +
+          : 'The API as a client with the publishable key (pk_) sees it: only the tables and operations whose rules are not null (the admin key sees every table and operation), and the auth endpoints when the project has an auth table. ') +
         'Every error answers {"error": {"code", "message", "suggestion"}}. The admin endpoints (/v1/...) are described in docs/schema.md and docs/auth.md.',
     },
     servers: [{ url: `${target.publicUrl.replace(/\/+$/, '')}/p/${encodeURIComponent(target.projectId)}` }],
