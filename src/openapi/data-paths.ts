@@ -150,7 +150,7 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
       in: 'query',
       required: false,
       schema: { type: 'string', pattern: shorthandPattern(table.readableTypes[column]!) },
-      description: `Shorthand filter on ${column} (${table.readableTypes[column]}): op.value with op one of eq, neq, gt, gte, lt, lte, like and ilike (text), in.(a,b), is (${column}=eq.value); the pattern is exactly what the server accepts.`,
+      description: `Shorthand filter on ${column} (${table.readableTypes[column]}): op.value with op one of eq, neq, gt, gte, lt, lte, like and ilike (text), in.(a,b), is (${column}=eq.value); the pattern is exactly what the server accepts, except two things no portable pattern states: numbers beyond range or impossible dates, and a value holding an unpaired UTF-16 surrogate, which is refused too.`,
     }));
 
   return {

@@ -3,7 +3,9 @@
  * the OpenAPI document: a `pattern` that accepts what `parseShorthand` (shorthand.ts) accepts
  * for a column of that type and refuses the rest, so fuzzers and client generators stop
  * sending `title=hello`. Ranges no pattern can state are left to the server: integers beyond
- * ±(2^53−1), numbers that overflow to infinity and impossible dates (February 30th).
+ * ±(2^53−1), numbers that overflow to infinity and impossible dates (February 30th); so are
+ * unpaired UTF-16 surrogates, which JSON Schema regex dialects do not let a pattern exclude
+ * portably (the parameter's description says so).
  */
 import { ISO_TIMESTAMP_PATTERN } from '../lib/timestamps.js';
 import type { ValueType } from './sql-tree.js';
