@@ -1,13 +1,14 @@
 /**
  * The data API of one table in the OpenAPI document: `/api/{table}`, `/api/{table}/{row_id}`
- * and `/api/{table}/bulk`, with request and response schemas from the table's model.
+ * and `/api/{table}/bulk`, with request and response schemas from the table's model, limited
+ * to the operations the document's audience may call.
  */
 import type { ErrorCode } from '../errors/codes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
 import { shorthandPattern } from '../query/shorthand-pattern.js';
+import type { RuleOperation } from '../tables/definition.js';
 import { mayCall, type Audience } from './audience.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
-import type { RuleOperation } from '../tables/definition.js';
 import type { SchemaModel, TableModel } from './schema-model.js';
 
 /** `expand=` on list and get (contract §13): reference columns, nested with dots, and reverse table(column). */
