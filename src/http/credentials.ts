@@ -49,6 +49,31 @@ export function requireAdminKey(request: FastifyRequest, state: ProjectState, re
 }
 
 /**
+ * For what both keys may read (the OpenAPI document): `admin` for the admin or platform key
+ * (checked as `requireAdminKey` does), `public` for a current pk_ key in X-Api-Key. Throws
+ * AUTH_REQUIRED without either, AUTH_INVALID_KEY for a wrong one. A bearer token is not a key:
+ * it counts as none.
+ */
+export function requireAdminOrPublishableKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): 'admin' | 'public' {
+  // An admin or platform key, when sent, decides (and is checked): a typo there never falls back to a pk_ key sent alongside.
+  if (header(request, 'x-admin-key') !== undefined || header(request, 'x-platform-key') !== undefined) {
+    requireAdminKey(request, state, registry);
+    return 'admin';
+  }
+  const apiKey = header(request, 'x-api-key');
+  if (apiKey === undefined) {
+    throw new AppError('AUTH_REQUIRED', {
+      message: 'This endpoint needs the project admin key or its publishable key.',
+      suggestion: 'Send X-Admin-Key: sk_... for the whole API, or X-Api-Key: pk_... for the API as an anonymous client sees it.',
+    });
+  }
+  const key = registry.matchKey(state, apiKey);
+  if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
+  registry.noteKeyUsed(key);
+  return 'public';
+}
+
+/**
  * Like `requireAdminKey`, but refuses an admin key that a rotation has put in its grace
  * period. Throws AUTH_REQUIRED / AUTH_INVALID_KEY.
  */

@@ -1,25 +1,41 @@
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of one column's values, as a client reads
- * them and as it may write them. These describe the wire format; the server's own validators
- * (src/tables/column-schema.ts) add checks no document can express (no U+0000, json depth).
+ * them and as it may write them. These describe the wire format as precisely as JSON Schema
+ * can: text refuses U+0000 by `pattern`, timestamps carry the server's own ISO 8601 pattern.
+ * The server's validators (src/tables/column-schema.ts) still check what no keyword states:
+ * json depth, unpaired UTF-16 surrogates, impossible dates.
  */
+import { ISO_TIMESTAMP_PATTERN } from '../lib/timestamps.js';
 import type { ColumnDefinition } from '../tables/definition.js';
 import { ROW_ID_PATTERN } from '../tables/row-validator.js';
 
 /** A JSON Schema object (plain data, ready for JSON). */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
-/** Reading a row, or writing one (create and update bodies). */
-export type Direction = 'read' | 'write';
+/**
+ * Reading a row, or writing one: a create (and signup) body, where a left-out column takes its
+ * `default`, or a PATCH body, where a left-out column keeps its value (so no `default` there).
+ */
+export type Direction = 'read' | 'create' | 'update';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Text without U+0000 (the server refuses it: PostgreSQL cannot store it). `\u0000` is the
+ * regex escape, which both ECMA regular expressions and JSON Schema validators read; the
+ * JSON text carries it escaped, never a raw NUL byte.
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/** Words for the text rules no keyword states: the NUL the pattern refuses, and unpaired surrogates. */
+const TEXT_NOTE = 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.';
 
 /** The schema of a declared column's values; `nullable` adds null. */
 export function columnSchema(column: ColumnDefinition, direction: Direction, nullable: boolean): JsonSchema {
   const base: Record<string, unknown> = valueSchema(column, direction);
   const notes = columnNotes(column, direction);
   if (notes) base.description = notes;
-  if (direction === 'write' && column.default !== undefined) base.default = column.default;
+  if (direction === 'create' && column.default !== undefined) base.default = column.default;
   if (!nullable || column.type === 'json') return base;
   if (base.enum) return { ...base, type: ['string', 'null'], enum: [...(base.enum as string[]), null] };
   return { ...base, type: [base.type, 'null'] };
@@ -28,10 +44,11 @@ export function columnSchema(column: ColumnDefinition, direction: Direction, nul
 function valueSchema(column: ColumnDefinition, direction: Direction): Record<string, unknown> {
   switch (column.type) {
     case 'text':
+      // An enum already names every accepted value; a pattern beside it would say nothing more.
       return {
         type: 'string',
         ...(column.max_length !== undefined && { maxLength: column.max_length }),
-        ...(column.enum && { enum: [...column.enum] }),
+        ...(column.enum ? { enum: [...column.enum] } : { pattern: NO_NUL_PATTERN }),
       };
     case 'integer':
       return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
@@ -40,8 +57,9 @@ function valueSchema(column: ColumnDefinition, direction: Direction): Record<str
     case 'boolean':
       return { type: 'boolean' };
     case 'timestamp':
-      // Written as any ISO 8601 date or date-time (a time without zone is UTC); read in UTC with `Z`.
-      return direction === 'read' ? { type: 'string', format: 'date-time' } : { type: 'string' };
+      // Read in UTC with `Z`. Written as the ISO 8601 forms the pattern states (also a date, or a
+      // time without zone, read as UTC); format names the form clients should send.
+      return direction === 'read' ? { type: 'string', format: 'date-time' } : { type: 'string', format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN };
     case 'json':
       return {};
   }
@@ -50,9 +68,10 @@ function valueSchema(column: ColumnDefinition, direction: Direction): Record<str
 /** Words for what the schema keywords cannot say: uniqueness, references, json. */
 function columnNotes(column: ColumnDefinition, direction: Direction): string | undefined {
   const notes: string[] = [];
-  if (column.type === 'json') notes.push('Any JSON value (arrays and objects at most 64 levels deep).');
+  if (column.type === 'json') notes.push('Any JSON value (arrays and objects at most 64 levels deep; strings without U+0000 or unpaired UTF-16 surrogates).');
+  if (column.type === 'text' && !column.enum) notes.push(TEXT_NOTE);
   if (column.type === 'timestamp') {
-    notes.push(direction === 'read' ? 'In UTC with milliseconds and Z.' : 'ISO 8601: a date (2026-01-31) or a date-time; a time without zone is UTC.');
+    notes.push(direction === 'read' ? 'In UTC with milliseconds and Z.' : 'ISO 8601: a date-time (2026-01-31T09:30:00Z), or a date (2026-01-31) or a time without zone, both read as UTC.');
   }
   if (column.unique) notes.push('Unique within the table.');
   if (column.references) notes.push(`The id of a row of "${column.references.table}" (on delete: ${column.references.on_delete}).`);

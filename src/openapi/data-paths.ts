@@ -1,11 +1,15 @@
 /**
  * The data API of one table in the OpenAPI document: `/api/{table}`, `/api/{table}/{row_id}`
- * and `/api/{table}/bulk`, with request and response schemas from the table's model.
+ * and `/api/{table}/bulk`, with request and response schemas from the table's model, limited
+ * to the operations the document's audience may call.
  */
 import type { ErrorCode } from '../errors/codes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
+import { shorthandPattern } from '../query/shorthand-pattern.js';
+import type { RuleOperation } from '../tables/definition.js';
+import { mayCall, type Audience } from './audience.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
-import type { TableModel } from './schema-model.js';
+import type { SchemaModel, TableModel } from './schema-model.js';
 
 /** `expand=` on list and get (contract §13): reference columns, nested with dots, and reverse table(column). */
 const EXPAND_PARAMETER = {
@@ -13,13 +17,6 @@ const EXPAND_PARAMETER = {
   schema: { type: 'string' },
   description: 'Related rows to embed under "expand": reference columns (owner), nested up to 3 levels (owner.team), and reverse listings table(column) (comments(post), at most 100 per row). Only rows the caller may view/list; hidden ones are null.',
 } as const;
-
-/** The `expand` object of a row: one key per expansion, a row, null, or (reverse) an array of rows. */
-const EXPAND_SCHEMA = Object.freeze({
-  type: 'object',
-  description: 'Present when expand= was given: each requested expansion by its key.',
-  additionalProperties: { anyOf: [{ type: 'object' }, { type: 'null' }, { type: 'array', items: { type: 'object' } }] },
-});
 
 /** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
 const LIST_PARAMETERS = [
@@ -41,32 +38,105 @@ export const DATA_SECURITY = [{ AdminKey: [] }, { BearerAuth: [] }, { ApiKey: []
 /** Component names of a table's schemas. */
 export function componentNames(table: TableModel) {
   const t = table.typeName;
-  return { row: `${t}Row`, listItem: `${t}ListItem`, create: `${t}Create`, update: `${t}Update`, signup: `${t}Signup` };
+  return { row: `${t}Row`, listItem: `${t}ListItem`, expand: `${t}Expand` };
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 const single = (name: string) => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: ref(name) } });
 
-/** The component schemas of one table: row, list item, create, update (and signup for the auth table). */
-export function tableComponents(table: TableModel): Record<string, object> {
-  const names = componentNames(table);
+/** Most rows a reverse expansion lists per row (contract §13). */
+const MAX_REVERSE_ROWS = 100;
+
+/**
+ * The `expand` object of a row of `table`: one optional property per expansion it can carry,
+ * each by reference to the related table's row schema, so generated clients type it. A
+ * reference column holds that table's row or null (empty, gone, or not viewable); a reverse
+ * `other(column)` holds the rows of `other` whose column references this row. Nested paths
+ * (owner.team) sit in the related row's own `expand`.
+ */
+function expandSchema(table: TableModel, model: SchemaModel, audience: Audience): object {
+  const typeOf = new Map(model.tables.map((t) => [t.name, t] as const));
+  const properties: Record<string, object> = {};
+  for (const { column, table: target } of table.references) {
+    const related = typeOf.get(target);
+    if (!related) continue;
+    // A table the caller may not view expands to null, always; its row schema is not the caller's to read.
+    properties[column] = mayCall(related, 'view', audience)
+      ? { anyOf: [ref(componentNames(related).row), { type: 'null' }], description: `The row of "${target}" that ${column} references; null when empty, gone or not viewable.` }
+      : { type: 'null', description: `Always null for this caller: the rows ${column} references are not viewable with this key.` };
+  }
+  for (const { table: other, column } of table.referencedBy) {
+    const related = typeOf.get(other)!;
+    // A table the caller may not list expands to an empty list, always; its row schema is not the caller's to read.
+    if (!mayCall(related, 'list', audience)) {
+      properties[`${other}(${column})`] = { type: 'array', maxItems: 0, description: `Always empty for this caller: the rows of "${other}" are not listable with this key.` };
+      continue;
+    }
+    properties[`${other}(${column})`] = {
+      type: 'array',
+      maxItems: MAX_REVERSE_ROWS,
+      items: ref(componentNames(related).row),
+      description: `The rows of "${other}" whose ${column} references this row and that the caller may list, in creation order, at most ${MAX_REVERSE_ROWS}.`,
+    };
+  }
   return {
-    [names.row]: { ...table.row, properties: { ...table.row.properties, expand: EXPAND_SCHEMA }, description: `A row of "${table.name}" as every answer returns it.` },
-    [names.listItem]: {
-      ...table.row,
-      properties: { ...table.row.properties, expand: EXPAND_SCHEMA },
-      required: ['id'],
-      description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
-    },
-    [names.create]: { ...table.create, description: `The body that creates a row of "${table.name}".` },
-    [names.update]: { ...table.update, description: `The body that changes a row of "${table.name}": any subset of its writable columns.` },
-    ...(table.signup && { [names.signup]: { ...table.signup, description: 'The body of POST /auth/signup: email, password and the custom columns.' } }),
+    type: 'object',
+    additionalProperties: false,
+    properties,
+    description: `Present when expand= was given: each requested expansion of a row of "${table.name}" by its key.`,
   };
 }
 
-/** The three paths of one table, keyed by path. */
-export function tablePaths(table: TableModel): Record<string, object> {
+/**
+ * The component schemas of one table: what answers carry (row, list item, expand). Request
+ * bodies are written inline in their operations instead: generators such as openapi-typescript
+ * read a `default` in a component as "always present" (true of answers), which would make
+ * every defaulted column required in a create body.
+ */
+export function tableComponents(table: TableModel, model: SchemaModel, audience: Audience): Record<string, object> {
+  const names = componentNames(table);
+  const expand = ref(names.expand);
+  return {
+    [names.row]: { ...table.row, properties: { ...table.row.properties, expand }, description: `A row of "${table.name}" as every answer returns it.` },
+    [names.listItem]: {
+      ...table.row,
+      properties: { ...table.row.properties, expand },
+      required: ['id'],
+      description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
+    },
+    [names.expand]: expandSchema(table, model, audience),
+  };
+}
+
+/** The body of POST /api/{table} (and each item of /bulk): defaulted columns may be left out. */
+function createBody(table: TableModel): object {
+  return { ...table.create, description: `The body that creates a row of "${table.name}"; a column left out takes its default.` };
+}
+
+/** The body of PATCH /api/{table}/{row_id}: a PATCH changes only what it names, so nothing is required and nothing has a default. */
+function updateBody(table: TableModel): object {
+  const { required: _none, ...update } = table.update;
+  return { ...update, description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.` };
+}
+
+/** The paths of one table, keyed by path, with the operations `audience` may call (contract §4). */
+export function tablePaths(table: TableModel, audience: Audience): Record<string, object> {
+  const paths = allTablePaths(table);
+  const operations: Readonly<Record<string, Record<string, RuleOperation>>> = {
+    [`/api/${table.name}`]: { get: 'list', post: 'create' },
+    [`/api/${table.name}/bulk`]: { post: 'create' },
+    [`/api/${table.name}/{row_id}`]: { get: 'view', patch: 'update', delete: 'delete' },
+  };
+  const out: Record<string, object> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const kept = Object.entries(item).filter(([method]) => method === 'parameters' || mayCall(table, operations[path]![method]!, audience));
+    if (kept.some(([method]) => method !== 'parameters')) out[path] = Object.fromEntries(kept);
+  }
+  return out;
+}
+
+function allTablePaths(table: TableModel): Record<string, Record<string, object>> {
   const names = componentNames(table);
   const t = table.typeName;
   const tags = [table.name];
@@ -80,8 +150,8 @@ export function tablePaths(table: TableModel): Record<string, object> {
       name: column,
       in: 'query',
       required: false,
-      schema: { type: 'string' },
-      description: `Shorthand filter on ${column}: op.value with op one of eq, neq, gt, gte, lt, lte, like, ilike, in, is (${column}=eq.value).`,
+      schema: { type: 'string', pattern: shorthandPattern(table.readableTypes[column]!) },
+      description: `Shorthand filter on ${column} (${table.readableTypes[column]}): op.value with op one of eq, neq, gt, gte, lt, lte, like and ilike (text), in.(a,b), is (${column}=eq.value); the pattern is exactly what the server accepts, except two things no portable pattern states: numbers beyond range or impossible dates, and a value holding an unpaired UTF-16 surrogate, which is refused too.`,
     }));
 
   return {
@@ -110,9 +180,10 @@ export function tablePaths(table: TableModel): Record<string, object> {
       post: {
         operationId: `create${t}`,
         summary: `Create a row of ${table.name}`,
+        description: 'The create rule judges the new row (403 FORBIDDEN when it fails). Left-out columns take their default; the answer is the stored row.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json(ref(names.create)) },
+        requestBody: { required: true, content: json(createBody(table)) },
         responses: { '201': { description: 'The created row.', content: json(single(names.row)) }, ...errorResponses([...common, ...writes, ...BODY]) },
       },
     },
@@ -123,7 +194,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
         description: 'Every row is validated first, then all are written in one transaction. An error message starts with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json({ type: 'array', minItems: 1, maxItems: 10000, items: ref(names.create) }) },
+        requestBody: { required: true, content: json({ type: 'array', minItems: 1, maxItems: 10000, items: createBody(table) }) },
         responses: {
           '201': {
             description: 'The created rows, in the order sent.',
@@ -138,6 +209,7 @@ export function tablePaths(table: TableModel): Record<string, object> {
       get: {
         operationId: `get${t}`,
         summary: `Get a row of ${table.name}`,
+        description: 'A row outside the view rule answers 404 ROW_NOT_FOUND, as a missing one does. expand= embeds related rows under "expand".',
         tags,
         security: DATA_SECURITY,
         parameters: [{ ...EXPAND_PARAMETER, in: 'query', required: false }],
@@ -146,14 +218,16 @@ export function tablePaths(table: TableModel): Record<string, object> {
       patch: {
         operationId: `update${t}`,
         summary: `Change a row of ${table.name}`,
+        description: 'Changes only the columns the body names; the others keep their values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json(ref(names.update)) },
+        requestBody: { required: true, content: json(updateBody(table)) },
         responses: { '200': { description: 'The changed row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', ...writes, ...BODY]) },
       },
       delete: {
         operationId: `delete${t}`,
         summary: `Delete a row of ${table.name}`,
+        description: 'A row outside the delete rule answers 404 ROW_NOT_FOUND. Rows of other tables that reference it follow their on_delete (a restrict answers 409 CONFLICT_REFERENCE).',
         tags,
         security: DATA_SECURITY,
         responses: { '204': { description: 'Deleted.' }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE', ...BODY]) },

@@ -3,6 +3,7 @@
  * the data API of every table and, with an auth table, the auth endpoints. Deterministic:
  * the same schema always gives the same bytes (keys sorted at every level).
  */
+import { seesTable, type Audience } from './audience.js';
 import { authPaths } from './auth-paths.js';
 import { AGGREGATE_GROUP_SCHEMA, LIST_META_SCHEMA, tableComponents, tablePaths } from './data-paths.js';
 import { ERROR_ENVELOPE_SCHEMA } from './error-responses.js';
@@ -27,19 +28,25 @@ const SECURITY_SCHEMES = {
   PlatformKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Key', description: "The server operator's platform key: the admin key's powers on every project." },
 };
 
-/** Builds the document for a project's schema model. */
-export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget): OpenApiDocument {
+/**
+ * Builds the document for a project's schema model, as `audience` sees the API: everything
+ * for the admin key; for the pk_ key only the operations whose rules are not null, and only
+ * the row schemas of tables it may call (plus the auth table's, which the auth answers carry).
+ */
+export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget, audience: Audience = 'admin'): OpenApiDocument {
   const paths: Record<string, object> = {};
   const schemas: Record<string, object> = { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA, ListMeta: LIST_META_SCHEMA, AggregateGroup: AGGREGATE_GROUP_SCHEMA };
+  const visible = model.tables.filter((t) => seesTable(t, audience));
   for (const table of model.tables) {
-    Object.assign(paths, tablePaths(table));
-    Object.assign(schemas, tableComponents(table));
+    if (!seesTable(table, audience) && !table.authTable) continue;
+    Object.assign(paths, tablePaths(table, audience));
+    Object.assign(schemas, tableComponents(table, model, audience));
   }
   if (model.authTable) Object.assign(paths, authPaths(model.authTable));
   Object.assign(paths, realtimePaths());
   const tags = [
     ...(model.authTable ? [{ name: 'auth', description: `Email and password sign-in for the users of "${model.authTable.name}".` }] : []),
-    ...model.tables.map((t) => ({ name: t.name, description: `The rows of "${t.name}".` })),
+    ...visible.map((t) => ({ name: t.name, description: `The rows of "${t.name}".` })),
     { name: 'realtime', description: 'Server-sent events of row changes, filtered by the table rules.' },
   ];
   return sortKeys({
@@ -47,8 +54,11 @@ export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget)
     info: {
       title: `Rowbase project ${target.projectId}`,
       version: model.version,
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
-        'The data API of every table and, when the project has an auth table, its auth endpoints, as they are now. ' +
+        (audience === 'admin'
+          ? 'The data API of every table and, when the project has an auth table, its auth endpoints, as they are now. '
+          : 'The API as a client with the publishable key (pk_) sees it: only the tables and operations whose rules are not null (the admin key sees every table and operation), and the auth endpoints when the project has an auth table. ') +
         'Every error answers {"error": {"code", "message", "suggestion"}}. The admin endpoints (/v1/...) are described in docs/schema.md and docs/auth.md.',
     },
     servers: [{ url: `${target.publicUrl.replace(/\/+$/, '')}/p/${encodeURIComponent(target.projectId)}` }],

@@ -14,8 +14,10 @@ import { buildTypeDeclarations } from './typescript-declarations.js';
 export interface ProjectArtefacts {
   readonly model: SchemaModel;
   readonly document: OpenApiDocument;
-  /** The document as JSON text (what GET /p/{id}/v1/openapi.json sends). */
+  /** The document as JSON text (what GET /p/{id}/v1/openapi.json sends to the admin key). */
   readonly json: string;
+  /** The document as the pk_ key sees the API, as JSON text (built on first use). */
+  publicJson(): string;
   /** The TypeScript declarations (built on first use). */
   types(): string;
 }
@@ -25,11 +27,13 @@ export function buildArtefacts(definitions: readonly TableDefinition[], target: 
   const model = buildSchemaModel(definitions);
   const document = buildOpenApiDocument(model, target);
   let types: string | undefined;
+  let publicJson: string | undefined;
   return Object.freeze({
     model,
     document,
     json: JSON.stringify(document, null, 2),
     types: () => (types ??= buildTypeDeclarations(model, target.projectId)),
+    publicJson: () => (publicJson ??= JSON.stringify(buildOpenApiDocument(model, target, 'public'), null, 2)),
   });
 }
 

@@ -48,6 +48,13 @@ export async function use(): Promise<string> {
   const task = await tasks.get(created.id, { expand: ['notes(task)'] });
   const firstNote: string | null | undefined = task.expand['notes(task)'][0]?.text;
   void [taskTitle, siblings, firstNote];
+  // Realtime events carry the subscribed table's printed row.
+  const stop = rowbase.realtime.subscribe('notes', (event) => {
+    if (event.action !== 'reset') void (event.record.text satisfies string | null);
+  });
+  stop();
+  // @ts-expect-error a realtime topic of a table the project does not have
+  rowbase.realtime.subscribe('notez', () => undefined);
   // @ts-expect-error an expand path the table does not have
   await notes.list({ expand: ['tsk'] });
   // @ts-expect-error the expanded task may be null
@@ -114,6 +121,6 @@ describe('@rowbase/client typed by `rowbase types`', () => {
     const marked = await compile(USAGE);
     assert.equal(marked.code, 0, `tsc refused:\n${marked.output}`);
     const unmarked = await compile(USAGE.replaceAll('// @ts-expect-error', '//'));
-    assert.equal((unmarked.output.match(/error TS/g) ?? []).length, 9, `each misuse is an error of its own:\n${unmarked.output}`);
+    assert.equal((unmarked.output.match(/error TS/g) ?? []).length, 10, `each misuse is an error of its own:\n${unmarked.output}`);
   });
 });

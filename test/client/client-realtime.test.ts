@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { RealtimeEvent } from '../../packages/client/src/index.js';
+import type { RealtimeClient, RealtimeEvent } from '../../packages/client/src/index.js';
 import { PASSWORD, signUp } from '../helpers/auth-fixtures.js';
-import { createClientProject, recordedClient } from '../helpers/client-project.js';
+import { createClientProject, recordedClient, type TasksRow } from '../helpers/client-project.js';
 import { putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -66,7 +66,7 @@ describe('client.realtime.subscribe', () => {
       return fetch(input, { ...init, signal: cut.signal });
     });
     const { client, sent } = recordedClient(server, project, { fetch: subscriptions.fetch });
-    const seen: RealtimeEvent[] = [];
+    const seen: RealtimeEvent<TasksRow>[] = [];
     const stop = client.realtime.subscribe('tasks', (event) => seen.push(event));
     // Stopped however the test ends: an open stream would keep server.close() waiting.
     try {
@@ -80,7 +80,7 @@ describe('client.realtime.subscribe', () => {
       await adminCreate('tasks', { title: 't3' });
       await until(() => seen.length >= 4, 'a live event after the replay');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${(e.record as { title: string }).title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3']);
+      assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${e.record.title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3']);
       const posts = sent.filter((r) => r.method === 'POST' && r.path.endsWith('/realtime'));
       assert.equal(posts.length, 2, 'one subscription call per stream');
     } finally {
@@ -95,7 +95,8 @@ describe('client.realtime.subscribe', () => {
     await client.auth.signUp({ email: 'me@example.com', password: PASSWORD });
     const me = client.auth.user!;
     const seen: RealtimeEvent[] = [];
-    const stop = client.realtime.subscribe('notes', (event) => seen.push(event));
+    // notes is declared by this file only, not in the fixture's Database type: subscribe untyped.
+    const stop = (client.realtime as unknown as RealtimeClient).subscribe('notes', (event) => seen.push(event));
     try {
       await until(() => subscriptions.answered() === 1, 'the subscription call');
       await adminCreate('notes', { title: 'theirs', owner: other.user.id });

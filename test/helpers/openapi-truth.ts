@@ -4,6 +4,13 @@
  * against the schema the project's document gives for that path, method and status. The
  * document is built in-process from the server's own services (cached per schema version,
  * so no key is needed); validators are compiled once per document and response.
+ *
+ * The same document object is what GET /v1/openapi.json serves as JSON and what client
+ * generators turn into types, so an answer that validates here also fits those types, with one
+ * exception this helper also guards, once per document: openapi-typescript makes a property
+ * with a `default` in a component schema required, which JSON Schema does not. A component
+ * carrying `default` fails the check (test/scenarios/admin-openapi-typescript.test.ts compiles
+ * real answers against the generated types).
  * `ROWBASE_OPENAPI_CHECK=off` turns the check off (for debugging only).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -35,9 +42,29 @@ interface Compiled {
 }
 const compiled = new WeakMap<OpenApiDocument, Compiled>();
 
+/** JSON pointers of `default` keywords under `components` (where generators read them as "always present"). */
+export function defaultsInComponents(document: OpenApiDocument): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown, pointer: string): void => {
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, child] of Object.entries(value)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      // A property named "default" is a column, not the keyword.
+      if (key === 'default' && !pointer.endsWith('/properties')) found.push(at);
+      walk(child, at);
+    }
+  };
+  walk(document.components, '#/components');
+  return found;
+}
+
 function compiledFor(document: OpenApiDocument): Compiled {
   let entry = compiled.get(document);
   if (!entry) {
+    const defaults = defaultsInComponents(document);
+    if (defaults.length > 0) {
+      throw new OpenApiMismatch(`OpenAPI: generated types would make these defaulted properties required, unlike the server's answers: ${defaults.slice(0, 5).join(', ')}`);
+    }
     // Fast formats: the email check is the same WHATWG rule the server applies.
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateFormats: true }), { mode: 'fast' });
     entry = { ajv, validators: new Map() };

@@ -68,8 +68,11 @@ describe('GET /p/{id}/v1/openapi.json', () => {
 
   it('column types and options become schema keywords; system columns read-only; password write-only', async () => {
     const doc = await documentOf(projects['every-option']!);
-    const { TasksRow: row, TasksCreate: create, TasksUpdate: update, AppUsersRow: userRow, AppUsersCreate: userCreate } = doc.components.schemas;
-    assert.deepEqual(row.properties.title, { type: 'string', maxLength: 200 });
+    const { TasksRow: row, AppUsersRow: userRow } = doc.components.schemas;
+    const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
+    const [create, update, userCreate] = [body('/api/tasks', 'post'), body('/api/tasks/{row_id}', 'patch'), body('/api/app_users', 'post')];
+    assert.deepEqual(body('/api/tasks/bulk', 'post').items, create, 'each bulk item is a create body');
+    assert.deepEqual(row.properties.title, { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$', description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.' });
     assert.deepEqual(row.properties.label.enum, ['a', 'b', null]);
     assert.deepEqual(row.properties.priority, { type: 'integer', minimum: 1, maximum: 5 });
     assert.deepEqual(row.properties.score.type, ['number', 'null']);
@@ -81,7 +84,7 @@ describe('GET /p/{id}/v1/openapi.json', () => {
     assert.ok(!create.required.includes('priority'), 'a required column with a default may be left out');
     assert.equal(create.properties.priority.default, 3);
     assert.equal(create.properties.created_at, undefined, 'no system timestamps in a create body');
-    assert.deepEqual(update.required, []);
+    assert.equal(update.required, undefined, 'a PATCH body requires nothing');
     assert.equal(update.properties.id, undefined);
     assert.equal(userRow.properties.password, undefined, 'password is never read');
     assert.equal(userCreate.properties.password.writeOnly, true);

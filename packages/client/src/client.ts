@@ -34,7 +34,7 @@ export interface RowbaseClient<D extends DatabaseShape<D>, U> {
   /** The data API of one table. */
   table<N extends keyof D & string>(name: N): TableClient<D[N]>;
   /** Row changes as they commit: `realtime.subscribe(topic, handler)`, reconnecting and resuming by itself. */
-  readonly realtime: RealtimeClient;
+  readonly realtime: RealtimeClient<D>;
 }
 
 /**
@@ -57,7 +57,7 @@ export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = A
     state,
   );
   const auth = new AuthClient<U>(requester, state);
-  const realtime = new RealtimeClient(requester as Requester<unknown>, { url, project: options.project, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) }, state as SessionState<unknown>);
+  const realtime = new RealtimeClient<D>(requester as Requester<unknown>, { url, project: options.project, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) }, state as SessionState<unknown>);
   return {
     auth,
     realtime,

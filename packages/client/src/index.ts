@@ -29,6 +29,7 @@ export type {
   ListMeta,
   ListOptions,
   ListResult,
+  RealtimeTopic,
   RelationsOf,
   RelationTypes,
   Selected,
@@ -37,6 +38,8 @@ export type {
   SessionInfo,
   SortKey,
   TableTypes,
+  TopicRow,
+  TopicTable,
   UntypedDatabase,
   WithExpand,
 } from './types.js';

@@ -8,6 +8,7 @@
  */
 import type { Requester } from './request.js';
 import type { SessionState } from './session-state.js';
+import type { RealtimeTopic, TopicRow, UntypedDatabase } from './types.js';
 
 /** A row change, or `reset`: the server could not replay what was missed; reload what you show. */
 export type RealtimeEvent<R = Record<string, unknown>> =
@@ -29,8 +30,11 @@ export interface RealtimeConfig {
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 10_000;
 
-/** The realtime sub-client. */
-export class RealtimeClient {
+/**
+ * The realtime sub-client. `D` is the `Database` of `createClient<Database>`: topics must name
+ * one of its tables, and events carry that table's `Row`.
+ */
+export class RealtimeClient<D = UntypedDatabase> {
   private readonly handlers = new Map<string, Set<RealtimeHandler<never>>>();
   private controller: AbortController | undefined;
   private clientId: string | undefined;
@@ -51,10 +55,10 @@ export class RealtimeClient {
 
   /**
    * Calls `handler` with every change of `topic` ("table", "table/ROW_ID" or
-   * "table?filter=<url-encoded filter>") the current session may see. Returns the function
-   * that stops it.
+   * "table?filter=<url-encoded filter>") the current session may see, its `record` typed as
+   * that table's row. Returns the function that stops it.
    */
-  subscribe<R = Record<string, unknown>>(topic: string, handler: RealtimeHandler<R>): () => void {
+  subscribe<T extends RealtimeTopic<D>>(topic: T, handler: RealtimeHandler<TopicRow<D, T>>): () => void {
     let set = this.handlers.get(topic);
     const isNew = set === undefined;
     if (!set) this.handlers.set(topic, (set = new Set()));

@@ -89,6 +89,18 @@ export type GenericRow = Record<string, unknown>;
 /** The database assumed without a generated `Database` type: any table, any columns. */
 export type UntypedDatabase = Record<string, { Row: GenericRow; Create: GenericRow; Update: GenericRow }>;
 
+/**
+ * A realtime topic of one of D's tables: `"tasks"`, `"tasks/ROW_ID"` or
+ * `"tasks?filter=<url-encoded filter>"`. Without a generated `Database`, any string.
+ */
+export type RealtimeTopic<D> = { [N in keyof D & string]: N | `${N}/${string}` | `${N}?filter=${string}` }[keyof D & string];
+
+/** The table a realtime topic names (the part before `/` or `?`). */
+export type TopicTable<T extends string> = T extends `${infer N}/${string}` ? N : T extends `${infer N}?${string}` ? N : T;
+
+/** The row type the events of topic T carry: the `Row` of the table it names, as `table(name)` returns it. */
+export type TopicRow<D, T extends string> = TopicTable<T> extends keyof D ? (D[TopicTable<T>] extends { Row: infer R } ? R : GenericRow) : GenericRow;
+
 /** The signed-in user: the auth-table row (never a password). Custom columns are `unknown`. */
 export interface AuthUser {
   id: string;

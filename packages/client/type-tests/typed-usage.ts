@@ -128,6 +128,40 @@ export async function typedCalls(): Promise<void> {
   rowbase.table('nope');
 }
 
+// --- Realtime: topics name a table of the Database; events carry that table's Row, as table(name) returns it. ---
+export function typedRealtime(): () => void {
+  const stopAll = rowbase.realtime.subscribe('tasks', (event) => {
+    if (event.action === 'reset') return;
+    const title: string = event.record.title;
+    const priority: number | null = event.record.priority;
+    const action: 'create' | 'update' | 'delete' = event.action;
+    void [title, priority, action, event.id];
+    // @ts-expect-error: a column the table does not have
+    void event.record.titel;
+    // @ts-expect-error: a value typed by the row (title is a string)
+    const wrong: number = event.record.title;
+    void wrong;
+  });
+  const stopOne = rowbase.realtime.subscribe('tasks/0190f0c4-1', (event) => {
+    if (event.action !== 'reset') void (event.record.done satisfies boolean);
+  });
+  const stopFiltered = rowbase.realtime.subscribe(`tasks?filter=${encodeURIComponent('done = false')}`, (event) => {
+    if (event.action !== 'reset') void (event.record.owner satisfies string | null);
+  });
+  const stopUsers = rowbase.realtime.subscribe('users', (event) => {
+    // @ts-expect-error: the reset event carries no record
+    void event.record;
+    if (event.action !== 'reset') void (event.record.email satisfies string);
+  });
+  // @ts-expect-error: a table the database does not have
+  rowbase.realtime.subscribe('taskz', () => undefined);
+  // @ts-expect-error: a row-id topic of a table the database does not have
+  rowbase.realtime.subscribe('taskz/1', () => undefined);
+  // @ts-expect-error: the handler expects another table's row
+  rowbase.realtime.subscribe('tasks', (event: { action: 'create'; record: UsersRow; id: string } | { action: 'reset' }) => void event);
+  return () => [stopAll, stopOne, stopFiltered, stopUsers].forEach((stop) => stop());
+}
+
 // --- Interfaces qualify as a Database too (the constraint is a mapped type, not an index signature). ---
 interface InterfaceDatabase {
   notes: { Row: { id: string; body: string }; Create: { body: string }; Update: { body?: string } };
@@ -152,6 +186,14 @@ export async function untypedCalls(): Promise<void> {
   const text: string = row.whatever;
   const { data } = await untyped.table('anything').list({ select: ['a', 'b'], sort: '-a', where: { a: 'eq.1' } });
   void [value, text, data[0]?.c];
+  // Realtime without a Database: any topic, records of unknown columns.
+  untyped.realtime.subscribe('anything?filter=a%3D1', (event) => {
+    if (event.action === 'reset') return;
+    const column: unknown = event.record.whatever;
+    // @ts-expect-error: values are unknown until narrowed
+    const narrowed: string = event.record.whatever;
+    void [column, narrowed];
+  })();
 }
 
 // --- Errors: one class with status, code, message, suggestion. ---

@@ -1,8 +1,10 @@
 /**
- * The page of GET /p/{id}/docs: an HTML shell, its script and its style. The script reads
- * the admin key from a form field (never a URL), fetches the OpenAPI document with it in
- * X-Admin-Key, and hands the document to Swagger UI. No inline script: the page's CSP
- * allows scripts from this server only.
+ * The page of GET /p/{id}/docs: an HTML shell, its script and its style. The script reads a
+ * key from a form field (never a URL): the admin key (sent in X-Admin-Key: the whole API) or
+ * the publishable key (sent in X-Api-Key: the API as an anonymous client sees it, so the page
+ * can be shared with front-end developers). It fetches the OpenAPI document with that header
+ * and hands it to Swagger UI. No inline script: the page's CSP allows scripts from this
+ * server only.
  */
 import { escapeHtml } from '../../auth/auth-emails.js';
 
@@ -23,12 +25,14 @@ export function docsPageHtml(projectId: string): string {
 <header class="rb-key">
 <h1>API reference of project <code>${id}</code></h1>
 <form id="rb-key-form" autocomplete="off">
-<label for="rb-admin-key">Admin key</label>
-<input id="rb-admin-key" type="password" placeholder="sk_..." required spellcheck="false" autocomplete="off">
+<label for="rb-key">Publishable or admin key</label>
+<input id="rb-key" type="password" placeholder="pk_... or sk_..." required spellcheck="false" autocomplete="off">
 <button type="submit">Show the reference</button>
 </form>
 <p id="rb-key-status" role="status"></p>
-<p class="rb-note">The key is sent in the X-Admin-Key header to read this project's OpenAPI document and is kept only in this page's memory.</p>
+<p class="rb-note">With the publishable key (pk_) the reference shows the API as an anonymous client sees it: only the tables and operations whose rules are not null. Share this page and that key with front-end developers. The admin key (sk_) shows every table and operation; keep it to yourself.</p>
+<p class="rb-note">The key is sent in a header (X-Api-Key or X-Admin-Key) to read this project's OpenAPI document, never in a URL, and is kept only in this page's memory.</p>
+<p id="rb-audience" class="rb-audience"></p>
 </header>
 <main id="swagger-ui"></main>
 <script src="${assets}/swagger-ui-bundle.js"></script>
@@ -46,14 +50,19 @@ export const DOCS_PAGE_SCRIPT = `'use strict';
 (function () {
   var project = document.body.getAttribute('data-project');
   var form = document.getElementById('rb-key-form');
-  var input = document.getElementById('rb-admin-key');
+  var input = document.getElementById('rb-key');
   var status = document.getElementById('rb-key-status');
+  var audience = document.getElementById('rb-audience');
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     var key = input.value.trim();
     if (!key) return;
+    // The prefix says which key it is; the server checks it all the same.
+    var publishable = key.indexOf('pk_') === 0;
+    var headers = publishable ? { 'X-Api-Key': key } : { 'X-Admin-Key': key };
     status.textContent = 'Loading the document...';
-    fetch('/p/' + encodeURIComponent(project) + '/v1/openapi.json', { headers: { 'X-Admin-Key': key }, cache: 'no-store' })
+    audience.textContent = '';
+    fetch('/p/' + encodeURIComponent(project) + '/v1/openapi.json', { headers: headers, cache: 'no-store' })
       .then(function (response) {
         return response.json().then(function (body) { return { ok: response.ok, body: body }; });
       })
@@ -64,8 +73,11 @@ export const DOCS_PAGE_SCRIPT = `'use strict';
           return;
         }
         status.textContent = '';
+        audience.textContent = publishable
+          ? 'Showing the API as the publishable key sees it: only the tables and operations its rules allow.'
+          : 'Showing the whole API, as the admin key sees it.';
         var ui = SwaggerUIBundle({ spec: result.body, dom_id: '#swagger-ui', validatorUrl: null, deepLinking: false, persistAuthorization: false });
-        ui.preauthorizeApiKey('AdminKey', key);
+        ui.preauthorizeApiKey(publishable ? 'ApiKey' : 'AdminKey', key);
       })
       .catch(function () {
         status.textContent = 'The document could not be loaded. Check the connection and retry.';
@@ -82,6 +94,7 @@ export const DOCS_PAGE_STYLE = `body { margin: 0; font-family: system-ui, sans-s
 .rb-key input { min-width: 22rem; padding: 6px 8px; font-family: monospace; }
 .rb-key button { padding: 6px 12px; }
 .rb-note { color: #555; font-size: 0.875rem; margin: 8px 0 0; }
-#rb-key-status:empty { display: none; }
+#rb-key-status:empty, #rb-audience:empty { display: none; }
+.rb-audience { margin: 8px 0 0; font-weight: 600; }
 #rb-key-status { color: #b00020; }
 `;

@@ -1,7 +1,8 @@
 /**
  * GET /p/{id}/docs: an interactive reference of the project's OpenAPI document (Swagger UI,
- * served from this server, no CDN). The page is public; it asks for the admin key in a form
- * and fetches the document with it in a header, so the key never appears in a URL.
+ * served from this server, no CDN). The page is public; it asks for the publishable or the
+ * admin key in a form and fetches the document with it in a header, so the key never appears
+ * in a URL.
  */
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -22,7 +22,7 @@ describe('openapi schema model', () => {
     assert.deepEqual(users!.readable, ['id', 'created_at', 'updated_at', 'email', 'email_verified', 'nickname']);
     assert.deepEqual(users!.row.required, users!.readable);
     assert.equal(users!.row.properties.password, undefined);
-    assert.deepEqual(tasks!.row.properties.title, { type: 'string', maxLength: 200 });
+    assert.deepEqual(tasks!.row.properties.title, { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$', description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.' });
     assert.deepEqual(tasks!.row.properties.ratio, { type: ['number', 'null'] });
     assert.deepEqual(tasks!.row.properties.status!.enum, ['open', 'on hold', 'closed', null]);
   });
