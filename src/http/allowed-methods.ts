@@ -57,11 +57,13 @@ export function methodNotAllowed(method: string, url: string, allowed: readonly 
 }
 
 /**
- * The answer for a request no route took: 405 when the path exists with other methods,
- * else 404 NOT_FOUND.
+ * The answer for a request no route took (or whose route called notFound): 405 when the path
+ * exists with other methods only, else 404 NOT_FOUND.
  */
 export function noRouteError(app: FastifyInstance, method: string, url: string): AppError {
   const allowed = allowedMethods(app, url);
-  if (allowed.length > 0) return methodNotAllowed(method, url, allowed);
+  // A route of this very method took the request and found nothing (a missing static asset
+  // under GET /_/*): that is a 404, not a wrong method.
+  if (allowed.length > 0 && !allowed.includes(method.toUpperCase())) return methodNotAllowed(method, url, allowed);
   return new AppError('NOT_FOUND', { message: `No route matches ${method} ${url.split('?')[0]}.` });
 }

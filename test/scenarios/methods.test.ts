@@ -31,7 +31,7 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
     ['PATCH', `/p/${project.id}/auth/me`, 'GET, HEAD, OPTIONS', 'GET'],
     ['PUT', `/p/${project.id}/realtime`, 'GET, POST, OPTIONS', 'GET or POST'], // the event stream has no HEAD
     ['POST', `/p/${project.id}/v1/tables`, 'GET, HEAD', 'GET'],
-    ['PATCH', `/p/${project.id}/v1/tables/tasks`, 'GET, HEAD, PUT, DELETE', 'GET, PUT or DELETE'],
+    ['POST', `/p/${project.id}/v1/tables/tasks`, 'GET, HEAD, PUT, PATCH, DELETE', 'GET, PUT, PATCH or DELETE'],
     ['PUT', '/v1/projects', 'GET, HEAD, POST', 'GET or POST'],
     ['PATCH', '/v1/projects/some-project', 'GET, HEAD, DELETE', 'GET or DELETE'],
     ['DELETE', '/health', 'GET, HEAD', 'GET'],
@@ -46,6 +46,12 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
       assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
       assert.equal(response.body.error.suggestion, `Use ${named} on ${path}.`, `${method} ${path}`);
     }
+  });
+
+  it('a route of the method itself that finds nothing stays 404 NOT_FOUND (a missing dashboard asset), never 405', async () => {
+    const response = await server.request('GET', '/_/assets/missing.js');
+    assertError(response, 404, 'NOT_FOUND');
+    assert.equal(response.headers.get('allow'), null);
   });
 
   it('answers PUT /p/{id}/api/{table} before reading credentials or body: "Use GET or POST"', async () => {
