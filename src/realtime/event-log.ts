@@ -3,6 +3,10 @@
  * every end of an identity (logout, password change...), as numbered entries in the project's
  * own database (`_rb_events`, with the counter row `_rb_event_state`).
  *
+ * Every write is logged on both engines, whether or not a stream listens: the log is what a
+ * `since` resumes from, and it must outlive the process (a restart keeps it, the trim alone
+ * removes entries, after the kept window).
+ *
  * Numbers come from the log's own sequence (AUTOINCREMENT on SQLite, a PostgreSQL sequence),
  * taken by the last statement of the writing transaction. SQLite commits one writer at a time,
  * so its numbers are gap-free and in commit order. On PostgreSQL a number may become visible
@@ -49,12 +53,6 @@ export interface LogState {
 
 /** Told about entries once their transaction committed (the hub); may ignore them. */
 export interface ChangeFeed {
-  /**
-   * False when no stream of the project could want this write's events, now or by a `since`
-   * resume (then the write skips the log: writes cost nothing extra while nobody listens).
-   * Ask inside the writing transaction.
-   */
-  logs(projectId: string): boolean;
   committed(projectId: string, events: readonly LoggedEvent[]): void;
 }
 
@@ -94,17 +92,6 @@ export async function appendRowChanges(tx: Executor, changes: readonly RowChange
 /** Appends the end of an identity with `tx`, inside the transaction that ends it. */
 export async function appendIdentityChange(tx: Executor, change: IdentityChange, now: string): Promise<void> {
   await insert(tx, [[now, IDENTITY, 'identity', JSON.stringify(change)]]);
-}
-
-/**
- * Records that writes may have gone unlogged until now: appends a marker entry and moves
- * `trimmed_through` to it, so a `since` from before gets `reset` instead of a silent gap.
- */
-export async function markDiscontinuity(db: Database, now: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [seq] = await insert(tx, [[now, IDENTITY, 'identity', '{}']]);
-    await tx.run({ kind: 'update', table: STATE, set: [{ column: TRIMMED, value: sql.value(seq!, 'integer') }], where: STATE_ROW });
-  });
 }
 
 /** Entries numbered after `after`, in order, at most `limit`. */

@@ -14,7 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
-import { markDiscontinuity, readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
+import { readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
@@ -54,12 +54,6 @@ export interface RealtimeHubDeps {
   /** The project's current state (keys, JWT secret), undefined once it is deleted. */
   readonly projectState: (projectId: string) => Promise<ProjectState | undefined>;
   readonly wakeups?: EventWakeups;
-  /**
-   * Several processes share the storage: another process's streams may want any write, so
-   * every write is logged. Otherwise (SQLite) only while a stream is open or closed less than
-   * `keepMs` ago.
-   */
-  readonly shared: boolean;
   readonly log: { warn(object: object, message: string): void };
   readonly limits?: Partial<RealtimeLimits>;
 }
@@ -91,8 +85,6 @@ export class RealtimeHub implements ChangeFeed {
   private readonly written = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
-  /** Clock time the last stream of a project closed (unshared storage: how long writes are still logged). */
-  private readonly lastClosed = new Map<string, number>();
   /** Clients with frames to write at the end of this event-loop turn. */
   private readonly flushes = new FlushQueue();
   /**
@@ -237,13 +229,6 @@ export class RealtimeHub implements ChangeFeed {
     if (client.identityVersion !== identity) this.bindings++;
   }
 
-  /** ChangeFeed: whether a write to the project must be logged (see `RealtimeHubDeps.shared`). */
-  logs(projectId: string): boolean {
-    if (this.deps.shared || this.feeds.has(projectId)) return true;
-    const closed = this.lastClosed.get(projectId);
-    return closed !== undefined && this.deps.clock.now() - closed < this.limits.keepMs;
-  }
-
   /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
   committed(projectId: string, events: readonly LoggedEvent[]): void {
     if (events.length === 0) return;
@@ -284,11 +269,7 @@ export class RealtimeHub implements ChangeFeed {
   private feed(projectId: string): Promise<Feed> {
     let pending = this.feeds.get(projectId);
     if (!pending) {
-      // Writes went unlogged while nobody listened: a `since` from before must get `reset`.
-      const unlogged = !this.logs(projectId);
-      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => {
-        if (unlogged) await markDiscontinuity(db, new Date(this.deps.clock.now()).toISOString());
-        return {
+      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => ({
         projectId,
         cursor: (await readLogState(db)).lastSeq,
         clients: new Set<RealtimeClient>(),
@@ -297,8 +278,7 @@ export class RealtimeHub implements ChangeFeed {
         state: undefined,
         gap: undefined,
         pathless: new WeakMap(),
-        } satisfies Feed;
-      });
+      }) satisfies Feed);
       this.feeds.set(projectId, pending);
       pending.catch(() => this.feeds.delete(projectId));
     }
@@ -310,11 +290,7 @@ export class RealtimeHub implements ChangeFeed {
     const pending = this.feeds.get(client.projectId);
     void pending?.then((feed) => {
       feed.clients.delete(client);
-      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) {
-        this.feeds.delete(client.projectId);
-        if (this.lastClosed.size > 100_000) this.lastClosed.clear();
-        this.lastClosed.set(client.projectId, this.deps.clock.now());
-      }
+      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
     });
   }
 
