@@ -5,9 +5,9 @@
  * whether it wrote.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { resultColumns, type ColumnRef, type SelectStatement } from '../../query/sql-tree.js';
+import { resultColumns, type ColumnRef, type InsertStatement, type SelectStatement } from '../../query/sql-tree.js';
 import type { Executor, Row, TableChange } from '../types.js';
-import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
+import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { echoedInsertRow } from './sqlite-insert-echo.js';
@@ -86,12 +86,7 @@ export class SqliteStatements {
     if (statement.kind !== 'select') this.writes++;
     try {
       const columns = resultColumns(statement);
-      if (statement.kind === 'insert' && statement.rows.length > 1) {
-        // One prepared single-row statement per row: no variable limit, and fast in a transaction.
-        const out: Row[] = [];
-        for (const row of statement.rows) out.push(...this.all({ ...statement, rows: [row] }));
-        return out;
-      }
+      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, true).rows;
       if (statement.kind === 'insert') {
         const echoed = echoedInsertRow(statement, (table) => this.isStrict(table));
         if (echoed) {
@@ -112,11 +107,49 @@ export class SqliteStatements {
         prepared.run(...(params as never[]));
         return [];
       }
-      const raws = prepared.all(...(params as never[])) as Record<string, unknown>[];
+      // Object mode: insertEach may have left this statement (same SQL text) in raw mode.
+      const raws = prepared.raw(false).all(...(params as never[])) as Record<string, unknown>[];
       return raws.map((raw) => decodeRow(raw, columns));
     } catch (error) {
       throw translateSqliteError(error);
     }
+  }
+
+  /**
+   * A multi-row insert as one single-row statement per row: no variable limit, and fast in a
+   * transaction. The single-row SQL is compiled and prepared once and run with each row's
+   * values (a bulk write's event-log entries are hundreds of rows: compiling each was most of
+   * their cost). A row with a null (compiled as the literal NULL, so other SQL text) or one
+   * that echoedInsertRow can answer takes the general path. With `read`, returns what
+   * RETURNING read; always the number of rows written.
+   */
+  private insertEach(statement: InsertStatement, read: boolean): { rows: Row[]; changes: number } {
+    const rows: Row[] = [];
+    let changes = 0;
+    let shared: { readonly prepared: BetterSqlite3.Statement; readonly build: RowBuilder | undefined } | undefined;
+    const types = statement.columns.map((column) => column.type);
+    for (const values of statement.rows) {
+      const single: InsertStatement = { ...statement, rows: [values], ...(!read && { returning: undefined }) };
+      if (values.some((value) => value === null || value === undefined) || (read && echoedInsertRow(single, (table) => this.isStrict(table)))) {
+        if (read) rows.push(...this.all(single));
+        else changes += this.run(single);
+        continue;
+      }
+      if (!shared) {
+        const prepared = this.prepare(compileStatement(single).sql);
+        shared = { prepared, build: prepared.reader ? this.selectBuilder(prepared, resultColumns(single)) : undefined };
+      }
+      const params = values.map((value, i) => encodeSqliteValue(value, types[i]!));
+      if (!shared.build) {
+        changes += shared.prepared.run(...(params as never[])).changes;
+        continue;
+      }
+      // Raw mode every time: the general path may have put this statement in object mode.
+      const raws = shared.prepared.raw(true).all(...(params as never[])) as unknown[][];
+      changes += raws.length;
+      for (const raw of raws) rows.push(shared.build(raw));
+    }
+    return { rows, changes };
   }
 
   /** Puts a prepared select in raw mode and returns its row builder (built once per statement). */
@@ -180,11 +213,7 @@ export class SqliteStatements {
   run(statement: Parameters<Executor['run']>[0]): number {
     this.writes++;
     try {
-      if (statement.kind === 'insert' && statement.rows.length > 1) {
-        let changes = 0;
-        for (const row of statement.rows) changes += this.run({ ...statement, rows: [row], returning: undefined });
-        return changes;
-      }
+      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, false).changes;
       const { sql, params } = compileStatement({ ...statement, returning: undefined });
       return this.prepare(sql).run(...(params as never[])).changes;
     } catch (error) {
