@@ -51,6 +51,14 @@ export interface LogState {
   readonly trimmedThrough: number;
 }
 
+/** Where a new reader of the log starts (`readLogStart`). */
+export interface LogStart {
+  /** The number the reader has passed: every number up to it is settled. */
+  readonly cursor: number;
+  /** The highest visible number. */
+  readonly head: number;
+}
+
 /** Told about entries once their transaction committed (the hub); may ignore them. */
 export interface ChangeFeed {
   committed(projectId: string, events: readonly LoggedEvent[]): void;
@@ -78,6 +86,8 @@ const TRIMMED = col('trimmed_through', 'integer');
 const STATE_ROW = sql.eq('id', 1, 'integer');
 // Rows per INSERT: 4 parameters each stays well under every engine's parameter limit.
 const INSERT_CHUNK = 500;
+// How many of the last entries a new reader checks for numbers still being committed.
+const START_WINDOW = 500;
 
 /**
  * Appends row changes with `tx` (last in the writing transaction, so a number is taken just
@@ -113,6 +123,35 @@ export async function readLogState(db: Executor): Promise<LogState> {
   const trimmedThrough = Number(row?.trimmed_through ?? 0);
   const last = await db.first({ kind: 'select', table: EVENTS, columns: [SEQ], orderBy: [{ column: 'seq', descending: true }], limit: 1 });
   return { lastSeq: Math.max(trimmedThrough, Number(last?.seq ?? 0)), trimmedThrough };
+}
+
+/**
+ * Where a reader that starts now may begin without passing a number still being committed
+ * (`LogStart.cursor`), and the log's head. Where one writer commits at a time (`gaps` false),
+ * both are the head. Otherwise a number missing below the head may belong to a transaction
+ * still committing (docs/realtime.md "Order"): the reader starts just below the lowest
+ * number missing among the last entries, and waits at it like at any gap. Only gaps under an
+ * entry written from `recentFrom` on count: older ones were rolled back long ago.
+ */
+export async function readLogStart(db: Executor, gaps: boolean, recentFrom: string): Promise<LogStart> {
+  const { lastSeq, trimmedThrough } = await readLogState(db);
+  if (!gaps) return { cursor: lastSeq, head: lastSeq };
+  const recent = await db.all({
+    kind: 'select',
+    table: EVENTS,
+    columns: [SEQ, col('created_at', 'text')],
+    where: { kind: 'compare', op: '>', left: sql.column('seq'), right: sql.value(trimmedThrough, 'integer') },
+    orderBy: [{ column: 'seq', descending: true }],
+    limit: START_WINDOW,
+  });
+  let cursor = lastSeq;
+  for (let i = 0; i + 1 < recent.length; i++) {
+    const above = recent[i]!;
+    if (String(above.created_at) < recentFrom) break;
+    const below = Number(recent[i + 1]!.seq);
+    if (below < Number(above.seq) - 1) cursor = below;
+  }
+  return { cursor, head: lastSeq };
 }
 
 /**

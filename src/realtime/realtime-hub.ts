@@ -14,7 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
-import { readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
+import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
@@ -74,6 +74,12 @@ interface Feed {
 const PAGE = 500;
 /** Without a horizon (SQLite, where gaps do not happen), how long a gap is waited out. */
 const GAP_GIVE_UP_MS = 10_000;
+/**
+ * A new feed looks for numbers still being committed under entries written this recently. A
+ * write's `created_at` is taken when its request starts, a little before its number: a
+ * minute covers any write still under way (a gap older than that is a rollback).
+ */
+const START_RECENT_MS = 60_000;
 const GAP_RETRY_MS = 5;
 
 /** Clients, feeds and the timers that keep them honest. */
@@ -269,16 +275,23 @@ export class RealtimeHub implements ChangeFeed {
   private feed(projectId: string): Promise<Feed> {
     let pending = this.feeds.get(projectId);
     if (!pending) {
-      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => ({
-        projectId,
-        cursor: (await readLogState(db)).lastSeq,
-        clients: new Set<RealtimeClient>(),
-        chain: Promise.resolve(),
-        drainQueued: false,
-        state: undefined,
-        gap: undefined,
-        pathless: new WeakMap(),
-      }) satisfies Feed);
+      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => {
+        // Not simply the log's head: on PostgreSQL a lower number may still be committing (a
+        // process starting while writes go on, after a restart say), and a feed never goes back.
+        const recentFrom = new Date(this.deps.clock.now() - START_RECENT_MS).toISOString();
+        const start = await readLogStart(db, db.transactionHorizon !== undefined, recentFrom);
+        if (start.cursor < start.head) setImmediate(() => this.wake(projectId));
+        return {
+          projectId,
+          cursor: start.cursor,
+          clients: new Set<RealtimeClient>(),
+          chain: Promise.resolve(),
+          drainQueued: false,
+          state: undefined,
+          gap: undefined,
+          pathless: new WeakMap(),
+        } satisfies Feed;
+      });
       this.feeds.set(projectId, pending);
       pending.catch(() => this.feeds.delete(projectId));
     }

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import pg from 'pg';
 import { call, freePort, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
@@ -134,7 +135,73 @@ describe('realtime across a server restart', () => {
     await write(14);
     await assertResumed(bySince, [12, 13, 14]);
     await assertResumed(byLastEventId, [12, 13, 14]);
+  });
+
+  it('concurrent writers from the first moment after the restart: a resuming client gets every write once, in id order', async () => {
+    await subscribeWriteAndStop([20]);
+    const url = server.url;
+    const back = reconnect(url).then(async (stream) => {
+      await subscribe(url, admin, stream, last);
+      return stream;
+    });
+    await restart();
+    // Four writers at once: on PostgreSQL their numbers commit out of order, while the
+    // restarted process starts reading the log for the returning client.
+    const written: number[] = [];
+    const writer = async (first: number) => {
+      for (let n = first; n < first + 15; n++) {
+        await write(n);
+        written.push(n);
+      }
+    };
+    await Promise.all([writer(100), writer(200), writer(300), writer(400), back]);
+    const stream = await back;
+    const events = await stream.waitFor(written.length, (e) => e.event === 'items', 15_000);
+    await sleep(300);
+    assert.deepEqual(stream.received().filter((e) => e.event !== 'items').map((e) => e.event), [], 'no reset');
+    assert.deepEqual(rows(events).sort(), [...written].sort(), 'every write once');
+    assert.equal(stream.received().length, written.length, 'no duplicates');
+    const ids = events.map((e) => Number(e.id));
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'in id order');
+    assert.ok(ids[0]! > Number(last));
+  });
+
+  it('PostgreSQL: a number still committing when the restarted process starts reading is replayed in its place, not skipped', { skip: testEngine() !== 'postgres' }, async () => {
+    await subscribeWriteAndStop([30]);
+    await restart();
+    // Two writers as a restarted service sees them: `late` takes the lower number and commits
+    // after `early`, so the log shows the higher one first, while the first client comes back.
+    const early = new pg.Client({ connectionString: database!.url });
+    const held = new pg.Client({ connectionString: database!.url });
+    await Promise.all([early.connect(), held.connect()]);
+    try {
+      const entry = (n: number) => [new Date().toISOString(), 'items', 'create', JSON.stringify({ id: `held-${n}`, n })];
+      const append = 'INSERT INTO p_restart._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq';
+      // As in a real write, each transaction has its id (from its row write) before its number.
+      await early.query('BEGIN');
+      await early.query('SELECT pg_current_xact_id()');
+      await held.query('BEGIN');
+      await held.query('SELECT pg_current_xact_id()');
+      const low = Number((await held.query(append, entry(31))).rows[0].seq);
+      const high = Number((await early.query(append, entry(32))).rows[0].seq);
+      assert.equal(high, low + 1);
+      await early.query('COMMIT');
+      const stream = await reconnect(server.url);
+      await subscribe(server.url, admin, stream, last);
+      await sleep(1_500);
+      assert.deepEqual(rows(stream.received()), [], 'nothing passes a number still being committed');
+      await held.query('COMMIT');
+      await write(33);
+      await assertResumed(stream, [31, 32, 33]);
+    } finally {
+      await early.query('ROLLBACK').catch(() => undefined);
+      await held.query('ROLLBACK').catch(() => undefined);
+      await Promise.all([early.end(), held.end()]);
+    }
+  });
+
+  it('the server stops cleanly at the end', async () => {
     server.child.kill('SIGTERM');
-    await server.exited;
+    assert.deepEqual(await server.exited, { code: 0, signal: null });
   });
 });
