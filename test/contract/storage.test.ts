@@ -198,6 +198,14 @@ for (const factory of await contractEngines()) {
         assert.deepEqual(single, { id: 'ret-4', t: 'four', b: true, doc: { b: 2 }, n: null });
         assert.equal(await db.run({ kind: 'delete', table: 'things', where: { kind: 'like', expr: sql.column('id'), pattern: 'ret-%', caseInsensitive: false, negated: false } }), 4);
       });
+      it('a multi-row insert with RETURNING of 250 rows, every seventh with a null, reads back each row once', async () => {
+        const columns = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp'), c('t', 'text'), c('n', 'integer')];
+        const rows = Array.from({ length: 250 }, (_, i) => [`many-${String(i).padStart(3, '0')}`, STAMP, STAMP, i % 7 === 0 ? null : `t${i}`, i]);
+        const read = await db.transaction((tx) => tx.all({ kind: 'insert', table: 'things', columns, rows, returning: [c('id', 'text'), c('t', 'text'), c('n', 'integer'), c('x', 'number')] }));
+        const expected = rows.map(([id, , , t, n]) => ({ id, t, n, x: null }));
+        assert.deepEqual([...read].sort((a, b) => String(a.id).localeCompare(String(b.id))), expected);
+        assert.equal(await db.run({ kind: 'delete', table: 'things', where: { kind: 'like', expr: sql.column('id'), pattern: 'many-%', caseInsensitive: false, negated: false } }), 250);
+      });
     });
 
     describe('constraint failures are StoreError kinds', () => {

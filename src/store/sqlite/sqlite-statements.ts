@@ -14,6 +14,16 @@ import { echoedInsertRow } from './sqlite-insert-echo.js';
 import { buildRowBuilder, type RowBuilder } from './sqlite-rows.js';
 
 const STATEMENT_CACHE_SIZE = 500;
+/** Rows per statement of a multi-row insert (insertEach): a few prepared texts per shape. */
+const ROWS_PER_INSERT = 100;
+/** Bound parameters per statement: the limit of every SQLite build (newer ones allow 32,766). */
+const SAFE_PARAMETERS = 999;
+
+/** What a multi-row insert read back (RETURNING) and how many rows it wrote. */
+interface InsertResult {
+  readonly rows: Row[];
+  changes: number;
+}
 
 function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
   const row: Row = {};
@@ -116,40 +126,54 @@ export class SqliteStatements {
   }
 
   /**
-   * A multi-row insert as one single-row statement per row: no variable limit, and fast in a
-   * transaction. The single-row SQL is compiled and prepared once and run with each row's
-   * values (a bulk write's event-log entries are hundreds of rows: compiling each was most of
-   * their cost). A row with a null (compiled as the literal NULL, so other SQL text) or one
-   * that echoedInsertRow can answer takes the general path. With `read`, returns what
-   * RETURNING read; always the number of rows written.
+   * A multi-row insert, in statements of up to ROWS_PER_INSERT rows (fewer when the table is
+   * wide) and single-row ones for the rest, each compiled and prepared once per call and run
+   * with the rows' encoded values: a bulk write's event-log entries are hundreds of rows, and
+   * compiling a statement per row was most of their cost. A row holding a null (compiled as
+   * the literal NULL, so other SQL text) or one that echoedInsertRow can answer is written on
+   * its own by the general path. With `read`, returns what RETURNING read, in row order;
+   * always the number of rows written.
    */
-  private insertEach(statement: InsertStatement, read: boolean): { rows: Row[]; changes: number } {
-    const rows: Row[] = [];
-    let changes = 0;
-    let shared: { readonly prepared: BetterSqlite3.Statement; readonly build: RowBuilder | undefined } | undefined;
-    const types = statement.columns.map((column) => column.type);
+  private insertEach(statement: InsertStatement, read: boolean): InsertResult {
+    const out: InsertResult = { rows: [], changes: 0 };
+    const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(SAFE_PARAMETERS / statement.columns.length)));
+    // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
+    const echoable = read && statement.returning !== undefined && statement.returning.every((r) => statement.columns.some((c) => c.name === r.name));
+    let plain: (readonly unknown[])[] = [];
+    const writePlain = () => {
+      let i = 0;
+      for (; i + perStatement <= plain.length; i += perStatement) this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
+      for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], read, out);
+      plain = [];
+    };
+    const single = (values: readonly unknown[]): InsertStatement => ({ ...statement, rows: [values], ...(!read && { returning: undefined }) });
     for (const values of statement.rows) {
-      const single: InsertStatement = { ...statement, rows: [values], ...(!read && { returning: undefined }) };
-      if (values.some((value) => value === null || value === undefined) || (read && echoedInsertRow(single, (table) => this.isStrict(table)))) {
-        if (read) rows.push(...this.all(single));
-        else changes += this.run(single);
+      if (!values.some((value) => value === null || value === undefined) && !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))) {
+        plain.push(values);
         continue;
       }
-      if (!shared) {
-        const prepared = this.prepare(compileStatement(single).sql);
-        shared = { prepared, build: prepared.reader ? this.selectBuilder(prepared, resultColumns(single)) : undefined };
-      }
-      const params = values.map((value, i) => encodeSqliteValue(value, types[i]!));
-      if (!shared.build) {
-        changes += shared.prepared.run(...(params as never[])).changes;
-        continue;
-      }
-      // Raw mode every time: the general path may have put this statement in object mode.
-      const raws = shared.prepared.raw(true).all(...(params as never[])) as unknown[][];
-      changes += raws.length;
-      for (const raw of raws) rows.push(shared.build(raw));
+      writePlain();
+      if (read) out.rows.push(...this.all(single(values)));
+      else out.changes += this.run(single(values));
     }
-    return { rows, changes };
+    writePlain();
+    return out;
+  }
+
+  /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
+  private insertPlain(statement: InsertStatement, rows: readonly (readonly unknown[])[], read: boolean, out: InsertResult): void {
+    const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
+    const prepared = this.prepare(compileStatement(chunk).sql);
+    const params: unknown[] = [];
+    for (const values of rows) for (let i = 0; i < values.length; i++) params.push(encodeSqliteValue(values[i], statement.columns[i]!.type));
+    if (!prepared.reader) {
+      out.changes += prepared.run(...(params as never[])).changes;
+      return;
+    }
+    const build = this.selectBuilder(prepared, resultColumns(chunk));
+    const raws = prepared.all(...(params as never[])) as unknown[][];
+    out.changes += raws.length;
+    for (const raw of raws) out.rows.push(build(raw));
   }
 
   /** Puts a prepared select in raw mode and returns its row builder (built once per statement). */
