@@ -160,11 +160,22 @@ export async function readLogStart(db: Executor, gaps: boolean, recentFrom: stri
  */
 export async function trimEvents(db: Database, cutoff: string): Promise<LogState> {
   return db.transaction(async (tx) => {
+    // The lowest entry to keep, walking up from the oldest: entries follow time closely, so this
+    // reads about as many entries as it trims, with no index on created_at for every write to
+    // maintain. Every entry below it is older than `cutoff`, whatever the order of the others.
+    const kept = await tx.first({
+      kind: 'select',
+      table: EVENTS,
+      columns: [SEQ],
+      where: { kind: 'compare', op: '>=', left: sql.column('created_at'), right: sql.value(cutoff, 'text') },
+      orderBy: [{ column: 'seq', descending: false }],
+      limit: 1,
+    });
     const old = await tx.first({
       kind: 'select',
       table: EVENTS,
-      columns: [col('seq', 'integer')],
-      where: { kind: 'compare', op: '<', left: sql.column('created_at'), right: sql.value(cutoff, 'text') },
+      columns: [SEQ],
+      ...(kept && { where: { kind: 'compare', op: '<', left: sql.column('seq'), right: sql.value(Number(kept.seq), 'integer') } }),
       orderBy: [{ column: 'seq', descending: true }],
       limit: 1,
     });
