@@ -196,6 +196,9 @@ export class RealtimeHub implements ChangeFeed {
     if (!current()) return;
     const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
     if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
+      // The client reloads what it shows: as without `since`, its topics start after the log's
+      // head. Events the feed queued meanwhile (it may lag behind the log) are in the reload.
+      client.lastSeq = Math.max(client.lastSeq, bounds.lastSeq);
       client.send('reset', '{}');
       await this.flushQueued(client, schema);
       return;
