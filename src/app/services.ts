@@ -125,7 +125,6 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     clock,
     projectState: async (id) => registryRef?.find(id),
     ...(storage.eventWakeups && { wakeups: storage.eventWakeups }),
-    shared: storage.capabilities.sharedAcrossProcesses,
     log: { warn: (object, message) => log.warn(object, message) },
     ...(options.realtime && { limits: options.realtime }),
   });

@@ -3,6 +3,10 @@
  * every end of an identity (logout, password change...), as numbered entries in the project's
  * own database (`_rb_events`, with the counter row `_rb_event_state`).
  *
+ * Every write is logged on both engines, whether or not a stream listens: the log is what a
+ * `since` resumes from, and it must outlive the process (a restart keeps it, the trim alone
+ * removes entries, after the kept window).
+ *
  * Numbers come from the log's own sequence (AUTOINCREMENT on SQLite, a PostgreSQL sequence),
  * taken by the last statement of the writing transaction. SQLite commits one writer at a time,
  * so its numbers are gap-free and in commit order. On PostgreSQL a number may become visible
@@ -47,14 +51,16 @@ export interface LogState {
   readonly trimmedThrough: number;
 }
 
+/** Where a new reader of the log starts (`readLogStart`). */
+export interface LogStart {
+  /** The number the reader has passed: every number up to it is settled. */
+  readonly cursor: number;
+  /** The highest visible number. */
+  readonly head: number;
+}
+
 /** Told about entries once their transaction committed (the hub); may ignore them. */
 export interface ChangeFeed {
-  /**
-   * False when no stream of the project could want this write's events, now or by a `since`
-   * resume (then the write skips the log: writes cost nothing extra while nobody listens).
-   * Ask inside the writing transaction.
-   */
-  logs(projectId: string): boolean;
   committed(projectId: string, events: readonly LoggedEvent[]): void;
 }
 
@@ -80,6 +86,8 @@ const TRIMMED = col('trimmed_through', 'integer');
 const STATE_ROW = sql.eq('id', 1, 'integer');
 // Rows per INSERT: 4 parameters each stays well under every engine's parameter limit.
 const INSERT_CHUNK = 500;
+// How many of the last entries a new reader checks for numbers still being committed.
+const START_WINDOW = 500;
 
 /**
  * Appends row changes with `tx` (last in the writing transaction, so a number is taken just
@@ -94,17 +102,6 @@ export async function appendRowChanges(tx: Executor, changes: readonly RowChange
 /** Appends the end of an identity with `tx`, inside the transaction that ends it. */
 export async function appendIdentityChange(tx: Executor, change: IdentityChange, now: string): Promise<void> {
   await insert(tx, [[now, IDENTITY, 'identity', JSON.stringify(change)]]);
-}
-
-/**
- * Records that writes may have gone unlogged until now: appends a marker entry and moves
- * `trimmed_through` to it, so a `since` from before gets `reset` instead of a silent gap.
- */
-export async function markDiscontinuity(db: Database, now: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    const [seq] = await insert(tx, [[now, IDENTITY, 'identity', '{}']]);
-    await tx.run({ kind: 'update', table: STATE, set: [{ column: TRIMMED, value: sql.value(seq!, 'integer') }], where: STATE_ROW });
-  });
 }
 
 /** Entries numbered after `after`, in order, at most `limit`. */
@@ -129,16 +126,56 @@ export async function readLogState(db: Executor): Promise<LogState> {
 }
 
 /**
+ * Where a reader that starts now may begin without passing a number still being committed
+ * (`LogStart.cursor`), and the log's head. Where one writer commits at a time (`gaps` false),
+ * both are the head. Otherwise a number missing below the head may belong to a transaction
+ * still committing (docs/realtime.md "Order"): the reader starts just below the lowest
+ * number missing among the last entries, and waits at it like at any gap. Only gaps under an
+ * entry written from `recentFrom` on count: older ones were rolled back long ago.
+ */
+export async function readLogStart(db: Executor, gaps: boolean, recentFrom: string): Promise<LogStart> {
+  const { lastSeq, trimmedThrough } = await readLogState(db);
+  if (!gaps) return { cursor: lastSeq, head: lastSeq };
+  const recent = await db.all({
+    kind: 'select',
+    table: EVENTS,
+    columns: [SEQ, col('created_at', 'text')],
+    where: { kind: 'compare', op: '>', left: sql.column('seq'), right: sql.value(trimmedThrough, 'integer') },
+    orderBy: [{ column: 'seq', descending: true }],
+    limit: START_WINDOW,
+  });
+  let cursor = lastSeq;
+  for (let i = 0; i + 1 < recent.length; i++) {
+    const above = recent[i]!;
+    if (String(above.created_at) < recentFrom) break;
+    const below = Number(recent[i + 1]!.seq);
+    if (below < Number(above.seq) - 1) cursor = below;
+  }
+  return { cursor, head: lastSeq };
+}
+
+/**
  * Removes entries written before `cutoff` (an ISO time) and moves `trimmed_through` past them.
  * Returns the log's bounds afterwards.
  */
 export async function trimEvents(db: Database, cutoff: string): Promise<LogState> {
   return db.transaction(async (tx) => {
+    // The lowest entry to keep, walking up from the oldest: entries follow time closely, so this
+    // reads about as many entries as it trims, with no index on created_at for every write to
+    // maintain. Every entry below it is older than `cutoff`, whatever the order of the others.
+    const kept = await tx.first({
+      kind: 'select',
+      table: EVENTS,
+      columns: [SEQ],
+      where: { kind: 'compare', op: '>=', left: sql.column('created_at'), right: sql.value(cutoff, 'text') },
+      orderBy: [{ column: 'seq', descending: false }],
+      limit: 1,
+    });
     const old = await tx.first({
       kind: 'select',
       table: EVENTS,
-      columns: [col('seq', 'integer')],
-      where: { kind: 'compare', op: '<', left: sql.column('created_at'), right: sql.value(cutoff, 'text') },
+      columns: [SEQ],
+      ...(kept && { where: { kind: 'compare', op: '<', left: sql.column('seq'), right: sql.value(Number(kept.seq), 'integer') } }),
       orderBy: [{ column: 'seq', descending: true }],
       limit: 1,
     });

@@ -14,7 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
-import { markDiscontinuity, readEvents, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
+import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
@@ -54,12 +54,6 @@ export interface RealtimeHubDeps {
   /** The project's current state (keys, JWT secret), undefined once it is deleted. */
   readonly projectState: (projectId: string) => Promise<ProjectState | undefined>;
   readonly wakeups?: EventWakeups;
-  /**
-   * Several processes share the storage: another process's streams may want any write, so
-   * every write is logged. Otherwise (SQLite) only while a stream is open or closed less than
-   * `keepMs` ago.
-   */
-  readonly shared: boolean;
   readonly log: { warn(object: object, message: string): void };
   readonly limits?: Partial<RealtimeLimits>;
 }
@@ -80,6 +74,12 @@ interface Feed {
 const PAGE = 500;
 /** Without a horizon (SQLite, where gaps do not happen), how long a gap is waited out. */
 const GAP_GIVE_UP_MS = 10_000;
+/**
+ * A new feed looks for numbers still being committed under entries written this recently. A
+ * write's `created_at` is taken when its request starts, a little before its number: a
+ * minute covers any write still under way (a gap older than that is a rollback).
+ */
+const START_RECENT_MS = 60_000;
 const GAP_RETRY_MS = 5;
 
 /** Clients, feeds and the timers that keep them honest. */
@@ -91,8 +91,6 @@ export class RealtimeHub implements ChangeFeed {
   private readonly written = new Map<string, number>();
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
-  /** Clock time the last stream of a project closed (unshared storage: how long writes are still logged). */
-  private readonly lastClosed = new Map<string, number>();
   /** Clients with frames to write at the end of this event-loop turn. */
   private readonly flushes = new FlushQueue();
   /**
@@ -198,6 +196,9 @@ export class RealtimeHub implements ChangeFeed {
     if (!current()) return;
     const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
     if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
+      // The client reloads what it shows: as without `since`, its topics start after the log's
+      // head. Events the feed queued meanwhile (it may lag behind the log) are in the reload.
+      client.lastSeq = Math.max(client.lastSeq, bounds.lastSeq);
       client.send('reset', '{}');
       await this.flushQueued(client, schema);
       return;
@@ -235,13 +236,6 @@ export class RealtimeHub implements ChangeFeed {
     const identity = client.identityVersion;
     deliverTo(client, schema, event, this.deps.clock, resolved);
     if (client.identityVersion !== identity) this.bindings++;
-  }
-
-  /** ChangeFeed: whether a write to the project must be logged (see `RealtimeHubDeps.shared`). */
-  logs(projectId: string): boolean {
-    if (this.deps.shared || this.feeds.has(projectId)) return true;
-    const closed = this.lastClosed.get(projectId);
-    return closed !== undefined && this.deps.clock.now() - closed < this.limits.keepMs;
   }
 
   /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
@@ -284,19 +278,21 @@ export class RealtimeHub implements ChangeFeed {
   private feed(projectId: string): Promise<Feed> {
     let pending = this.feeds.get(projectId);
     if (!pending) {
-      // Writes went unlogged while nobody listened: a `since` from before must get `reset`.
-      const unlogged = !this.logs(projectId);
       pending = this.deps.schemas.schema(projectId).then(async ({ db }) => {
-        if (unlogged) await markDiscontinuity(db, new Date(this.deps.clock.now()).toISOString());
+        // Not simply the log's head: on PostgreSQL a lower number may still be committing (a
+        // process starting while writes go on, after a restart say), and a feed never goes back.
+        const recentFrom = new Date(this.deps.clock.now() - START_RECENT_MS).toISOString();
+        const start = await readLogStart(db, db.transactionHorizon !== undefined, recentFrom);
+        if (start.cursor < start.head) setImmediate(() => this.wake(projectId));
         return {
-        projectId,
-        cursor: (await readLogState(db)).lastSeq,
-        clients: new Set<RealtimeClient>(),
-        chain: Promise.resolve(),
-        drainQueued: false,
-        state: undefined,
-        gap: undefined,
-        pathless: new WeakMap(),
+          projectId,
+          cursor: start.cursor,
+          clients: new Set<RealtimeClient>(),
+          chain: Promise.resolve(),
+          drainQueued: false,
+          state: undefined,
+          gap: undefined,
+          pathless: new WeakMap(),
         } satisfies Feed;
       });
       this.feeds.set(projectId, pending);
@@ -310,11 +306,7 @@ export class RealtimeHub implements ChangeFeed {
     const pending = this.feeds.get(client.projectId);
     void pending?.then((feed) => {
       feed.clients.delete(client);
-      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) {
-        this.feeds.delete(client.projectId);
-        if (this.lastClosed.size > 100_000) this.lastClosed.clear();
-        this.lastClosed.set(client.projectId, this.deps.clock.now());
-      }
+      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
     });
   }
 

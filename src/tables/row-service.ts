@@ -223,7 +223,7 @@ export class RowService {
     let events: LoggedEvent[] = [];
     const result = await db.transaction(async (tx) => {
       const value = await work(tx);
-      if (this.feed?.logs(projectId) !== false) events = await appendRowChanges(tx, changes(value), now);
+      events = await appendRowChanges(tx, changes(value), now);
       return value;
     });
     this.feed?.committed(projectId, events);

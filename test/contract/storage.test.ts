@@ -179,6 +179,33 @@ for (const factory of await contractEngines()) {
         await db.transaction(async (tx) => assert.equal(await tx.run({ kind: 'insert', table: 'things', columns, rows }), 12_000));
         assert.equal(await db.run({ kind: 'delete', table: 'things', where: like('row %', false) }), 12_000);
       });
+      it('a multi-row insert with RETURNING reads back every row, types decoded; a single-row insert of the same shape after it too', async () => {
+        const columns = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp'), c('t', 'text'), c('b', 'boolean'), c('doc', 'json')];
+        // `n` is not inserted: the engine must read the rows back rather than echo what it bound.
+        const returning = [c('id', 'text'), c('t', 'text'), c('b', 'boolean'), c('doc', 'json'), c('n', 'integer')];
+        const rows = [
+          ['ret-1', STAMP, STAMP, 'one', true, { a: 1 }],
+          ['ret-2', STAMP, STAMP, null, false, null],
+          ['ret-3', STAMP, STAMP, 'three', false, [1, 2]],
+        ];
+        const read = await db.transaction((tx) => tx.all({ kind: 'insert', table: 'things', columns, rows, returning }));
+        assert.deepEqual([...read].sort((x, y) => String(x.id).localeCompare(String(y.id))), [
+          { id: 'ret-1', t: 'one', b: true, doc: { a: 1 }, n: null },
+          { id: 'ret-2', t: null, b: false, doc: null, n: null },
+          { id: 'ret-3', t: 'three', b: false, doc: [1, 2], n: null },
+        ]);
+        const single = await db.first({ kind: 'insert', table: 'things', columns, rows: [['ret-4', STAMP, STAMP, 'four', true, { b: 2 }]], returning });
+        assert.deepEqual(single, { id: 'ret-4', t: 'four', b: true, doc: { b: 2 }, n: null });
+        assert.equal(await db.run({ kind: 'delete', table: 'things', where: { kind: 'like', expr: sql.column('id'), pattern: 'ret-%', caseInsensitive: false, negated: false } }), 4);
+      });
+      it('a multi-row insert with RETURNING of 250 rows, every seventh with a null, reads back each row once', async () => {
+        const columns = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp'), c('t', 'text'), c('n', 'integer')];
+        const rows = Array.from({ length: 250 }, (_, i) => [`many-${String(i).padStart(3, '0')}`, STAMP, STAMP, i % 7 === 0 ? null : `t${i}`, i]);
+        const read = await db.transaction((tx) => tx.all({ kind: 'insert', table: 'things', columns, rows, returning: [c('id', 'text'), c('t', 'text'), c('n', 'integer'), c('x', 'number')] }));
+        const expected = rows.map(([id, , , t, n]) => ({ id, t, n, x: null }));
+        assert.deepEqual([...read].sort((a, b) => String(a.id).localeCompare(String(b.id))), expected);
+        assert.equal(await db.run({ kind: 'delete', table: 'things', where: { kind: 'like', expr: sql.column('id'), pattern: 'many-%', caseInsensitive: false, negated: false } }), 250);
+      });
     });
 
     describe('constraint failures are StoreError kinds', () => {

@@ -28,11 +28,12 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts the server over `dataDir` and waits until GET /health answers 200.
+ * Starts the server over `dataDir` and waits until GET /health answers 200. `env.PORT` picks
+ * the port (a restart on the address its clients know); otherwise a free one.
  * Throws (after killing the child) if it does not within `timeoutMs`.
  */
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = env.PORT !== undefined ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, RATE_LIMITS: 'off', ...env },

@@ -115,6 +115,9 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
      trimmed_through INTEGER NOT NULL
    ) STRICT;
    INSERT INTO _rb_event_state (id, last_seq, trimmed_through) VALUES (1, 0, 0);`,
+  // 5: every write appends to the event log now, not only while a stream listens: the index on
+  // created_at cost each of them a page; the trim walks up from the oldest entry instead.
+  `DROP INDEX IF EXISTS _rb_events_created;`,
 ];
 
 /** Brings a database up to the latest migration, each step in its own transaction. */

@@ -5,15 +5,25 @@
  * whether it wrote.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { resultColumns, type ColumnRef, type SelectStatement } from '../../query/sql-tree.js';
+import { resultColumns, type ColumnRef, type InsertStatement, type SelectStatement } from '../../query/sql-tree.js';
 import type { Executor, Row, TableChange } from '../types.js';
-import { compileStatement, decodeSqliteValue } from './sqlite-compiler.js';
+import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { echoedInsertRow } from './sqlite-insert-echo.js';
 import { buildRowBuilder, type RowBuilder } from './sqlite-rows.js';
 
 const STATEMENT_CACHE_SIZE = 500;
+/** Rows per statement of a multi-row insert (insertEach): a few prepared texts per shape. */
+const ROWS_PER_INSERT = 100;
+/** Bound parameters per statement: the limit of every SQLite build (newer ones allow 32,766). */
+const SAFE_PARAMETERS = 999;
+
+/** What a multi-row insert read back (RETURNING) and how many rows it wrote. */
+interface InsertResult {
+  readonly rows: Row[];
+  changes: number;
+}
 
 function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
   const row: Row = {};
@@ -86,12 +96,7 @@ export class SqliteStatements {
     if (statement.kind !== 'select') this.writes++;
     try {
       const columns = resultColumns(statement);
-      if (statement.kind === 'insert' && statement.rows.length > 1) {
-        // One prepared single-row statement per row: no variable limit, and fast in a transaction.
-        const out: Row[] = [];
-        for (const row of statement.rows) out.push(...this.all({ ...statement, rows: [row] }));
-        return out;
-      }
+      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, true).rows;
       if (statement.kind === 'insert') {
         const echoed = echoedInsertRow(statement, (table) => this.isStrict(table));
         if (echoed) {
@@ -112,11 +117,63 @@ export class SqliteStatements {
         prepared.run(...(params as never[]));
         return [];
       }
-      const raws = prepared.all(...(params as never[])) as Record<string, unknown>[];
+      // Object mode: insertEach may have left this statement (same SQL text) in raw mode.
+      const raws = prepared.raw(false).all(...(params as never[])) as Record<string, unknown>[];
       return raws.map((raw) => decodeRow(raw, columns));
     } catch (error) {
       throw translateSqliteError(error);
     }
+  }
+
+  /**
+   * A multi-row insert, in statements of up to ROWS_PER_INSERT rows (fewer when the table is
+   * wide) and single-row ones for the rest, each compiled and prepared once per call and run
+   * with the rows' encoded values: a bulk write's event-log entries are hundreds of rows, and
+   * compiling a statement per row was most of their cost. A row holding a null (compiled as
+   * the literal NULL, so other SQL text) or one that echoedInsertRow can answer is written on
+   * its own by the general path. With `read`, returns what RETURNING read, in row order;
+   * always the number of rows written.
+   */
+  private insertEach(statement: InsertStatement, read: boolean): InsertResult {
+    const out: InsertResult = { rows: [], changes: 0 };
+    const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(SAFE_PARAMETERS / statement.columns.length)));
+    // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
+    const echoable = read && statement.returning !== undefined && statement.returning.every((r) => statement.columns.some((c) => c.name === r.name));
+    let plain: (readonly unknown[])[] = [];
+    const writePlain = () => {
+      let i = 0;
+      for (; i + perStatement <= plain.length; i += perStatement) this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
+      for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], read, out);
+      plain = [];
+    };
+    const single = (values: readonly unknown[]): InsertStatement => ({ ...statement, rows: [values], ...(!read && { returning: undefined }) });
+    for (const values of statement.rows) {
+      if (!values.some((value) => value === null || value === undefined) && !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))) {
+        plain.push(values);
+        continue;
+      }
+      writePlain();
+      if (read) out.rows.push(...this.all(single(values)));
+      else out.changes += this.run(single(values));
+    }
+    writePlain();
+    return out;
+  }
+
+  /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
+  private insertPlain(statement: InsertStatement, rows: readonly (readonly unknown[])[], read: boolean, out: InsertResult): void {
+    const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
+    const prepared = this.prepare(compileStatement(chunk).sql);
+    const params: unknown[] = [];
+    for (const values of rows) for (let i = 0; i < values.length; i++) params.push(encodeSqliteValue(values[i], statement.columns[i]!.type));
+    if (!prepared.reader) {
+      out.changes += prepared.run(...(params as never[])).changes;
+      return;
+    }
+    const build = this.selectBuilder(prepared, resultColumns(chunk));
+    const raws = prepared.all(...(params as never[])) as unknown[][];
+    out.changes += raws.length;
+    for (const raw of raws) out.rows.push(build(raw));
   }
 
   /** Puts a prepared select in raw mode and returns its row builder (built once per statement). */
@@ -180,11 +237,7 @@ export class SqliteStatements {
   run(statement: Parameters<Executor['run']>[0]): number {
     this.writes++;
     try {
-      if (statement.kind === 'insert' && statement.rows.length > 1) {
-        let changes = 0;
-        for (const row of statement.rows) changes += this.run({ ...statement, rows: [row], returning: undefined });
-        return changes;
-      }
+      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, false).changes;
       const { sql, params } = compileStatement({ ...statement, returning: undefined });
       return this.prepare(sql).run(...(params as never[])).changes;
     } catch (error) {
