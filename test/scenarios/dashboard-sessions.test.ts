@@ -186,6 +186,33 @@ describe('a dashboard token ends', () => {
     assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: graced }), 401, 'AUTH_INVALID_TOKEN');
   });
 
+  it('a realtime client bound with a token gets auth_expired when its sk_ key is rotated out, or when its 12 hours end', async () => {
+    const project = await createProject(server);
+    await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
+    const bind = async (token: string) => {
+      const stream = await openStream(server.url, project.id);
+      const bound = await server.request('POST', `/p/${project.id}/realtime`, { headers: dashboard(token), body: { client_id: stream.clientId, subscriptions: ['notes'] } });
+      assert.equal(bound.status, 200, bound.text);
+      return stream;
+    };
+    const byProjectToken = await bind((await signIn(project.admin, { project_id: project.id })).token);
+    const byPlatformToken = await bind((await signIn(platform)).token);
+    try {
+      assert.equal((await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: project.admin, body: { type: 'sk' } })).status, 200);
+      await server.request('POST', `/p/${project.id}/api/notes`, { headers: platform, body: { body: 'after the rotation' } });
+      await byProjectToken.waitFor(1, (e) => e.event === 'auth_expired');
+      await byPlatformToken.waitFor(1, (e) => e.event === 'notes');
+      assert.deepEqual(byProjectToken.received().map((e) => e.event), ['auth_expired'], 'no row event after the key was rotated out');
+      clock.advance(TWELVE_HOURS);
+      await server.request('POST', `/p/${project.id}/api/notes`, { headers: platform, body: { body: 'after 12 hours' } });
+      await byPlatformToken.waitFor(1, (e) => e.event === 'auth_expired');
+      assert.deepEqual(byPlatformToken.received().map((e) => e.event), ['notes', 'auth_expired']);
+    } finally {
+      byProjectToken.close();
+      byPlatformToken.close();
+    }
+  });
+
   it("deleting the project ends its tokens' powers (404 PROJECT_NOT_FOUND, as for its keys)", async () => {
     const project = await createProject(server);
     const headers = dashboard((await signIn(project.admin, { project_id: project.id })).token);
