@@ -222,6 +222,23 @@ describe('a dashboard token ends', () => {
 });
 
 describe('dashboard tokens are stored durably', () => {
+  it('on PostgreSQL, a token made through one server works on another sharing the database, and a sign-out on one is refused at once on the other', { skip: testEngine() !== 'postgres' && 'PostgreSQL only' }, async () => {
+    const database = await createTestDatabase();
+    const one = await startTestServer({ DATABASE_URL: database.url });
+    const two = await startTestServer({ DATABASE_URL: database.url });
+    try {
+      const project = await createProject(one);
+      const token = dashboard((await one.request('POST', '/v1/dashboard/sessions', { headers: project.admin, body: { project_id: project.id } })).body.data.token);
+      assert.equal((await two.request('GET', `/p/${project.id}/v1/tables`, { headers: token })).status, 200);
+      assert.equal((await two.request('DELETE', '/v1/dashboard/sessions/current', { headers: token })).status, 204);
+      assertError(await one.request('GET', `/p/${project.id}/v1/tables`, { headers: token }), 401, 'AUTH_INVALID_TOKEN');
+    } finally {
+      await one.close();
+      await two.close();
+      await database.drop();
+    }
+  });
+
   it('a token survives a restart; a platform token dies when the server restarts with another PLATFORM_KEY', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-dashboard-tokens-'));
     let restarted = await startTestServer({}, { dataDir });
