@@ -66,7 +66,7 @@ export function requireAdminKey(request: FastifyRequest, state: ProjectState, re
 
 /**
  * For what both keys may read (the OpenAPI document): `admin` for the admin or platform key
- * (checked as `requireAdminKey` does), `public` for a current pk_ key in X-Api-Key. Throws
+ * or a dashboard token (checked as `requireAdminKey` does), `public` for a current pk_ key in X-Api-Key. Throws
  * AUTH_REQUIRED without either, AUTH_INVALID_KEY for a wrong one. A bearer token is not a key:
  * it counts as none.
  */

@@ -130,6 +130,13 @@ describe('a dashboard token has the powers of its key', () => {
     }
   });
 
+  it('a page on another origin may not send X-Dashboard-Token (the preflight does not allow it), as for X-Admin-Key', async () => {
+    const response = await server.request('OPTIONS', `/p/${first.id}/api/notes`, {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-dashboard-token' },
+    });
+    assert.doesNotMatch(response.headers.get('access-control-allow-headers') ?? '', /dashboard-token|admin-key|platform-key/i);
+  });
+
   it('a realtime subscription with a token receives the table\'s events', async () => {
     const headers = dashboard((await signIn(first.admin, { project_id: first.id })).token);
     const stream = await openStream(server.url, first.id);
