@@ -189,6 +189,7 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
       const notice = tab.page.getByTestId('session-ended');
       await notice.waitFor();
       assert.match((await notice.textContent()) ?? '', /ended.*sign in again/i);
+      await screenshot(tab.page, 'session-ended');
       await tab.page.getByTestId('signin-form').waitFor();
       assert.equal(await tab.page.evaluate((entry) => sessionStorage.getItem(entry), SESSION_ENTRY), null, 'the ended token is forgotten');
       tab.assertClean();
