@@ -1,9 +1,10 @@
 /**
  * The one module that talks to the server: the public HTTP API over fetch, on the same
- * origin. Credentials travel in headers only (never in a URL); errors become ApiError with the
- * server's code, message and suggestion.
+ * origin. Credentials travel in headers only (never in a URL): the key once, to exchange it
+ * for a dashboard token, then only the token. Errors become ApiError with the server's code,
+ * message and suggestion; a refused token ends the session (the app returns to sign-in).
  */
-import type { Session } from './session';
+import { endSession, type Session } from './session';
 
 /** An error answer of the API (or a network failure, code NETWORK_ERROR). */
 export class ApiError extends Error {
@@ -105,10 +106,23 @@ export interface UserSession {
   current?: boolean;
 }
 
-/** The headers that carry a session's key for a project (or the platform API when projectId is absent). */
+/** What signing in proves: the platform key, or a project id and its admin key. Never stored. */
+export type SignInKey = { kind: 'platform'; key: string } | { kind: 'project'; projectId: string; key: string };
+
+/** The header that carries a session's dashboard token, for every call after sign-in. */
 export function credentialHeaders(session: Session): Record<string, string> {
-  return session.kind === 'platform' ? { 'x-platform-key': session.key } : { 'x-admin-key': session.key };
+  return { 'x-dashboard-token': session.token };
 }
+
+/** The exchange answer (POST /v1/dashboard/sessions). */
+interface DashboardToken {
+  token: string;
+  expires_at: string;
+  scope: 'platform' | 'project';
+  project_id: string | null;
+}
+
+const SESSIONS_PATH = '/v1/dashboard/sessions';
 
 /** An answer of the API: its parsed body and the headers the dashboard reads (ETag). */
 interface Answer<T> {
@@ -117,7 +131,17 @@ interface Answer<T> {
 }
 
 async function send<T>(session: Session, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = { ...credentialHeaders(session), accept: 'application/json', ...extraHeaders };
+  try {
+    return await request<T>(credentialHeaders(session), method, path, body, extraHeaders);
+  } catch (error) {
+    // The token ended (12 hours passed, signed out in another tab, its key rotated out): back to sign-in.
+    if (error instanceof ApiError && (error.code === 'AUTH_TOKEN_EXPIRED' || error.code === 'AUTH_INVALID_TOKEN')) endSession(error.code === 'AUTH_TOKEN_EXPIRED');
+    throw error;
+  }
+}
+
+async function request<T>(credentials: Record<string, string>, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...credentials, accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -183,6 +207,18 @@ export interface ListParams {
 
 /** Every call the dashboard makes, one function per endpoint. */
 export const api = {
+  /** Exchanges a key for a dashboard token (contract §12); the key goes no further than this request. */
+  signIn: async (key: SignInKey): Promise<Session> => {
+    const answer =
+      key.kind === 'platform'
+        ? await request<{ data: DashboardToken }>({ 'x-platform-key': key.key }, 'POST', SESSIONS_PATH, {})
+        : await request<{ data: DashboardToken }>({ 'x-admin-key': key.key }, 'POST', SESSIONS_PATH, { project_id: key.projectId });
+    const { token, expires_at: expiresAt, project_id: projectId } = answer.body.data;
+    return projectId === null ? { kind: 'platform', token, expiresAt } : { kind: 'project', projectId, token, expiresAt };
+  },
+  /** Signs the token out on the server. Its refusal (already ended) is the caller's to ignore: it does not end another session. */
+  signOut: (s: Session) => request<void>(credentialHeaders(s), 'DELETE', `${SESSIONS_PATH}/current`).then(() => undefined),
+
   listProjects: (s: Session, limit = 1000, offset = 0) => call<Page<Project>>(s, 'GET', `/v1/projects?limit=${limit}&offset=${offset}`),
   createProject: (s: Session, body: { name: string; id?: string }) => call<{ data: CreatedProject }>(s, 'POST', '/v1/projects', body).then((r) => r.data),
   deleteProject: (s: Session, id: string) => call<void>(s, 'DELETE', `/v1/projects/${enc(id)}`),
@@ -246,7 +282,7 @@ function parseEvent(block: string): StreamEvent {
 
 /**
  * Watches one table through realtime (contract §11): opens the event stream, subscribes to
- * `table` with the session's key (sent in a header, never in the URL), and calls `onChange`
+ * `table` with the session's token (sent in a header, never in the URL), and calls `onChange`
  * for every change or `reset`. Read with fetch rather than EventSource, so a server without
  * realtime costs one 404 and nothing else. `onLive` says whether the subscription is active.
  * Returns the function that stops watching.

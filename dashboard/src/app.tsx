@@ -2,7 +2,7 @@
  * The dashboard shell: sign-in gate, sidebar (projects, then a project's tables and areas)
  * and the route table. Pages live in pages/, one per area.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { OutboxPage } from './pages/outbox';
 import { ProjectsPage } from './pages/projects';
@@ -13,17 +13,29 @@ import { TableEditorPage } from './pages/table-editor';
 import { TablesPage } from './pages/tables';
 import { UsersPage } from './pages/users';
 import { go, href, useRoute } from './router';
-import { clearSession, loadSession, type Session } from './session';
+import { clearSession, listenForSessionEnd, loadSession, takeEndedMessage, type Session } from './session';
 import { useLoad } from './use-load';
 
 /** The whole app: signs in, then routes. */
 export function App() {
   const [session, setSession] = useState<Session | null>(() => loadSession());
+  const [notice, setNotice] = useState<string | null>(() => takeEndedMessage());
   const route = useRoute();
+  // The server refused the token (expired, signed out elsewhere, key rotated out): back to sign-in, saying why.
+  useEffect(
+    () =>
+      listenForSessionEnd((message) => {
+        setNotice(message);
+        setSession(null);
+      }),
+    [],
+  );
   if (!session) {
     return (
       <SignIn
+        notice={notice}
         onSignedIn={(s) => {
+          setNotice(null);
           setSession(s);
           go(s.kind === 'platform' ? '#/' : href('p', s.projectId));
         }}
@@ -31,9 +43,16 @@ export function App() {
     );
   }
   const signOut = () => {
+    // Forgotten here at once, and ended on the server (a copy of the token is then worth nothing) before the
+    // sign-in form shows; an already ended token or an unreachable server changes nothing.
     clearSession();
-    setSession(null);
-    history.replaceState(null, '', location.pathname);
+    void api
+      .signOut(session)
+      .catch(() => undefined)
+      .finally(() => {
+        setSession(null);
+        history.replaceState(null, '', location.pathname);
+      });
   };
   return <Shell session={session} route={route} onSignOut={signOut} onSessionChange={setSession} />;
 }

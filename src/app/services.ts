@@ -13,6 +13,7 @@ import { MailWorker, type MailWorkerOptions } from '../email/mail-worker.js';
 import type { SmtpTimeouts } from '../email/smtp-transport.js';
 import type { AccessTokenVerifier } from '../http/credentials.js';
 import { systemClock, type Clock } from '../lib/clock.js';
+import { DashboardTokens } from '../projects/dashboard-tokens.js';
 import { loadPlatformKey, type PlatformKey } from '../projects/platform-key.js';
 import { ProjectRegistry } from '../projects/project-registry.js';
 import type { PostgresEngine } from '../store/postgres/pg-engine.js';
@@ -32,6 +33,8 @@ export interface Services {
   readonly schemas: SchemaService;
   readonly rows: RowService;
   readonly platformKey: PlatformKey;
+  /** Dashboard tokens: keys exchanged for short-lived, revocable tokens (contract §12). */
+  readonly dashboardTokens: DashboardTokens;
   /** argon2id on its own low-priority threads; `close` stops them. */
   readonly hasher: Argon2Hasher;
   readonly tokens: AccessTokenVerifier | undefined;
@@ -158,6 +161,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     schemas,
     rows,
     platformKey,
+    dashboardTokens: new DashboardTokens(storage.system, clock, platformKey.fingerprint),
     hasher,
     tokens: auth.tokens,
     auth,

@@ -45,7 +45,7 @@ export function buildLoggerOptions(level: string, format: 'pretty' | 'json' = 'j
       req: (request: FastifyRequest) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
     },
     // Belt and braces: should anything ever log these paths, pino writes [Redacted].
-    redact: ['req.headers.authorization', 'req.headers["x-admin-key"]', 'req.headers["x-api-key"]', 'req.headers["x-platform-key"]', 'password', 'token', 'refresh_token'],
+    redact: ['req.headers.authorization', 'req.headers["x-admin-key"]', 'req.headers["x-api-key"]', 'req.headers["x-platform-key"]', 'req.headers["x-dashboard-token"]', 'password', 'token', 'refresh_token'],
   };
 }
 

@@ -16,6 +16,11 @@ export interface PlatformKey {
   matches(presented: string): boolean;
   /** The key in full, only on the start that generated it. */
   readonly generated: string | undefined;
+  /**
+   * Names this platform key without revealing it (a hash of its stored hash): dashboard tokens
+   * record it, so that a token made from an earlier PLATFORM_KEY stops working with it.
+   */
+  readonly fingerprint: string;
 }
 
 /** Loads the platform key's hash, generating and storing a key when none exists and none is configured. */
@@ -43,6 +48,7 @@ export async function loadPlatformKey(system: Database, configured: string | und
   const expected = Buffer.from(hash, 'hex');
   return {
     generated,
+    fingerprint: hashSecret(`platform-key-fingerprint:${hash}`),
     matches: (presented) => timingSafeEqual(Buffer.from(hashSecret(presented), 'hex'), expected),
   };
 }

@@ -242,6 +242,16 @@ export class ProjectRegistry {
     return matchKey(state.keys, presented, isoNow(this.clock));
   }
 
+  /**
+   * The project's key with this id while it still works (a rotated key until its grace period
+   * ends, judged by this registry's clock), or undefined: what a dashboard token made from it
+   * may still do.
+   */
+  liveKey(state: ProjectState, keyId: string): KeyRecord | undefined {
+    const now = isoNow(this.clock);
+    return state.keys.find((key) => key.id === keyId && (key.expires_at === null || key.expires_at > now));
+  }
+
   /** True when the presented value is the platform key (constant time); false without one. */
   isPlatformKey(presented: string): boolean {
     return this.platformKey?.matches(presented) ?? false;

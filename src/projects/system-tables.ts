@@ -27,6 +27,14 @@ export const MAIL_QUEUE = {
   ],
 } as const;
 
+export const DASHBOARD_SESSIONS = {
+  table: 'dashboard_sessions',
+  columns: [
+    text('id'), text('secret_hash'), text('project_id'), text('key_id'), text('platform_key_fingerprint'),
+    text('created_at'), text('expires_at'), text('revoked_at'),
+  ],
+} as const;
+
 /** Looks up a column descriptor by name in one of the tables above. */
 export function col(table: { readonly columns: readonly ColumnRef[] }, name: string): ColumnRef {
   const found = table.columns.find((c) => c.name === name);

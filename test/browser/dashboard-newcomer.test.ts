@@ -291,7 +291,8 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await screenshot(page, 'key-rotated');
   });
 
-  it('rotating the admin key the dashboard signed in with, with no grace: the old key is refused and the dashboard keeps working on the new one', async () => {
+  it('rotating the admin key the dashboard signed in with, with no grace: the old key and its token are refused, and the dashboard signs in again with the new key', async () => {
+    const oldToken = await page.evaluate(() => JSON.parse(sessionStorage.getItem('rowbase.dashboard.session') ?? '{}').token as string);
     await show('/settings');
     await page.getByTestId('keys').locator('tbody tr').first().waitFor();
     const form = page.getByTestId('rotate-keys');
@@ -300,22 +301,27 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await page.getByTestId('rotate-keys-submit').click();
     const message = (await page.getByTestId('rotation-consequence').textContent()) ?? '';
     assert.match(message, /stop working immediately/, message);
-    assert.match(message, /this dashboard switches to the new key/i, message);
+    assert.match(message, /this dashboard signs in again with the new key/i, message);
     await page.getByTestId('confirm-rotate').click();
     const fresh = await page.getByTestId('new-admin-key').inputValue();
     assert.match(fresh, /^sk_/);
     assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: project.admin }), 401, 'AUTH_INVALID_KEY');
-    // The next calls carry the new key, and the pages still load (also after a reload: the tab kept it).
-    const sentKeys: string[] = [];
+    assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: { 'x-dashboard-token': oldToken } }), 401, 'AUTH_INVALID_TOKEN');
+    // The tab took a token made from the new key (never keeping the key), and the pages still load, also after a reload.
+    const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage }));
+    assert.ok(!stored.includes(fresh) && !stored.includes(project.adminKey), 'no key in sessionStorage');
+    const newToken = await page.evaluate(() => JSON.parse(sessionStorage.getItem('rowbase.dashboard.session') ?? '{}').token as string);
+    assert.ok(newToken.startsWith('rbd_') && newToken !== oldToken, 'a new token');
+    const sent: { key?: string; token?: string }[] = [];
     page.on('request', (request) => {
-      const key = request.headers()['x-admin-key'];
-      if (key) sentKeys.push(key);
+      if (new URL(request.url()).pathname.startsWith('/_/')) return;
+      sent.push({ key: request.headers()['x-admin-key'], token: request.headers()['x-dashboard-token'] });
     });
     await page.getByTestId('nav-users').click();
     await page.locator('[data-user="newbie@example.com"]').waitFor();
     await page.reload();
     await page.locator('[data-user="newbie@example.com"]').waitFor();
-    assert.ok(sentKeys.length > 0 && sentKeys.every((key) => key === fresh), 'every later call uses the new key');
+    assert.ok(sent.length > 0 && sent.every((call) => call.key === undefined && call.token === newToken), 'every later call carries the new token, no key');
     assert.equal(await page.getByTestId('error').count(), 0);
     tab.assertClean([project.adminKey, fresh]);
   });

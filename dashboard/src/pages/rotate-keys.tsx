@@ -3,7 +3,8 @@
  * at a time, an hour of grace unless chosen otherwise, and a confirmation that says what stops
  * working and when before anything is sent. Afterwards the new key is shown once, with the time
  * the old one stops (its expires_at from GET /v1/keys). Rotating the admin key this tab signed
- * in with switches the tab to the new key.
+ * in with ends the tab's token with the old key (at once, or when its grace ends), so the tab
+ * exchanges the new key for a new token and signs the old one out.
  *
  * The admin key (sk_) is the default: it is the secret one, the key whose leak makes rotation
  * urgent, and it lives on servers the project's team controls and can update within the grace.
@@ -33,7 +34,7 @@ function consequence(type: KeyType, grace: number, session: Session, now: Date):
   const choice = GRACE_CHOICES.find((c) => c.seconds === grace);
   const end = new Date(now.getTime() + grace * 1000);
   const when = grace === 0 ? 'stop working immediately' : `stop working in ${choice?.phrase ?? `${grace} seconds`}, at ${grace < 86_400 ? formatClock(end) : formatDate(end.toISOString())}`;
-  const self = type === 'sk' && session.kind === 'project' ? ' This dashboard switches to the new key.' : '';
+  const self = type === 'sk' && session.kind === 'project' ? ' This dashboard signs in again with the new key.' : '';
   return `${HOLDERS[type]} ${when}, unless they are given the new key first.${self}`;
 }
 
@@ -59,12 +60,14 @@ export function RotateKeys({ session, projectId, onRotated, onSessionChange }: {
     try {
       const result = await api.rotateKeys(session, projectId, { type, grace_seconds: grace });
       const key = (type === 'sk' ? result.admin_key : result.publishable_key) ?? '';
-      // Signed in with this project's admin key: keep working with the new one, from the next call on.
+      // Signed in with this project's admin key: its token ends with the old key, so take one made from the new key.
       let current = session;
       if (type === 'sk' && session.kind === 'project' && key) {
-        current = { ...session, key };
+        current = await api.signIn({ kind: 'project', projectId, key });
         saveSession(current);
         onSessionChange(current);
+        // Ended already without a grace period; with one, it would otherwise live on until the grace ends.
+        api.signOut(session).catch(() => undefined);
       }
       const keys = await api.listKeys(current, projectId).catch(() => [] as KeyInfo[]);
       setRotated({ type, key, oldExpiresAt: grace > 0 ? latestExpiry(keys, type) : undefined });

@@ -80,7 +80,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
       clearTimeout(timer);
       stop();
     };
-  }, [projectId, tableName, session.key]);
+  }, [projectId, tableName, session.token]);
 
   // Shown as dates: the two stamps every row has, and the table's timestamp columns.
   const dates = new Set(['created_at', 'updated_at', ...(definition?.columns ?? []).filter((c) => c.type === 'timestamp').map((c) => c.name)]);

@@ -1,14 +1,15 @@
 /**
  * Sign-in with the platform key (every project) or a project id and its admin key (that
- * project). The key is checked against the server before it is kept in sessionStorage.
+ * project). The key is exchanged for a dashboard token (POST /v1/dashboard/sessions), and only
+ * the token is kept in sessionStorage; the key leaves the page with this form.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, type SignInKey } from '../api';
 import { ErrorBox } from '../components/ui';
 import { saveSession, type Session } from '../session';
 
-/** The sign-in form; calls `onSignedIn` with the checked session. */
-export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+/** The sign-in form; calls `onSignedIn` with the new session. `notice` says why the last session ended. */
+export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) => void; notice?: string | null }) {
   const [kind, setKind] = useState<'platform' | 'project'>('platform');
   const [key, setKey] = useState('');
   const [projectId, setProjectId] = useState('');
@@ -19,12 +20,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const session: Session = kind === 'platform' ? { kind, key: key.trim() } : { kind, projectId: projectId.trim(), key: key.trim() };
+    const proof: SignInKey = kind === 'platform' ? { kind, key: key.trim() } : { kind, projectId: projectId.trim(), key: key.trim() };
     try {
-      // A cheap authorised read proves the key before anything is stored.
-      if (session.kind === 'platform') await api.listProjects(session, 1);
-      else await api.listTables(session, session.projectId);
+      const session = await api.signIn(proof);
       saveSession(session);
+      // The key is needed no more: nothing of it stays in the page.
+      setKey('');
       onSignedIn(session);
     } catch (e) {
       setError(e);
@@ -43,6 +44,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
           <span>Rowbase</span>
         </div>
         <h1>Sign in to the dashboard</h1>
+        {notice && (
+          <p class="warning" role="status" data-testid="session-ended">
+            {notice}
+          </p>
+        )}
         <div class="tabs" role="tablist">
           <button type="button" role="tab" aria-selected={kind === 'platform'} class={kind === 'platform' ? 'tab active' : 'tab'} onClick={() => setKind('platform')} data-testid="signin-platform">
             Platform key
@@ -73,7 +79,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
           {kind === 'platform'
             ? 'The platform key is printed once when the server first starts (or set with PLATFORM_KEY). It administers every project.'
             : 'The admin key (sk_…) was shown when the project was created or its keys rotated.'}{' '}
-          The key stays in this tab only (sessionStorage) and is forgotten on sign-out.
+          The key is exchanged for a session token that lasts 12 hours; only the token stays in this tab (sessionStorage), and signing out ends it.
         </p>
         <ErrorBox error={error} testId="signin-error" />
         <button type="submit" class="primary" disabled={busy} data-testid="signin-submit">

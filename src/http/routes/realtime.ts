@@ -16,6 +16,7 @@ import type { Caller } from '../../tables/caller.js';
 import { setCorsHeaders } from '../cors.js';
 import { buildSseSink } from '../sse-sink.js';
 import { resolveCaller } from '../credentials.js';
+import { dashboardGrantOf } from '../dashboard-token.js';
 
 type ProjectParams = { Params: { id: string } };
 
@@ -81,6 +82,12 @@ function bindIdentity(request: FastifyRequest, state: ProjectState, registry: Pr
   const platformKey = header(request, 'x-platform-key');
   const adminKey = header(request, 'x-admin-key');
   const apiKey = header(request, 'x-api-key');
+  // resolveCaller accepted the token: it lasts until its expiry, or until the sk_ key it came from is rotated out.
+  const dashboard = dashboardGrantOf(request);
+  if (dashboard !== undefined) {
+    const { scope } = dashboard;
+    return identity(caller, mark, Date.parse(dashboard.expiresAt), (current) => scope.kind === 'platform' || registry.liveKey(current, scope.keyId) !== undefined);
+  }
   if (platformKey !== undefined) return identity(caller, mark, undefined, () => true);
   if (adminKey !== undefined) return identity(caller, mark, undefined, (current) => registry.matchKey(current, adminKey)?.type === 'sk');
   if (caller.kind === 'user') {

@@ -134,6 +134,22 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      PERFORM pg_notify('${EVENT_CHANNEL}', TG_TABLE_SCHEMA);
      RETURN NULL;
    END $$;`,
+  // 6: dashboard sessions (src/projects/dashboard-tokens.ts), as SQLite's system step 3. No
+  // change trigger: every use reads its row, so a sign-out on one process counts on all at once.
+  (s) => `
+   CREATE TABLE ${T(s, 'dashboard_sessions')} (
+     id ${TEXT} PRIMARY KEY NOT NULL,
+     secret_hash ${TEXT} NOT NULL,
+     project_id ${TEXT} REFERENCES ${T(s, 'projects')}(id) ON DELETE CASCADE,
+     key_id ${TEXT} REFERENCES ${T(s, 'project_keys')}(id) ON DELETE CASCADE,
+     platform_key_fingerprint ${TEXT},
+     created_at ${TEXT} NOT NULL,
+     expires_at ${TEXT} NOT NULL,
+     revoked_at ${TEXT}
+   );
+   CREATE INDEX dashboard_sessions_expires ON ${T(s, 'dashboard_sessions')} (expires_at);
+   CREATE INDEX dashboard_sessions_project ON ${T(s, 'dashboard_sessions')} (project_id);
+   CREATE INDEX dashboard_sessions_key ON ${T(s, 'dashboard_sessions')} (key_id);`,
 ];
 
 /** Project schema steps (table definitions, sessions, one-time tokens). */

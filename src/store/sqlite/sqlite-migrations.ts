@@ -4,7 +4,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 
-/** System database: projects, hashed keys, settings, the platform key hash, the mail queue. */
+/** System database: projects, hashed keys, settings, the platform key hash, the mail queue, dashboard sessions. */
 export const SYSTEM_MIGRATIONS: readonly string[] = [
   `CREATE TABLE projects (
      id TEXT PRIMARY KEY NOT NULL,
@@ -51,6 +51,22 @@ export const SYSTEM_MIGRATIONS: readonly string[] = [
    CREATE INDEX mail_queue_project ON mail_queue (project_id, created_at);`,
   // 2: the From address chosen at enqueue time (the project's email_from, else EMAIL_FROM).
   `ALTER TABLE mail_queue ADD COLUMN sender TEXT;`,
+  // 3: dashboard sessions (src/projects/dashboard-tokens.ts): a key exchanged for a short-lived
+  // token, only the secret's hash kept. A project's tokens go with the project, and a project
+  // token with the sk_ key it came from; a platform token names the platform key's fingerprint.
+  `CREATE TABLE dashboard_sessions (
+     id TEXT PRIMARY KEY NOT NULL,
+     secret_hash TEXT NOT NULL,
+     project_id TEXT REFERENCES projects(id) ON DELETE CASCADE,
+     key_id TEXT REFERENCES project_keys(id) ON DELETE CASCADE,
+     platform_key_fingerprint TEXT,
+     created_at TEXT NOT NULL,
+     expires_at TEXT NOT NULL,
+     revoked_at TEXT
+   ) STRICT;
+   CREATE INDEX dashboard_sessions_expires ON dashboard_sessions (expires_at);
+   CREATE INDEX dashboard_sessions_project ON dashboard_sessions (project_id);
+   CREATE INDEX dashboard_sessions_key ON dashboard_sessions (key_id);`,
 ];
 
 /** Project database: table definitions, sessions and one-time tokens. */
