@@ -15,6 +15,7 @@
  */
 import { sql } from '../query/sql-tree.js';
 import type { ColumnRef } from '../query/sql-tree.js';
+import { col, cols, EVENT_STATE, EVENTS as EVENT_LOG } from '../store/system-tables.js';
 import type { Database, Executor, Row } from '../store/types.js';
 
 /** A change to one row, as the data API shows the row. */
@@ -58,25 +59,13 @@ export interface ChangeFeed {
   committed(projectId: string, events: readonly LoggedEvent[]): void;
 }
 
-const EVENTS = '_rb_events';
-const STATE = '_rb_event_state';
+const EVENTS = EVENT_LOG.table;
+const STATE = EVENT_STATE.table;
 const IDENTITY = '_identity';
-const col = (name: string, type: ColumnRef['type']): ColumnRef => Object.freeze({ name, type });
-const SEQ = col('seq', 'integer');
-const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze([
-  col('created_at', 'text'),
-  col('table_name', 'text'),
-  col('action', 'text'),
-  col('record', 'text'),
-]);
-const EVENT_COLUMNS: readonly ColumnRef[] = Object.freeze([
-  SEQ,
-  col('created_at', 'text'),
-  col('table_name', 'text'),
-  col('action', 'text'),
-  col('record', 'text'),
-]);
-const TRIMMED = col('trimmed_through', 'integer');
+const SEQ = col(EVENT_LOG, 'seq');
+const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze(cols(EVENT_LOG, ['created_at', 'table_name', 'action', 'record']));
+const EVENT_COLUMNS: readonly ColumnRef[] = EVENT_LOG.columns;
+const TRIMMED = col(EVENT_STATE, 'trimmed_through');
 const STATE_ROW = sql.eq('id', 1, 'integer');
 // Rows per INSERT: 4 parameters each stays well under every engine's parameter limit.
 const INSERT_CHUNK = 500;
@@ -137,7 +126,7 @@ export async function trimEvents(db: Database, cutoff: string): Promise<LogState
     const old = await tx.first({
       kind: 'select',
       table: EVENTS,
-      columns: [col('seq', 'integer')],
+      columns: [SEQ],
       where: { kind: 'compare', op: '<', left: sql.column('created_at'), right: sql.value(cutoff, 'text') },
       orderBy: [{ column: 'seq', descending: true }],
       limit: 1,
