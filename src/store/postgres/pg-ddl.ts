@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import type { ValueType } from '../../query/sql-tree.js';
 import type { ColumnDefinition, TableDefinition } from '../../tables/definition.js';
+import { diffTable, type ColumnStep } from '../ddl-change.js';
 import { planAuthColumns, planDeclaredColumn, planForeignKey, planTableDdl } from '../ddl-plan.js';
 import { addForeignKeySql, columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';
 import { foreignKeyName } from '../index-names.js';
@@ -132,57 +133,49 @@ export async function applyPgTableChange(runner: QueryRunner, schema: string, ch
     return ddl.createMissingIndexes(wanted);
   }
 
-  const old = new Map(before.columns.map((c) => [c.name, c]));
-  const next = new Map(after.columns.map((c) => [c.name, c]));
-  const reset = new Set(change.resetColumns);
-  const sameReference = (a: ColumnDefinition, b: ColumnDefinition): boolean => JSON.stringify(a.references) === JSON.stringify(b.references);
-
-  for (const [name, previous] of old) {
-    const column = next.get(name);
-    if (previous.references && (!column || !sameReference(previous, column))) await ddl.dropForeignKey(name);
-  }
+  const diff = diffTable(before, after, change.resetColumns);
+  for (const name of diff.foreignKeysDropped) await ddl.dropForeignKey(name);
   await ddl.dropUnwantedIndexes(wanted);
-  for (const name of old.keys()) if (!next.has(name)) await ddl.alter(`DROP COLUMN ${quoteIdent(name)}`);
-  if (before.auth_table && !after.auth_table) {
+  for (const name of diff.dropped) await ddl.alter(`DROP COLUMN ${quoteIdent(name)}`);
+  if (diff.authDropped) {
     for (const column of planAuthColumns(before)) await ddl.alter(`DROP COLUMN ${quoteIdent(column.name)}`);
   }
-  if (!before.auth_table && after.auth_table) {
+  if (diff.authAdded) {
     // email and password have no default: on a table with rows this fails with not-null, as on SQLite.
     for (const column of planAuthColumns(after)) await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, column)}`);
   }
-
-  for (const column of after.columns) {
-    const previous = old.get(column.name);
-    const quoted = quoteIdent(column.name);
-    if (!previous) {
-      // Added nullable, filled, then made NOT NULL: existing rows get the default first.
-      await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, { ...planDeclaredColumn(after.name, column), notNull: false })}`);
-      await ddl.fillDefault(column, false);
-      if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
-      continue;
-    }
-    if (reset.has(column.name)) {
-      if (previous.required) await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
-      await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING NULL`);
-      await ddl.fillDefault(column, false);
-      if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
-      continue;
-    }
-    if (previous.type !== column.type) {
-      // The one safe type change (integer → number) keeps every value.
-      await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING ${quoted}::${CAST_TYPES[column.type]}`);
-    }
-    if (column.required && !previous.required) {
-      await ddl.fillDefault(column, true);
-      await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
-    } else if (!column.required && previous.required) {
-      await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
-    }
-  }
-
-  for (const column of after.columns) {
-    const previous = old.get(column.name);
-    if (column.references && (!previous || !sameReference(previous, column))) await ddl.addForeignKey(column);
-  }
+  for (const step of diff.steps) await applyColumnStep(ddl, after.name, step);
+  for (const column of diff.foreignKeysAdded) await ddl.addForeignKey(column);
   await ddl.createMissingIndexes(wanted);
+}
+
+/** The ALTER steps of one declared column, in the order that keeps existing rows valid. */
+async function applyColumnStep(ddl: TableAlteration, table: string, step: ColumnStep): Promise<void> {
+  const { column } = step;
+  const quoted = quoteIdent(column.name);
+  if (step.kind === 'added') {
+    // Added nullable, filled, then made NOT NULL: existing rows get the default first.
+    await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, { ...planDeclaredColumn(table, column), notNull: false })}`);
+    await ddl.fillDefault(column, false);
+    if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+    return;
+  }
+  const { previous } = step;
+  if (step.kind === 'reset') {
+    if (previous.required) await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
+    await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING NULL`);
+    await ddl.fillDefault(column, false);
+    if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+    return;
+  }
+  if (previous.type !== column.type) {
+    // The one safe type change (integer → number) keeps every value.
+    await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING ${quoted}::${CAST_TYPES[column.type]}`);
+  }
+  if (column.required && !previous.required) {
+    await ddl.fillDefault(column, true);
+    await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+  } else if (!column.required && previous.required) {
+    await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
+  }
 }

@@ -7,6 +7,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { physicalColumns, type TableDefinition } from '../../tables/definition.js';
+import { diffTable, sameReference, type TableDiff } from '../ddl-change.js';
 import { planDeclaredColumn, planTableDdl } from '../ddl-plan.js';
 import { columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';
 import { quoteIdent } from '../sql-compiler.js';
@@ -48,21 +49,15 @@ function syncIndexes(db: BetterSqlite3.Database, table: TableDefinition): void {
 }
 
 /** True when the physical columns (not indexes or rules) differ in a way only a rebuild can make. */
-function needsRebuild(change: TableChange, before: TableDefinition, after: TableDefinition): boolean {
-  if (change.resetColumns.length > 0 || before.auth_table !== after.auth_table) return true;
-  const old = new Map(before.columns.map((c) => [c.name, c]));
-  for (const column of after.columns) {
-    const previous = old.get(column.name);
-    if (!previous) {
-      // ADD COLUMN cannot add NOT NULL without a DDL default, nor a foreign key with one.
-      if (column.required || column.references) return true;
-      continue;
-    }
-    if (previous.type !== column.type || previous.required !== column.required) return true;
-    if (JSON.stringify(previous.references) !== JSON.stringify(column.references)) return true;
-    old.delete(column.name);
-  }
-  return old.size > 0; // dropped columns
+function needsRebuild(diff: TableDiff): boolean {
+  if (diff.authAdded || diff.authDropped || diff.dropped.length > 0) return true;
+  return diff.steps.some((step) => {
+    // ADD COLUMN cannot add NOT NULL without a DDL default, nor a foreign key with one.
+    if (step.kind === 'added') return step.column.required || step.column.references !== undefined;
+    if (step.kind === 'reset') return true;
+    const { previous, column } = step;
+    return previous.type !== column.type || previous.required !== column.required || !sameReference(previous, column);
+  });
 }
 
 /**
@@ -80,11 +75,11 @@ export function applyTableChange(db: BetterSqlite3.Database, change: TableChange
     syncIndexes(db, after);
     return;
   }
-  if (needsRebuild(change, before, after)) {
+  const diff = diffTable(before, after, change.resetColumns);
+  if (needsRebuild(diff)) {
     rebuildTable(db, change, before, after);
   } else {
-    const old = new Set(before.columns.map((c) => c.name));
-    for (const column of after.columns.filter((c) => !old.has(c.name))) {
+    for (const { column } of diff.steps.filter((step) => step.kind === 'added')) {
       db.exec(`ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql(SQLITE_DDL, planDeclaredColumn(after.name, column))}`);
       if (column.default !== undefined && column.default !== null) {
         db.prepare(`UPDATE ${quoteIdent(after.name)} SET ${quoteIdent(column.name)} = ?`).run(encodeSqliteValue(column.default, column.type) as never);
