@@ -11,7 +11,7 @@ import type pg from 'pg';
 import type { ValueType } from '../../query/sql-tree.js';
 import type { ColumnDefinition, TableDefinition } from '../../tables/definition.js';
 import { diffTable, type ColumnStep } from '../ddl-change.js';
-import { planAuthColumns, planDeclaredColumn, planForeignKey, planTableDdl } from '../ddl-plan.js';
+import { planAuthColumns, planDeclaredColumn, planForeignKey, planTableDdl, type ForeignKeyNode } from '../ddl-plan.js';
 import { addForeignKeySql, columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';
 import { foreignKeyName } from '../index-names.js';
 import { quoteIdent } from '../sql-compiler.js';
@@ -77,9 +77,8 @@ class TableAlteration {
     );
   }
 
-  async addForeignKey(column: ColumnDefinition): Promise<void> {
-    const fk = planForeignKey(this.name, column);
-    if (fk) await this.alter(addForeignKeySql(this.dialect, fk));
+  async addForeignKey(fk: ForeignKeyNode): Promise<void> {
+    await this.alter(addForeignKeySql(this.dialect, fk));
   }
 
   async dropForeignKey(column: string): Promise<void> {
@@ -129,7 +128,7 @@ export async function applyPgTableChange(runner: QueryRunner, schema: string, ch
   const wanted = wantedIndexes(ddl.dialect, after);
   if (!before) {
     await ddl.create(after);
-    for (const column of after.columns.filter((c) => c.references)) await ddl.addForeignKey(column);
+    for (const fk of planTableDdl(after).foreignKeys) await ddl.addForeignKey(fk);
     return ddl.createMissingIndexes(wanted);
   }
 
@@ -145,7 +144,7 @@ export async function applyPgTableChange(runner: QueryRunner, schema: string, ch
     for (const column of planAuthColumns(after)) await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, column)}`);
   }
   for (const step of diff.steps) await applyColumnStep(ddl, after.name, step);
-  for (const column of diff.foreignKeysAdded) await ddl.addForeignKey(column);
+  for (const column of diff.foreignKeysAdded) await ddl.addForeignKey(planForeignKey(after.name, column)!);
   await ddl.createMissingIndexes(wanted);
 }
 
