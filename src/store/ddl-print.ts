@@ -23,7 +23,10 @@ export interface DdlDialect {
 
 const ON_DELETE = { cascade: 'CASCADE', restrict: 'RESTRICT', set_null: 'SET NULL' } as const;
 
-/** `REFERENCES <table> ("id") ON DELETE <action>`, the part both engines spell alike. */
+/**
+ * `REFERENCES <table>("id") ON DELETE <action>`, the part both engines spell alike. `spacing`
+ * keeps each engine's text as it always was (SQLite stores it verbatim in sqlite_schema).
+ */
 function referenceSql(dialect: DdlDialect, fk: ForeignKeyNode, spacing: string): string {
   return `REFERENCES ${dialect.qualify(fk.table)}${spacing}(${quoteIdent('id')}) ON DELETE ${ON_DELETE[fk.onDelete]}`;
 }
