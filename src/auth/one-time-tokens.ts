@@ -7,7 +7,8 @@
 import { AppError } from '../errors/app-error.js';
 import { randomToken } from '../lib/random.js';
 import { hashSecret } from '../lib/secrets.js';
-import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import { sql, type Expr } from '../query/sql-tree.js';
+import { col, ONE_TIME_TOKENS as TOKENS } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
 
 export type OneTimeTokenKind = 'reset' | 'verify';
@@ -15,11 +16,6 @@ export type OneTimeTokenKind = 'reset' | 'verify';
 /** Lifetimes in seconds. */
 export const ONE_TIME_TOKEN_TTL: Readonly<Record<OneTimeTokenKind, number>> = Object.freeze({ reset: 3600, verify: 86_400 });
 
-const text = (name: string): ColumnRef => ({ name, type: 'text' });
-const TOKENS = {
-  table: '_rb_one_time_tokens',
-  columns: [text('hash'), text('kind'), text('user_id'), { name: 'password_version', type: 'integer' } as ColumnRef, text('created_at'), text('expires_at'), text('used_at')],
-} as const;
 
 /** What a valid token grants. */
 export interface OneTimeTokenGrant {
@@ -58,7 +54,7 @@ export async function consumeOneTimeToken(executor: Executor, kind: OneTimeToken
   const row = await executor.first({
     kind: 'update',
     table: TOKENS.table,
-    set: [{ column: text('used_at'), value: sql.value(new Date(nowMs).toISOString(), 'text') }],
+    set: [{ column: col(TOKENS, 'used_at'), value: sql.value(new Date(nowMs).toISOString(), 'text') }],
     where: usable(kind, token, nowMs),
     returning: TOKENS.columns,
   });

@@ -5,7 +5,8 @@
  * database together write a session at most about once a minute: approximate by design
  * (a session shows its last use to within a minute), never a write per request.
  */
-import { sql, type ColumnRef } from '../query/sql-tree.js';
+import { sql } from '../query/sql-tree.js';
+import { col, SESSIONS } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
 
 /** A session's `last_used_at` is written at most this often. */
@@ -13,7 +14,7 @@ export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 /** Sessions remembered per process; past it the memory starts over (costing one conditional write each). */
 const MAX_REMEMBERED = 50_000;
 
-const LAST_USED: ColumnRef = Object.freeze({ name: 'last_used_at', type: 'text' });
+const LAST_USED = col(SESSIONS, 'last_used_at');
 
 /** Remembers, per project session, when this process last wrote `last_used_at`. */
 export class SessionActivity {
@@ -33,7 +34,7 @@ export class SessionActivity {
     const staleBefore = new Date(nowMs - LAST_USED_WRITE_INTERVAL_MS).toISOString();
     await executor.run({
       kind: 'update',
-      table: '_rb_sessions',
+      table: SESSIONS.table,
       set: [{ column: LAST_USED, value: sql.value(now, 'text') }],
       where: sql.and(
         sql.eq('id', sessionId),

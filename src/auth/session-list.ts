@@ -5,8 +5,9 @@
 import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
-import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import { sql, type Expr } from '../query/sql-tree.js';
 import type { SchemaService } from '../tables/schema-service.js';
+import { col, cols, SESSIONS } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
 import { revokeSession, revokeUserSessions } from './sessions.js';
 import type { TokenVerifier } from './token-verifier.js';
@@ -26,8 +27,7 @@ export type LogoutScope = 'local' | 'others' | 'global';
 
 const LOGOUT_SCOPES: readonly LogoutScope[] = ['local', 'others', 'global'];
 
-const text = (name: string): ColumnRef => Object.freeze({ name, type: 'text' });
-const VIEW_COLUMNS = Object.freeze(['id', 'created_at', 'last_used_at', 'user_agent'].map(text));
+const VIEW_COLUMNS = Object.freeze(cols(SESSIONS, ['id', 'created_at', 'last_used_at', 'user_agent']));
 
 /** Listing and ending sessions for their user and for the admin. */
 export class SessionList {
@@ -49,7 +49,7 @@ export class SessionList {
     const auth = await openAuthTable(this.schemas, state.project.id);
     const { session } = await this.tokens.verifyBearer(state, bearerToken, auth);
     const nowMs = this.clock.now();
-    const owned = await auth.db.first({ kind: 'select', table: '_rb_sessions', columns: [text('id')], where: sql.and(sql.eq('id', sessionId), liveOf(session.userId, nowMs)) });
+    const owned = await auth.db.first({ kind: 'select', table: SESSIONS.table, columns: [col(SESSIONS, 'id')], where: sql.and(sql.eq('id', sessionId), liveOf(session.userId, nowMs)) });
     if (!owned) {
       throw new AppError('ROW_NOT_FOUND', {
         message: `You have no live session with id "${sessionId}".`,
@@ -95,7 +95,7 @@ function liveOf(userId: string, nowMs: number): Expr {
 }
 
 async function liveSessions(executor: Executor, userId: string, nowMs: number, currentId: string | undefined): Promise<SessionView[]> {
-  const rows = await executor.all({ kind: 'select', table: '_rb_sessions', columns: VIEW_COLUMNS, where: liveOf(userId, nowMs), orderBy: [{ column: 'created_at', descending: false }, { column: 'id', descending: false }] });
+  const rows = await executor.all({ kind: 'select', table: SESSIONS.table, columns: VIEW_COLUMNS, where: liveOf(userId, nowMs), orderBy: [{ column: 'created_at', descending: false }, { column: 'id', descending: false }] });
   return rows.map((row) => ({
     id: String(row.id),
     created_at: String(row.created_at),

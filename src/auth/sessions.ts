@@ -11,6 +11,7 @@ import { randomToken } from '../lib/random.js';
 import { constantTimeEqual, hashSecret } from '../lib/secrets.js';
 import { newRowId } from '../lib/ids.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import { col, cols, SESSIONS } from '../store/system-tables.js';
 import type { Database, Executor, Row } from '../store/types.js';
 import { appendIdentityChange } from '../realtime/event-log.js';
 import { findSpentRefreshToken, forgetSpentRefreshTokens, recordSpentRefreshToken } from './spent-refresh-tokens.js';
@@ -18,12 +19,9 @@ import { findSpentRefreshToken, forgetSpentRefreshTokens, recordSpentRefreshToke
 /** How long a replaced refresh token still answers (with the same new pair). */
 export const ROTATION_GRACE_MS = 10_000;
 
-const text = (name: string): ColumnRef => ({ name, type: 'text' });
-const SESSIONS = {
-  table: '_rb_sessions',
-  columns: ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at'].map(text),
-} as const;
-const column = (name: string): ColumnRef => SESSIONS.columns.find((c) => c.name === name)!;
+/** What the token checks read of a session (not its activity columns). */
+const SESSION_COLUMNS = cols(SESSIONS, ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at']);
+const column = (name: (typeof SESSIONS.columns)[number]['name']): ColumnRef => col(SESSIONS, name);
 
 /** A stored session. */
 export interface Session {
@@ -58,7 +56,7 @@ export async function createSession(executor: Executor, userId: string, ttlSecon
   const id = newRowId();
   const now = new Date(nowMs).toISOString();
   const expiresAt = new Date(nowMs + ttlSeconds * 1000).toISOString();
-  const columns = [...SESSIONS.columns, text('last_used_at'), text('user_agent')];
+  const columns = [...SESSION_COLUMNS, column('last_used_at'), column('user_agent')];
   const agent = userAgent === undefined || userAgent === '' ? null : userAgent.slice(0, 512);
   await executor.run({ kind: 'insert', table: SESSIONS.table, columns, rows: [[id, userId, hashSecret(refreshToken), null, null, now, expiresAt, null, now, agent]] });
   return { session: { id, userId, expiresAt, revokedAt: null }, refreshToken };
@@ -66,7 +64,7 @@ export async function createSession(executor: Executor, userId: string, ttlSecon
 
 /** The session if it exists, belongs to `userId`, is not revoked and has not expired. */
 export async function findLiveSession(executor: Executor, sessionId: string, userId: string, nowMs: number): Promise<Session | undefined> {
-  const row = await executor.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.and(sql.eq('id', sessionId), sql.eq('user_id', userId)) });
+  const row = await executor.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.and(sql.eq('id', sessionId), sql.eq('user_id', userId)) });
   return row && isLive(row, new Date(nowMs).toISOString()) ? toSession(row) : undefined;
 }
 
@@ -87,7 +85,7 @@ export async function refreshSession(
   const nowIso = new Date(nowMs).toISOString();
   const presentedHash = hashSecret(presented);
   const outcome = await db.transaction(async (tx): Promise<RefreshedSession | 'reused'> => {
-    const current = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('refresh_hash', presentedHash), forUpdate: true });
+    const current = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.eq('refresh_hash', presentedHash), forUpdate: true });
     if (current) {
       if (!isLive(current, nowIso)) throw invalidRefreshToken();
       await options.admit?.(tx, String(current.user_id));
@@ -109,7 +107,7 @@ export async function refreshSession(
       await recordSpentRefreshToken(tx, { hash: presentedHash, sessionId: String(current.id), userId: String(current.user_id), spentAt: nowIso, expiresAt });
       return { session: { ...toSession(current), expiresAt }, refreshToken: next, issuedAtMs: nowMs };
     }
-    const replaced = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('previous_refresh_hash', presentedHash), forUpdate: true });
+    const replaced = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.eq('previous_refresh_hash', presentedHash), forUpdate: true });
     if (!replaced) return revokeForSpentToken(tx, presentedHash, nowIso);
     if (!isLive(replaced, nowIso)) throw invalidRefreshToken();
     const graceEnds = Date.parse(String(replaced.previous_valid_until));
@@ -135,7 +133,7 @@ export async function refreshSession(
  */
 async function revokeForSpentToken(tx: Executor, presentedHash: string, nowIso: string): Promise<'reused'> {
   const sessionId = await findSpentRefreshToken(tx, presentedHash);
-  const session = sessionId === undefined ? undefined : await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSIONS.columns, where: sql.eq('id', sessionId), forUpdate: true });
+  const session = sessionId === undefined ? undefined : await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.eq('id', sessionId), forUpdate: true });
   if (!session || !isLive(session, nowIso)) throw invalidRefreshToken();
   await endSessionForReuse(tx, sessionId!, nowIso);
   return 'reused';

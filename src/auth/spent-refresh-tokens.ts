@@ -10,14 +10,10 @@
  * `refresh_token_ttl`, and a token spent longer than `refresh_token_ttl` ago in a session that
  * kept rotating is forgotten (it then answers like any unknown token).
  */
-import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import { sql, type Expr } from '../query/sql-tree.js';
+import { col, SPENT_REFRESH_TOKENS as SPENT } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
 
-const text = (name: string): ColumnRef => ({ name, type: 'text' });
-const SPENT = {
-  table: '_rb_spent_refresh_tokens',
-  columns: ['hash', 'session_id', 'user_id', 'spent_at', 'expires_at'].map(text),
-} as const;
 
 /** A replaced refresh token as recorded by the rotation that replaced it. */
 export interface SpentRefreshToken {
@@ -50,7 +46,7 @@ export async function recordSpentRefreshToken(tx: Executor, spent: SpentRefreshT
 
 /** The session id a spent token belonged to, or undefined when the hash was never spent (or was forgotten). */
 export async function findSpentRefreshToken(executor: Executor, hash: string): Promise<string | undefined> {
-  const row = await executor.first({ kind: 'select', table: SPENT.table, columns: [text('session_id')], where: sql.eq('hash', hash) });
+  const row = await executor.first({ kind: 'select', table: SPENT.table, columns: [col(SPENT, 'session_id')], where: sql.eq('hash', hash) });
   return row === undefined ? undefined : String(row.session_id);
 }
 

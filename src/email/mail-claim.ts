@@ -3,7 +3,7 @@
  * request worker (forgot-password requests): due, unleased rows of one status are selected and
  * leased in one transaction, so concurrent workers and processes each take a different batch.
  */
-import { col, MAIL_QUEUE } from '../projects/system-tables.js';
+import { col, MAIL_QUEUE } from '../store/system-tables.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, Row } from '../store/types.js';
 

@@ -12,7 +12,7 @@
  */
 import { isoNow, systemClock, type Clock } from '../lib/clock.js';
 import { newRowId } from '../lib/ids.js';
-import { col, MAIL_QUEUE } from '../projects/system-tables.js';
+import { col, MAIL_QUEUE } from '../store/system-tables.js';
 import { sql } from '../query/sql-tree.js';
 import type { Database } from '../store/types.js';
 

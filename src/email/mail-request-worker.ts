@@ -10,7 +10,7 @@
  * before the row changed resolves it again, which issues a second token and one mail.
  */
 import { isoNow, systemClock, type Clock } from '../lib/clock.js';
-import { col, MAIL_QUEUE } from '../projects/system-tables.js';
+import { col, MAIL_QUEUE } from '../store/system-tables.js';
 import { sql, type Expr } from '../query/sql-tree.js';
 import type { Database, Row } from '../store/types.js';
 import { claimDueRows } from './mail-claim.js';

@@ -8,7 +8,7 @@
  * jitter; a permanent refusal, or too many attempts, marks the row `failed`.
  */
 import { isoNow, systemClock, type Clock } from '../lib/clock.js';
-import { col, MAIL_QUEUE } from '../projects/system-tables.js';
+import { col, MAIL_QUEUE } from '../store/system-tables.js';
 import { sql } from '../query/sql-tree.js';
 import type { Database, Row } from '../store/types.js';
 import { claimDueRows, before } from './mail-claim.js';

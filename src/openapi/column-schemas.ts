@@ -3,9 +3,11 @@
  * them and as it may write them. These describe the wire format as precisely as JSON Schema
  * can: text refuses U+0000 by `pattern`, timestamps carry the server's own ISO 8601 pattern.
  * The server's validators (src/tables/column-schema.ts) still check what no keyword states:
- * json depth, unpaired UTF-16 surrogates, impossible dates.
+ * json depth, unpaired UTF-16 surrogates, impossible dates. Both take a column's value rules
+ * from one function (src/tables/column-value-schema.ts) and differ only in their profiles.
  */
 import { ISO_TIMESTAMP_PATTERN } from '../lib/timestamps.js';
+import { columnValueSchema, type ValueSchemaProfile } from '../tables/column-value-schema.js';
 import type { ColumnDefinition } from '../tables/definition.js';
 import { ROW_ID_PATTERN } from '../tables/row-validator.js';
 
@@ -17,8 +19,6 @@ export type JsonSchema = Readonly<Record<string, unknown>>;
  * `default`, or a PATCH body, where a left-out column keeps its value (so no `default` there).
  */
 export type Direction = 'read' | 'create' | 'update';
-
-const SAFE = Number.MAX_SAFE_INTEGER;
 
 /**
  * Text without U+0000 (the server refuses it: PostgreSQL cannot store it). `\u0000` is the
@@ -32,7 +32,7 @@ const TEXT_NOTE = 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.';
 
 /** The schema of a declared column's values; `nullable` adds null. */
 export function columnSchema(column: ColumnDefinition, direction: Direction, nullable: boolean): JsonSchema {
-  const base: Record<string, unknown> = valueSchema(column, direction);
+  const base: Record<string, unknown> = columnValueSchema(column, documentProfile(direction));
   const notes = columnNotes(column, direction);
   if (notes) base.description = notes;
   if (direction === 'create' && column.default !== undefined) base.default = column.default;
@@ -41,28 +41,19 @@ export function columnSchema(column: ColumnDefinition, direction: Direction, nul
   return { ...base, type: [base.type, 'null'] };
 }
 
-function valueSchema(column: ColumnDefinition, direction: Direction): Record<string, unknown> {
-  switch (column.type) {
-    case 'text':
-      // An enum already names every accepted value; a pattern beside it would say nothing more.
-      return {
-        type: 'string',
-        ...(column.max_length !== undefined && { maxLength: column.max_length }),
-        ...(column.enum ? { enum: [...column.enum] } : { pattern: NO_NUL_PATTERN }),
-      };
-    case 'integer':
-      return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
-    case 'number':
-      return { type: 'number', ...(column.min !== undefined && { minimum: column.min }), ...(column.max !== undefined && { maximum: column.max }) };
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'timestamp':
-      // Read in UTC with `Z`. Written as the ISO 8601 forms the pattern states (also a date, or a
-      // time without zone, read as UTC); format names the form clients should send.
-      return direction === 'read' ? { type: 'string', format: 'date-time' } : { type: 'string', format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN };
-    case 'json':
-      return {};
-  }
+/**
+ * The document's words where it differs from the validators: standard keywords a client's
+ * tools understand. An enum already names every accepted value; a NUL pattern beside it would
+ * say nothing more. Timestamps are read in UTC with `Z`, and written as the ISO 8601 forms the
+ * pattern states (also a date, or a time without zone, read as UTC); format names the form
+ * clients should send.
+ */
+function documentProfile(direction: Direction): ValueSchemaProfile {
+  return {
+    text: (rules, column) => ({ type: 'string', ...rules, ...(!column.enum && { pattern: NO_NUL_PATTERN }) }),
+    timestamp: () => (direction === 'read' ? { type: 'string', format: 'date-time' } : { type: 'string', format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN }),
+    json: () => ({}),
+  };
 }
 
 /** Words for what the schema keywords cannot say: uniqueness, references, json. */

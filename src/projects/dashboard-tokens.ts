@@ -17,7 +17,7 @@ import { randomBase62 } from '../lib/random.js';
 import { hashSecret, hashSecretBytes } from '../lib/secrets.js';
 import { sql } from '../query/sql-tree.js';
 import type { Database } from '../store/types.js';
-import { col, DASHBOARD_SESSIONS } from './system-tables.js';
+import { col, DASHBOARD_SESSIONS } from '../store/system-tables.js';
 
 /** How long a dashboard token lasts: a working day, the most contract §12 allows. */
 export const DASHBOARD_TOKEN_TTL_SECONDS = 12 * 60 * 60;

@@ -7,7 +7,7 @@ import { randomBase62 } from '../lib/random.js';
 import { hashSecret } from '../lib/secrets.js';
 import { sql } from '../query/sql-tree.js';
 import type { Database } from '../store/types.js';
-import { PLATFORM_SETTINGS } from './system-tables.js';
+import { PLATFORM_SETTINGS } from '../store/system-tables.js';
 
 const HASH_SETTING = 'platform_key_hash';
 

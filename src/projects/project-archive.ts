@@ -13,7 +13,7 @@ import { AppError } from '../errors/app-error.js';
 import { sql, type ColumnRef, type SelectStatement } from '../query/sql-tree.js';
 import type { Executor, Row, StorageEngine } from '../store/types.js';
 import { physicalColumns, type TableDefinition } from '../tables/definition.js';
-import { MAIL_QUEUE, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS } from './system-tables.js';
+import { MAIL_QUEUE, ONE_TIME_TOKENS, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS, SESSIONS, SPENT_REFRESH_TOKENS, TABLE_DEFINITIONS } from '../store/system-tables.js';
 
 export const ARCHIVE_FORMAT = 'rowbase-project-archive';
 export const ARCHIVE_VERSION = 1;
@@ -29,30 +29,16 @@ export type ArchiveRecord =
   | { readonly kind: 'mail'; readonly values: Row }
   | { readonly kind: 'end'; readonly counts: Readonly<Record<string, number>> };
 
-const text = (name: string): ColumnRef => ({ name, type: 'text' });
-
 /** The project's internal tables that travel with it, and their key for paging. */
 export const INTERNAL_TABLES: readonly { readonly table: string; readonly key: string; readonly columns: readonly ColumnRef[] }[] = [
-  {
-    table: '_rb_sessions',
-    key: 'id',
-    columns: ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'user_agent'].map(text),
-  },
-  {
-    // Refresh tokens spent by rotation: with them, a replay of an old token after the move is still caught as reuse.
-    table: '_rb_spent_refresh_tokens',
-    key: 'hash',
-    columns: ['hash', 'session_id', 'user_id', 'spent_at', 'expires_at'].map(text),
-  },
-  {
-    table: '_rb_one_time_tokens',
-    key: 'hash',
-    columns: [text('hash'), text('kind'), text('user_id'), { name: 'password_version', type: 'integer' }, text('created_at'), text('expires_at'), text('used_at')],
-  },
+  { table: SESSIONS.table, key: 'id', columns: SESSIONS.columns },
+  // Refresh tokens spent by rotation: with them, a replay of an old token after the move is still caught as reuse.
+  { table: SPENT_REFRESH_TOKENS.table, key: 'hash', columns: SPENT_REFRESH_TOKENS.columns },
+  { table: ONE_TIME_TOKENS.table, key: 'hash', columns: ONE_TIME_TOKENS.columns },
 ];
 
 /** The table definitions rows, as the schema service stores them. */
-export const DEFINITION_COLUMNS: readonly ColumnRef[] = [text('name'), { name: 'definition', type: 'json' }, text('created_at'), text('updated_at')];
+export const DEFINITION_COLUMNS: readonly ColumnRef[] = TABLE_DEFINITIONS.columns;
 
 /** Mail queue columns in the archive: all but project_id (the importing project's id is used). */
 export const MAIL_COLUMNS: readonly ColumnRef[] = MAIL_QUEUE.columns.filter((c) => c.name !== 'project_id');
@@ -99,7 +85,7 @@ export async function exportProject(storage: StorageEngine, projectId: string, n
 
   const db = await storage.project(projectId);
   const definitions: TableDefinition[] = [];
-  for await (const row of readAll(db, '_rb_tables', DEFINITION_COLUMNS, 'name')) {
+  for await (const row of readAll(db, TABLE_DEFINITIONS.table, DEFINITION_COLUMNS, 'name')) {
     const definition = row.definition as TableDefinition;
     definitions.push(definition);
     await write({ kind: 'table', name: String(row.name), definition, created_at: String(row.created_at), updated_at: String(row.updated_at) });

@@ -20,7 +20,7 @@ import { generateKey } from './keys.js';
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, DEFINITION_COLUMNS, INTERNAL_TABLES, MAIL_COLUMNS, type ArchiveRecord } from './project-archive.js';
 import { PROJECT_ID_PATTERN } from './project-registry.js';
 import { readSettings } from './settings.js';
-import { MAIL_QUEUE, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS } from './system-tables.js';
+import { MAIL_QUEUE, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS, TABLE_DEFINITIONS } from '../store/system-tables.js';
 
 export interface ImportResult {
   readonly projectId: string;
@@ -158,7 +158,7 @@ async function fill(storage: StorageEngine, id: string, keep: boolean, source: R
         const { name: _name, ...body } = record.definition;
         const definition = parseDefinition(record.name, body);
         tables.set(record.name, { definition, columns: physicalColumns(definition).map((c) => ({ name: c.name, type: c.type })), check: buildStoredRowCheck(definition), rows: 0 });
-        await db.run({ kind: 'insert', table: '_rb_tables', columns: DEFINITION_COLUMNS, rows: [[record.name, definition, record.created_at, record.updated_at]] });
+        await db.run({ kind: 'insert', table: TABLE_DEFINITIONS.table, columns: DEFINITION_COLUMNS, rows: [[record.name, definition, record.created_at, record.updated_at]] });
         count('tables');
         break;
       }

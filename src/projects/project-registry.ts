@@ -12,7 +12,7 @@ import { StoreError, type Executor, type StorageEngine } from '../store/types.js
 import { generateKey, matchKey, type KeyRecord, type KeyType } from './keys.js';
 import type { PlatformKey } from './platform-key.js';
 import { DEFAULT_SETTINGS, readSettings, type ProjectSettings } from './settings.js';
-import { col, MAIL_QUEUE, PROJECT_KEYS, PROJECTS, PROJECT_SETTINGS } from './system-tables.js';
+import { col, MAIL_QUEUE, PROJECT_KEYS, PROJECTS, PROJECT_SETTINGS } from '../store/system-tables.js';
 
 export const PROJECT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{2,39}$/;
 

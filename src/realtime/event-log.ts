@@ -19,6 +19,7 @@
  */
 import { sql } from '../query/sql-tree.js';
 import type { ColumnRef } from '../query/sql-tree.js';
+import { col, cols, EVENT_STATE, EVENTS as EVENT_LOG } from '../store/system-tables.js';
 import type { Database, Executor, Row } from '../store/types.js';
 
 /** A change to one row, as the data API shows the row. */
@@ -64,25 +65,13 @@ export interface ChangeFeed {
   committed(projectId: string, events: readonly LoggedEvent[]): void;
 }
 
-const EVENTS = '_rb_events';
-const STATE = '_rb_event_state';
+const EVENTS = EVENT_LOG.table;
+const STATE = EVENT_STATE.table;
 const IDENTITY = '_identity';
-const col = (name: string, type: ColumnRef['type']): ColumnRef => Object.freeze({ name, type });
-const SEQ = col('seq', 'integer');
-const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze([
-  col('created_at', 'text'),
-  col('table_name', 'text'),
-  col('action', 'text'),
-  col('record', 'text'),
-]);
-const EVENT_COLUMNS: readonly ColumnRef[] = Object.freeze([
-  SEQ,
-  col('created_at', 'text'),
-  col('table_name', 'text'),
-  col('action', 'text'),
-  col('record', 'text'),
-]);
-const TRIMMED = col('trimmed_through', 'integer');
+const SEQ = col(EVENT_LOG, 'seq');
+const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze(cols(EVENT_LOG, ['created_at', 'table_name', 'action', 'record']));
+const EVENT_COLUMNS: readonly ColumnRef[] = EVENT_LOG.columns;
+const TRIMMED = col(EVENT_STATE, 'trimmed_through');
 const STATE_ROW = sql.eq('id', 1, 'integer');
 // Rows per INSERT: 4 parameters each stays well under every engine's parameter limit.
 const INSERT_CHUNK = 500;
@@ -139,7 +128,7 @@ export async function readLogStart(db: Executor, gaps: boolean, recentFrom: stri
   const recent = await db.all({
     kind: 'select',
     table: EVENTS,
-    columns: [SEQ, col('created_at', 'text')],
+    columns: [SEQ, col(EVENT_LOG, 'created_at')],
     where: { kind: 'compare', op: '>', left: sql.column('seq'), right: sql.value(trimmedThrough, 'integer') },
     orderBy: [{ column: 'seq', descending: true }],
     limit: START_WINDOW,

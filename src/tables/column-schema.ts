@@ -1,12 +1,14 @@
 /**
  * Column rules as JSON Schema, compiled by ajv: the per-table row validators and the check
- * of declared defaults both come from here. Holds the one Ajv instance; compiled schemas are
+ * of declared defaults both come from here (the value rules themselves from
+ * `column-value-schema.ts`, shared with the OpenAPI document). Holds the one Ajv instance; compiled schemas are
  * removed from its cache at once, so replaced tables leave nothing behind.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { containsNonFiniteNumber, containsNul, exceedsJsonDepth, MAX_JSON_DEPTH } from '../lib/nul-character.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { containsUnpairedSurrogate } from '../lib/unpaired-surrogate.js';
+import { columnValueSchema, type ColumnValueRules, type ValueSchemaProfile } from './column-value-schema.js';
 import type { ColumnDefinition } from './definition.js';
 
 // Pragmatic address check (WHATWG's input type=email rule); delivery is the real proof.
@@ -40,28 +42,18 @@ export function compileSchema(schema: object): ValidateFunction {
   return validate;
 }
 
-const SAFE = Number.MAX_SAFE_INTEGER;
+/** The validator's words where it differs from the OpenAPI document: its own keywords and format. */
+const VALIDATION_PROFILE: ValueSchemaProfile = {
+  // No U+0000: PostgreSQL cannot store it, and both engines must accept the same values.
+  text: (rules) => ({ type: 'string', noNul: true, wellFormed: true, ...rules }),
+  timestamp: () => ({ type: 'string', format: 'timestamp' }),
+  // Depth first: the NUL walk is iterative too, but there is no point walking a hostile value twice.
+  json: () => ({ allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { wellFormed: true }, { finiteNumbers: true }] }),
+};
 
-/** The JSON Schema of one column's values; `nullable` adds null. */
-export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, nullable: boolean): object {
-  const base = ((): Record<string, unknown> => {
-    switch (column.type) {
-      case 'text':
-        // No U+0000: PostgreSQL cannot store it, and both engines must accept the same values.
-        return { type: 'string', noNul: true, wellFormed: true, ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) };
-      case 'integer':
-        return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
-      case 'number':
-        return { type: 'number', ...(column.min !== undefined && { minimum: column.min }), ...(column.max !== undefined && { maximum: column.max }) };
-      case 'boolean':
-        return { type: 'boolean' };
-      case 'timestamp':
-        return { type: 'string', format: 'timestamp' };
-      case 'json':
-        // Depth first: the NUL walk is iterative too, but there is no point walking a hostile value twice.
-        return { allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { wellFormed: true }, { finiteNumbers: true }] };
-    }
-  })();
+/** The JSON Schema of one column's values, as the validators check them; `nullable` adds null. */
+export function columnJsonSchema(column: ColumnValueRules, nullable: boolean): object {
+  const base = columnValueSchema(column, VALIDATION_PROFILE);
   if (!nullable || column.type === 'json') return base;
   if (base.enum) return { anyOf: [{ type: 'null' }, base] };
   return { ...base, type: [base.type, 'null'] };
@@ -79,7 +71,7 @@ const TYPE_WORDS = {
 const OUT_OF_RANGE = 'is out of range: JSON numbers beyond ±1.7976931348623157e308 read as infinity, which cannot be stored';
 
 /** Words for why `value` failed its column's schema, from ajv's first error. */
-export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, error: ErrorObject, value?: unknown): string {
+export function describeColumnError(column: ColumnValueRules, error: ErrorObject, value?: unknown): string {
   if ((column.type === 'number' || column.type === 'integer') && typeof value === 'number' && !Number.isFinite(value)) {
     return column.type === 'integer' ? `must be ${TYPE_WORDS.integer} within ±(2^53-1); this one ${OUT_OF_RANGE}` : `must be a finite number; this one ${OUT_OF_RANGE}`;
   }

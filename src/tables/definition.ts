@@ -52,6 +52,12 @@ export interface PhysicalColumn {
   readonly type: ColumnType;
   readonly origin: 'system' | 'auth' | 'declared';
   readonly definition?: ColumnDefinition;
+  /**
+   * The value the database itself fills in when an insert leaves the column out. Only auth
+   * bookkeeping columns have one (signup writes neither); a declared column's default is the
+   * row service's to apply, so both engines fill it alike.
+   */
+  readonly storedDefault?: boolean | number;
 }
 
 const SYSTEM_COLUMNS: readonly PhysicalColumn[] = [
@@ -63,9 +69,9 @@ const SYSTEM_COLUMNS: readonly PhysicalColumn[] = [
 const AUTH_COLUMNS: readonly PhysicalColumn[] = [
   { name: 'email', type: 'text', origin: 'auth' },
   { name: 'password', type: 'text', origin: 'auth' },
-  { name: 'email_verified', type: 'boolean', origin: 'auth' },
+  { name: 'email_verified', type: 'boolean', origin: 'auth', storedDefault: false },
   // Bumped on every password change or reset; access tokens carry it (not a user-facing column).
-  { name: 'password_version', type: 'integer', origin: 'auth' },
+  { name: 'password_version', type: 'integer', origin: 'auth', storedDefault: 1 },
 ];
 
 /** Every physical column of a table, system columns first. */

@@ -34,6 +34,10 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
   for (const [index, { values, condition }] of plan.rows.entries()) {
     const id = (values.id as string | undefined) ?? newRowId();
     const full: RowValues = { ...values, id, created_at: now, updated_at: now };
+    // A declared column left out (and without default) is written as null, never left to the
+    // database: a SQLite file made by an earlier version may hold a DDL default for a column named like an
+    // auth column (issue 27), and defaults are the row service's to apply on every engine.
+    for (const column of table.definition.columns) if (full[column.name] === undefined) full[column.name] = null;
     try {
       const written = present(columns, full);
           const row = await tx.first({ kind: 'insert', table: table.name, columns: written, rows: [written.map((c) => full[c.name])], returning: table.readable });

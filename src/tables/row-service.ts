@@ -7,6 +7,7 @@ import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import type { PasswordHasher } from '../lib/password-hasher.js';
 import { sql, type Expr } from '../query/sql-tree.js';
+import { ONE_TIME_TOKENS, SESSIONS, SPENT_REFRESH_TOKENS } from '../store/system-tables.js';
 import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js';
 import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
 import type { Caller } from './caller.js';
@@ -168,7 +169,7 @@ export class RowService {
         }
         const row = await tx.first({ kind: 'update', table: table.name, set, where, returning: table.readable });
         if (!row) throw rowNotFound(table.name, rowId);
-        if (emailChanged) await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', rowId) });
+        if (emailChanged) await tx.run({ kind: 'delete', table: ONE_TIME_TOKENS.table, where: sql.eq('user_id', rowId) });
         // Access tokens of the old password end: so do the realtime streams bound to them.
         if ('password' in values) await appendIdentityChange(tx, { user: rowId }, now);
         return row;
@@ -302,9 +303,9 @@ async function isNewEmail(tx: Executor, table: CompiledTable, where: Expr, email
 }
 
 async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
-  await tx.run({ kind: 'delete', table: '_rb_sessions', where: sql.eq('user_id', userId) });
-  await tx.run({ kind: 'delete', table: '_rb_spent_refresh_tokens', where: sql.eq('user_id', userId) });
-  await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', userId) });
+  await tx.run({ kind: 'delete', table: SESSIONS.table, where: sql.eq('user_id', userId) });
+  await tx.run({ kind: 'delete', table: SPENT_REFRESH_TOKENS.table, where: sql.eq('user_id', userId) });
+  await tx.run({ kind: 'delete', table: ONE_TIME_TOKENS.table, where: sql.eq('user_id', userId) });
 }
 
 function rowNotFound(table: string, id: string): AppError {

@@ -5,7 +5,8 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { sql, type ColumnRef } from '../query/sql-tree.js';
+import { sql } from '../query/sql-tree.js';
+import { col, TABLE_DEFINITIONS as DEFINITIONS } from '../store/system-tables.js';
 import type { Executor, ProjectDatabase, SchemaExecutor, StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from './definition.js';
@@ -14,16 +15,6 @@ import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
 import { translateChangeError } from './schema-change-errors.js';
 import { checkPreconditions, type TablePreconditions } from './table-version.js';
-
-const DEFINITIONS = {
-  table: '_rb_tables',
-  columns: [
-    { name: 'name', type: 'text' },
-    { name: 'definition', type: 'json' },
-    { name: 'created_at', type: 'text' },
-    { name: 'updated_at', type: 'text' },
-  ] as readonly ColumnRef[],
-};
 
 /** A project's tables, compiled, with the database they live in. */
 export interface ProjectSchema {
@@ -272,8 +263,8 @@ async function writeDefinition(tx: Executor, table: TableDefinition, created: bo
       kind: 'update',
       table: DEFINITIONS.table,
       set: [
-        { column: DEFINITIONS.columns[1]!, value: sql.value(table, 'json') },
-        { column: DEFINITIONS.columns[3]!, value: sql.value(now, 'text') },
+        { column: col(DEFINITIONS, 'definition'), value: sql.value(table, 'json') },
+        { column: col(DEFINITIONS, 'updated_at'), value: sql.value(now, 'text') },
       ],
       where: sql.eq('name', table.name),
     });

@@ -11,7 +11,7 @@ import { afterEach, describe, it } from 'node:test';
 import type { AppOptions } from '../../src/app/build-app.js';
 import type { OutgoingMail } from '../../src/email/mail-queue.js';
 import { REDACTED_BODY } from '../../src/email/mail-worker.js';
-import { MAIL_QUEUE } from '../../src/projects/system-tables.js';
+import { MAIL_QUEUE } from '../../src/store/system-tables.js';
 import { sql } from '../../src/query/sql-tree.js';
 import { freePort } from '../helpers/server-process.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';

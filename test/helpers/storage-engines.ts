@@ -15,6 +15,8 @@ import { createTestDatabase, isPostgresReachable, testDatabaseUrl } from './test
 
 export interface EngineFixture {
   readonly engine: StorageEngine;
+  /** Where the storage lives: SQLite's data folder, or PostgreSQL's database URL (for tests that look inside). */
+  readonly storage: { readonly dataDir: string } | { readonly url: string };
   /** Opens another engine on the same storage (as a second process would). */
   another(): Promise<StorageEngine>;
   /** Closes every engine it opened and removes the storage. */
@@ -34,6 +36,7 @@ const sqlite: EngineFactory = {
     const engines = [open()];
     return {
       engine: engines[0]!,
+      storage: { dataDir },
       async another() {
         const engine = open();
         engines.push(engine);
@@ -55,6 +58,7 @@ const postgres: EngineFactory = {
     const engines = [await open()];
     return {
       engine: engines[0]!,
+      storage: { url: database.url },
       async another() {
         const engine = await open();
         engines.push(engine);

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { MAIL_STATUS, silentMailLog, StoredMailQueue } from '../../src/email/mail-queue.js';
 import { MailRequestWorker, type MailRequest, type ResolvedMail } from '../../src/email/mail-request-worker.js';
 import { systemClock } from '../../src/lib/clock.js';
-import { MAIL_QUEUE } from '../../src/projects/system-tables.js';
+import { MAIL_QUEUE } from '../../src/store/system-tables.js';
 import { sql } from '../../src/query/sql-tree.js';
 import { createProject, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 

@@ -3,12 +3,17 @@
  * transactional, so every change is a short list of ALTER TABLE steps run inside the
  * schema transaction; nothing is rebuilt. Unique options are unique indexes and foreign
  * keys are named constraints (names from `index-names.ts`), so both change by name.
- * Defaults are applied by the row service, not by DDL, so both engines fill them alike.
+ * What the table holds is decided by the engine-neutral plan (`../ddl-plan.ts`); this file
+ * prints it as ALTER steps. Defaults are applied by the row service, not by DDL, so both
+ * engines fill them alike.
  */
 import type pg from 'pg';
 import type { ValueType } from '../../query/sql-tree.js';
-import { physicalColumns, type ColumnDefinition, type PhysicalColumn, type TableDefinition } from '../../tables/definition.js';
-import { foreignKeyName, indexesOf } from '../index-names.js';
+import type { ColumnDefinition, TableDefinition } from '../../tables/definition.js';
+import { diffTable, type ColumnStep } from '../ddl-change.js';
+import { planAuthColumns, planDeclaredColumn, planForeignKey, planTableDdl, type ForeignKeyNode } from '../ddl-plan.js';
+import { addForeignKeySql, columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';
+import { foreignKeyName } from '../index-names.js';
 import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodePgValue, PG_TYPES } from './pg-compiler.js';
@@ -18,40 +23,32 @@ export interface QueryRunner {
   query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
 }
 
-const ON_DELETE = { cascade: 'CASCADE', restrict: 'RESTRICT', set_null: 'SET NULL' } as const;
-
 // Types for casting bound defaults (no collation: that belongs to the column).
 const CAST_TYPES: Readonly<Record<ValueType, string>> = { text: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean', timestamp: 'timestamptz', json: 'jsonb' };
 
-/** Auth columns with the DDL defaults SQLite gives them too. */
-const AUTH_DEFAULTS: Readonly<Record<string, string>> = { email_verified: 'DEFAULT FALSE', password_version: 'DEFAULT 1' };
-
-function isRequired(column: PhysicalColumn): boolean {
-  return column.origin !== 'declared' || column.definition?.required === true;
-}
-
-function columnSql(column: PhysicalColumn): string {
-  const parts = [quoteIdent(column.name), PG_TYPES[column.type]];
-  if (column.name === 'id') parts.push('PRIMARY KEY');
-  if (isRequired(column)) parts.push('NOT NULL');
-  if (AUTH_DEFAULTS[column.name] && column.origin === 'auth') parts.push(AUTH_DEFAULTS[column.name]!);
-  return parts.join(' ');
-}
-
-function declared(column: ColumnDefinition): PhysicalColumn {
-  return { name: column.name, type: column.type, origin: 'declared', definition: column };
+/** PostgreSQL's spelling of the plan in one schema: foreign keys as named constraints. */
+function pgDialect(schema: string): DdlDialect {
+  return {
+    columnType: (type) => PG_TYPES[type],
+    literal: (value) => (typeof value === 'boolean' ? (value ? 'TRUE' : 'FALSE') : String(value)),
+    qualify: (table) => `${quoteIdent(schema)}.${quoteIdent(table)}`,
+    inlineForeignKeys: false,
+  };
 }
 
 /** Builds the ALTER steps of one table change and runs them in order on `runner`. */
 class TableAlteration {
   private readonly table: string;
+  /** How this schema's DDL is spelled. */
+  readonly dialect: DdlDialect;
 
   constructor(
     private readonly runner: QueryRunner,
     private readonly schema: string,
     private readonly name: string,
   ) {
-    this.table = `${quoteIdent(schema)}.${quoteIdent(name)}`;
+    this.dialect = pgDialect(schema);
+    this.table = this.dialect.qualify(name);
   }
 
   async exec(sql: string, values?: unknown[]): Promise<void> {
@@ -63,7 +60,7 @@ class TableAlteration {
   }
 
   async create(table: TableDefinition): Promise<void> {
-    await this.exec(`CREATE TABLE ${this.table} (\n  ${physicalColumns(table).map(columnSql).join(',\n  ')}\n)`);
+    await this.exec(createTableSql(this.dialect, this.name, planTableDdl(table).columns));
   }
 
   async drop(): Promise<void> {
@@ -80,12 +77,8 @@ class TableAlteration {
     );
   }
 
-  async addForeignKey(column: ColumnDefinition): Promise<void> {
-    const ref = column.references!;
-    await this.alter(
-      `ADD CONSTRAINT ${quoteIdent(foreignKeyName(this.name, column.name))} FOREIGN KEY (${quoteIdent(column.name)}) ` +
-        `REFERENCES ${quoteIdent(this.schema)}.${quoteIdent(ref.table)} (${quoteIdent('id')}) ON DELETE ${ON_DELETE[ref.on_delete]}`,
-    );
+  async addForeignKey(fk: ForeignKeyNode): Promise<void> {
+    await this.alter(addForeignKeySql(this.dialect, fk));
   }
 
   async dropForeignKey(column: string): Promise<void> {
@@ -116,17 +109,9 @@ class TableAlteration {
 }
 
 /** The indexes a table should have, by name → CREATE statement (the same set as on SQLite). */
-function wantedIndexes(schema: string, table: TableDefinition): Map<string, string> {
-  const t = `${quoteIdent(schema)}.${quoteIdent(table.name)}`;
-  return new Map(
-    indexesOf(table).map((index) => [
-      index.name,
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ON ${t} (${index.columns.map(quoteIdent).join(', ')})`,
-    ]),
-  );
+function wantedIndexes(dialect: DdlDialect, table: TableDefinition): Map<string, string> {
+  return new Map(planTableDdl(table).indexes.map((index) => [index.name, createIndexSql(dialect, table.name, index)]));
 }
-
-const AUTH_PHYSICAL = (table: TableDefinition): PhysicalColumn[] => physicalColumns({ ...table, columns: [] }).filter((c) => c.origin === 'auth');
 
 /**
  * Applies a table change inside the caller's transaction. Columns added to existing rows get
@@ -140,63 +125,56 @@ export async function applyPgTableChange(runner: QueryRunner, schema: string, ch
   if (!target) return;
   const ddl = new TableAlteration(runner, schema, target.name);
   if (!after) return ddl.drop();
-  const wanted = wantedIndexes(schema, after);
+  const wanted = wantedIndexes(ddl.dialect, after);
   if (!before) {
     await ddl.create(after);
-    for (const column of after.columns.filter((c) => c.references)) await ddl.addForeignKey(column);
+    for (const fk of planTableDdl(after).foreignKeys) await ddl.addForeignKey(fk);
     return ddl.createMissingIndexes(wanted);
   }
 
-  const old = new Map(before.columns.map((c) => [c.name, c]));
-  const next = new Map(after.columns.map((c) => [c.name, c]));
-  const reset = new Set(change.resetColumns);
-  const sameReference = (a: ColumnDefinition, b: ColumnDefinition): boolean => JSON.stringify(a.references) === JSON.stringify(b.references);
-
-  for (const [name, previous] of old) {
-    const column = next.get(name);
-    if (previous.references && (!column || !sameReference(previous, column))) await ddl.dropForeignKey(name);
-  }
+  const diff = diffTable(before, after, change.resetColumns);
+  for (const name of diff.foreignKeysDropped) await ddl.dropForeignKey(name);
   await ddl.dropUnwantedIndexes(wanted);
-  for (const name of old.keys()) if (!next.has(name)) await ddl.alter(`DROP COLUMN ${quoteIdent(name)}`);
-  if (before.auth_table && !after.auth_table) {
-    for (const column of AUTH_PHYSICAL(before)) await ddl.alter(`DROP COLUMN ${quoteIdent(column.name)}`);
+  for (const name of diff.dropped) await ddl.alter(`DROP COLUMN ${quoteIdent(name)}`);
+  if (diff.authDropped) {
+    for (const column of planAuthColumns(before)) await ddl.alter(`DROP COLUMN ${quoteIdent(column.name)}`);
   }
-  if (!before.auth_table && after.auth_table) {
+  if (diff.authAdded) {
     // email and password have no default: on a table with rows this fails with not-null, as on SQLite.
-    for (const column of AUTH_PHYSICAL(after)) await ddl.alter(`ADD COLUMN ${columnSql(column)}`);
+    for (const column of planAuthColumns(after)) await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, column)}`);
   }
-
-  for (const column of after.columns) {
-    const previous = old.get(column.name);
-    const quoted = quoteIdent(column.name);
-    if (!previous) {
-      await ddl.alter(`ADD COLUMN ${columnSql({ ...declared(column), definition: { ...column, required: false } })}`);
-      await ddl.fillDefault(column, false);
-      if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
-      continue;
-    }
-    if (reset.has(column.name)) {
-      if (previous.required) await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
-      await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING NULL`);
-      await ddl.fillDefault(column, false);
-      if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
-      continue;
-    }
-    if (previous.type !== column.type) {
-      // The one safe type change (integer → number) keeps every value.
-      await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING ${quoted}::${CAST_TYPES[column.type]}`);
-    }
-    if (column.required && !previous.required) {
-      await ddl.fillDefault(column, true);
-      await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
-    } else if (!column.required && previous.required) {
-      await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
-    }
-  }
-
-  for (const column of after.columns) {
-    const previous = old.get(column.name);
-    if (column.references && (!previous || !sameReference(previous, column))) await ddl.addForeignKey(column);
-  }
+  for (const step of diff.steps) await applyColumnStep(ddl, after.name, step);
+  for (const column of diff.foreignKeysAdded) await ddl.addForeignKey(planForeignKey(after.name, column)!);
   await ddl.createMissingIndexes(wanted);
+}
+
+/** The ALTER steps of one declared column, in the order that keeps existing rows valid. */
+async function applyColumnStep(ddl: TableAlteration, table: string, step: ColumnStep): Promise<void> {
+  const { column } = step;
+  const quoted = quoteIdent(column.name);
+  if (step.kind === 'added') {
+    // Added nullable, filled, then made NOT NULL: existing rows get the default first.
+    await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, { ...planDeclaredColumn(table, column), notNull: false })}`);
+    await ddl.fillDefault(column, false);
+    if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+    return;
+  }
+  const { previous } = step;
+  if (step.kind === 'reset') {
+    if (previous.required) await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
+    await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING NULL`);
+    await ddl.fillDefault(column, false);
+    if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+    return;
+  }
+  if (previous.type !== column.type) {
+    // The one safe type change (integer → number) keeps every value.
+    await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING ${quoted}::${CAST_TYPES[column.type]}`);
+  }
+  if (column.required && !previous.required) {
+    await ddl.fillDefault(column, true);
+    await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
+  } else if (!column.required && previous.required) {
+    await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
+  }
 }

@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../lib/clock.js';
 import { quoteIdent } from '../sql-compiler.js';
+import { PLATFORM_SETTINGS, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS, TABLE_DEFINITIONS } from '../system-tables.js';
 import { StoreError, type StorageEngine } from '../types.js';
 import { ChangeCounters } from './pg-change-counters.js';
 import { ChangeListener } from './pg-change-listener.js';
@@ -46,9 +47,9 @@ export function isPostgresEngine(engine: StorageEngine): engine is PostgresEngin
 }
 
 // The system tables whose changes other processes' caches (project registry) depend on.
-const WATCHED_SYSTEM_TABLES = new Set(['projects', 'project_keys', 'project_settings', 'platform_settings']);
+const WATCHED_SYSTEM_TABLES = new Set([PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, PLATFORM_SETTINGS].map((t) => t.table));
 // The project table whose changes other processes' schema caches depend on.
-const WATCHED_PROJECT_TABLES = new Set(['_rb_tables']);
+const WATCHED_PROJECT_TABLES = new Set([TABLE_DEFINITIONS.table]);
 
 /**
  * Connects, migrates the system schema (under an advisory lock, so processes starting

@@ -9,6 +9,7 @@
  * definitions change; `pg-change-listener.ts` turns them into `externalChangeVersion()`.
  */
 import { quoteIdent } from '../sql-compiler.js';
+import { EVENTS, EVENT_STATE, MAIL_QUEUE, ONE_TIME_TOKENS, PLATFORM_SETTINGS, PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, SESSIONS, SPENT_REFRESH_TOKENS, TABLE_DEFINITIONS } from '../system-tables.js';
 import type { QueryRunner } from './pg-ddl.js';
 
 /** The schema holding projects, keys, settings, the platform key and the mail queue. */
@@ -43,14 +44,14 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      PERFORM pg_notify('${CHANGE_CHANNEL}', TG_TABLE_SCHEMA);
      RETURN NULL;
    END $$;
-   CREATE TABLE ${T(s, 'projects')} (
+   CREATE TABLE ${T(s, PROJECTS.table)} (
      id ${TEXT} PRIMARY KEY NOT NULL,
      name ${TEXT} NOT NULL,
      created_at ${TEXT} NOT NULL
    );
-   CREATE TABLE ${T(s, 'project_keys')} (
+   CREATE TABLE ${T(s, PROJECT_KEYS.table)} (
      id ${TEXT} PRIMARY KEY NOT NULL,
-     project_id ${TEXT} NOT NULL REFERENCES ${T(s, 'projects')}(id) ON DELETE CASCADE,
+     project_id ${TEXT} NOT NULL REFERENCES ${T(s, PROJECTS.table)}(id) ON DELETE CASCADE,
      type ${TEXT} NOT NULL,
      prefix ${TEXT} NOT NULL,
      hash ${TEXT} NOT NULL UNIQUE,
@@ -58,18 +59,18 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      last_used_at ${TEXT},
      expires_at ${TEXT}
    );
-   CREATE INDEX project_keys_project ON ${T(s, 'project_keys')} (project_id);
-   CREATE TABLE ${T(s, 'project_settings')} (
-     project_id ${TEXT} PRIMARY KEY NOT NULL REFERENCES ${T(s, 'projects')}(id) ON DELETE CASCADE,
+   CREATE INDEX project_keys_project ON ${T(s, PROJECT_KEYS.table)} (project_id);
+   CREATE TABLE ${T(s, PROJECT_SETTINGS.table)} (
+     project_id ${TEXT} PRIMARY KEY NOT NULL REFERENCES ${T(s, PROJECTS.table)}(id) ON DELETE CASCADE,
      settings jsonb NOT NULL,
      jwt_secret ${TEXT} NOT NULL,
      jwt_rotated_at ${TEXT} NOT NULL
    );
-   CREATE TABLE ${T(s, 'platform_settings')} (
+   CREATE TABLE ${T(s, PLATFORM_SETTINGS.table)} (
      name ${TEXT} PRIMARY KEY NOT NULL,
      value ${TEXT} NOT NULL
    );
-   CREATE TABLE ${T(s, 'mail_queue')} (
+   CREATE TABLE ${T(s, MAIL_QUEUE.table)} (
      id ${TEXT} PRIMARY KEY NOT NULL,
      project_id ${TEXT} NOT NULL,
      recipient ${TEXT} NOT NULL,
@@ -84,22 +85,22 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
      sent_at ${TEXT},
      last_error ${TEXT}
    );
-   CREATE INDEX mail_queue_due ON ${T(s, 'mail_queue')} (status, next_attempt_at);
-   CREATE INDEX mail_queue_project ON ${T(s, 'mail_queue')} (project_id, created_at);
-   CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, 'projects')}
+   CREATE INDEX mail_queue_due ON ${T(s, MAIL_QUEUE.table)} (status, next_attempt_at);
+   CREATE INDEX mail_queue_project ON ${T(s, MAIL_QUEUE.table)} (project_id, created_at);
+   CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PROJECTS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
-   CREATE TRIGGER project_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, 'project_settings')}
+   CREATE TRIGGER project_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PROJECT_SETTINGS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
-   CREATE TRIGGER platform_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, 'platform_settings')}
+   CREATE TRIGGER platform_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PLATFORM_SETTINGS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
-   CREATE TRIGGER project_keys_added_or_removed AFTER INSERT OR DELETE OR TRUNCATE ON ${T(s, 'project_keys')}
+   CREATE TRIGGER project_keys_added_or_removed AFTER INSERT OR DELETE OR TRUNCATE ON ${T(s, PROJECT_KEYS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
    -- last_used_at is bookkeeping written once a minute per key: it must not empty every cache.
-   CREATE TRIGGER project_keys_changed AFTER UPDATE ON ${T(s, 'project_keys')} FOR EACH ROW
+   CREATE TRIGGER project_keys_changed AFTER UPDATE ON ${T(s, PROJECT_KEYS.table)} FOR EACH ROW
      WHEN ((to_jsonb(OLD) - 'last_used_at') IS DISTINCT FROM (to_jsonb(NEW) - 'last_used_at'))
      EXECUTE FUNCTION ${T(s, 'notify_change')}();`,
   // 2: the From address chosen at enqueue time (the project's email_from, else EMAIL_FROM).
-  (s) => `ALTER TABLE ${T(s, 'mail_queue')} ADD COLUMN sender ${TEXT};`,
+  (s) => `ALTER TABLE ${T(s, MAIL_QUEUE.table)} ADD COLUMN sender ${TEXT};`,
   // 3: rate-limit windows shared by every process (pg-rate-limiter.ts). UNLOGGED: counters need
   // no crash safety (a crash resets them), and skipping the WAL keeps each hit cheap.
   (s) => `
@@ -155,13 +156,13 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
 /** Project schema steps (table definitions, sessions, one-time tokens). */
 export const PROJECT_MIGRATIONS: readonly Step[] = [
   (s) => `
-   CREATE TABLE ${T(s, '_rb_tables')} (
+   CREATE TABLE ${T(s, TABLE_DEFINITIONS.table)} (
      name ${TEXT} PRIMARY KEY NOT NULL,
      definition jsonb NOT NULL,
      created_at ${TEXT} NOT NULL,
      updated_at ${TEXT} NOT NULL
    );
-   CREATE TABLE ${T(s, '_rb_sessions')} (
+   CREATE TABLE ${T(s, SESSIONS.table)} (
      id ${TEXT} PRIMARY KEY NOT NULL,
      user_id ${TEXT} NOT NULL,
      refresh_hash ${TEXT} NOT NULL UNIQUE,
@@ -171,9 +172,9 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
      expires_at ${TEXT} NOT NULL,
      revoked_at ${TEXT}
    );
-   CREATE INDEX _rb_sessions_user ON ${T(s, '_rb_sessions')} (user_id);
-   CREATE INDEX _rb_sessions_previous ON ${T(s, '_rb_sessions')} (previous_refresh_hash);
-   CREATE TABLE ${T(s, '_rb_one_time_tokens')} (
+   CREATE INDEX _rb_sessions_user ON ${T(s, SESSIONS.table)} (user_id);
+   CREATE INDEX _rb_sessions_previous ON ${T(s, SESSIONS.table)} (previous_refresh_hash);
+   CREATE TABLE ${T(s, ONE_TIME_TOKENS.table)} (
      hash ${TEXT} PRIMARY KEY NOT NULL,
      kind ${TEXT} NOT NULL,
      user_id ${TEXT} NOT NULL,
@@ -182,45 +183,45 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
      expires_at ${TEXT} NOT NULL,
      used_at ${TEXT}
    );
-   CREATE INDEX _rb_one_time_tokens_user ON ${T(s, '_rb_one_time_tokens')} (user_id, kind);
-   CREATE TRIGGER _rb_tables_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, '_rb_tables')}
+   CREATE INDEX _rb_one_time_tokens_user ON ${T(s, ONE_TIME_TOKENS.table)} (user_id, kind);
+   CREATE TRIGGER _rb_tables_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, TABLE_DEFINITIONS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(SYSTEM_SCHEMA, 'notify_change')}();`,
   // 2: refresh tokens replaced by rotation, so a replay of any of them (not just the previous) is
   // caught; rows go with their session and once `expires_at` (the session's expiry when spent) passes.
   (s) => `
-   CREATE TABLE ${T(s, '_rb_spent_refresh_tokens')} (
+   CREATE TABLE ${T(s, SPENT_REFRESH_TOKENS.table)} (
      hash ${TEXT} PRIMARY KEY NOT NULL,
      session_id ${TEXT} NOT NULL,
      user_id ${TEXT} NOT NULL,
      spent_at ${TEXT} NOT NULL,
      expires_at ${TEXT} NOT NULL
    );
-   CREATE INDEX _rb_spent_refresh_tokens_session ON ${T(s, '_rb_spent_refresh_tokens')} (session_id);
-   CREATE INDEX _rb_spent_refresh_tokens_user ON ${T(s, '_rb_spent_refresh_tokens')} (user_id);
-   CREATE INDEX _rb_spent_refresh_tokens_expires ON ${T(s, '_rb_spent_refresh_tokens')} (expires_at);`,
+   CREATE INDEX _rb_spent_refresh_tokens_session ON ${T(s, SPENT_REFRESH_TOKENS.table)} (session_id);
+   CREATE INDEX _rb_spent_refresh_tokens_user ON ${T(s, SPENT_REFRESH_TOKENS.table)} (user_id);
+   CREATE INDEX _rb_spent_refresh_tokens_expires ON ${T(s, SPENT_REFRESH_TOKENS.table)} (expires_at);`,
   // 3: what GET /auth/sessions shows of a session: when it was last used (written at most once
   // a minute, src/auth/session-activity.ts) and the User-Agent that signed in.
   (s) => `
-   ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN last_used_at ${TEXT};
-   ALTER TABLE ${T(s, '_rb_sessions')} ADD COLUMN user_agent ${TEXT};`,
+   ALTER TABLE ${T(s, SESSIONS.table)} ADD COLUMN last_used_at ${TEXT};
+   ALTER TABLE ${T(s, SESSIONS.table)} ADD COLUMN user_agent ${TEXT};`,
   // 4: the realtime event log (src/realtime/event-log.ts): numbers from a sequence, taken by the
   // last statement of each writing transaction; readers wait out gaps (docs/realtime.md).
   (s) => `
-   CREATE TABLE ${T(s, '_rb_events')} (
+   CREATE TABLE ${T(s, EVENTS.table)} (
      seq bigserial PRIMARY KEY,
      created_at ${TEXT} NOT NULL,
      table_name ${TEXT} NOT NULL,
      action ${TEXT} NOT NULL,
      record text NOT NULL
    );
-   CREATE INDEX _rb_events_created ON ${T(s, '_rb_events')} (created_at);
-   CREATE TABLE ${T(s, '_rb_event_state')} (
+   CREATE INDEX _rb_events_created ON ${T(s, EVENTS.table)} (created_at);
+   CREATE TABLE ${T(s, EVENT_STATE.table)} (
      id bigint PRIMARY KEY NOT NULL,
      last_seq bigint NOT NULL,
      trimmed_through bigint NOT NULL
    );
-   INSERT INTO ${T(s, '_rb_event_state')} (id, last_seq, trimmed_through) VALUES (1, 0, 0);
-   CREATE TRIGGER _rb_events_notify AFTER INSERT ON ${T(s, '_rb_events')}
+   INSERT INTO ${T(s, EVENT_STATE.table)} (id, last_seq, trimmed_through) VALUES (1, 0, 0);
+   CREATE TRIGGER _rb_events_notify AFTER INSERT ON ${T(s, EVENTS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(SYSTEM_SCHEMA, 'notify_event')}();`,
 ];
 

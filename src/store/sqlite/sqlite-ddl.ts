@@ -1,44 +1,36 @@
 /**
  * DDL for user tables on SQLite: STRICT tables, unique constraints as unique indexes (so they
  * change without a rebuild), and the 12-step rebuild for changes ALTER TABLE cannot make.
+ * What the table holds is decided by the engine-neutral plan (`../ddl-plan.ts`); this file
+ * prints it and chooses how to get there (ALTER or rebuild).
  * Defaults are applied by the row service, not by DDL, so both engines fill them alike.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { physicalColumns, type PhysicalColumn, type TableDefinition } from '../../tables/definition.js';
-import { indexesOf } from '../index-names.js';
+import { physicalColumns, type TableDefinition } from '../../tables/definition.js';
+import { diffTable, sameReference, type TableDiff } from '../ddl-change.js';
+import { planDeclaredColumn, planTableDdl } from '../ddl-plan.js';
+import { columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';
 import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodeSqliteValue } from './sqlite-compiler.js';
 
 const SQLITE_TYPES = { text: 'TEXT', integer: 'INTEGER', number: 'REAL', boolean: 'INTEGER', timestamp: 'TEXT', json: 'TEXT' } as const;
-const ON_DELETE = { cascade: 'CASCADE', restrict: 'RESTRICT', set_null: 'SET NULL' } as const;
 
-function columnSql(column: PhysicalColumn): string {
-  const parts = [quoteIdent(column.name), SQLITE_TYPES[column.type]];
-  if (column.name === 'id') parts.push('PRIMARY KEY');
-  const notNull = column.origin !== 'declared' || column.definition?.required === true;
-  if (notNull) parts.push('NOT NULL');
-  if (column.name === 'email_verified') parts.push('DEFAULT 0');
-  if (column.name === 'password_version') parts.push('DEFAULT 1');
-  const ref = column.definition?.references;
-  if (ref) parts.push(`REFERENCES ${quoteIdent(ref.table)}(${quoteIdent('id')}) ON DELETE ${ON_DELETE[ref.on_delete]}`);
-  return parts.join(' ');
-}
+/** SQLite's spelling of the plan: no schemas, booleans as 0/1, foreign keys inline. */
+const SQLITE_DDL: DdlDialect = {
+  columnType: (type) => SQLITE_TYPES[type],
+  literal: (value) => (typeof value === 'boolean' ? (value ? '1' : '0') : String(value)),
+  qualify: quoteIdent,
+  inlineForeignKeys: true,
+};
 
-function createTableSql(table: TableDefinition, name = table.name): string {
-  const columns = physicalColumns(table).map(columnSql).join(',\n  ');
-  return `CREATE TABLE ${quoteIdent(name)} (\n  ${columns}\n) STRICT`;
+function createSql(table: TableDefinition, name = table.name): string {
+  return createTableSql(SQLITE_DDL, name, planTableDdl(table).columns, ' STRICT');
 }
 
 /** The indexes a table should have, by name → CREATE statement. */
 function wantedIndexes(table: TableDefinition): Map<string, string> {
-  const t = quoteIdent(table.name);
-  return new Map(
-    indexesOf(table).map((index) => [
-      index.name,
-      `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ON ${t} (${index.columns.map(quoteIdent).join(', ')})`,
-    ]),
-  );
+  return new Map(planTableDdl(table).indexes.map((index) => [index.name, createIndexSql(SQLITE_DDL, table.name, index)]));
 }
 
 function existingIndexes(db: BetterSqlite3.Database, table: string): Set<string> {
@@ -57,21 +49,15 @@ function syncIndexes(db: BetterSqlite3.Database, table: TableDefinition): void {
 }
 
 /** True when the physical columns (not indexes or rules) differ in a way only a rebuild can make. */
-function needsRebuild(change: TableChange, before: TableDefinition, after: TableDefinition): boolean {
-  if (change.resetColumns.length > 0 || before.auth_table !== after.auth_table) return true;
-  const old = new Map(before.columns.map((c) => [c.name, c]));
-  for (const column of after.columns) {
-    const previous = old.get(column.name);
-    if (!previous) {
-      // ADD COLUMN cannot add NOT NULL without a DDL default, nor a foreign key with one.
-      if (column.required || column.references) return true;
-      continue;
-    }
-    if (previous.type !== column.type || previous.required !== column.required) return true;
-    if (JSON.stringify(previous.references) !== JSON.stringify(column.references)) return true;
-    old.delete(column.name);
-  }
-  return old.size > 0; // dropped columns
+function needsRebuild(diff: TableDiff): boolean {
+  if (diff.authAdded || diff.authDropped || diff.dropped.length > 0) return true;
+  return diff.steps.some((step) => {
+    // ADD COLUMN cannot add NOT NULL without a DDL default, nor a foreign key with one.
+    if (step.kind === 'added') return step.column.required || step.column.references !== undefined;
+    if (step.kind === 'reset') return true;
+    const { previous, column } = step;
+    return previous.type !== column.type || previous.required !== column.required || !sameReference(previous, column);
+  });
 }
 
 /**
@@ -85,16 +71,16 @@ export function applyTableChange(db: BetterSqlite3.Database, change: TableChange
     return;
   }
   if (!before) {
-    db.exec(createTableSql(after));
+    db.exec(createSql(after));
     syncIndexes(db, after);
     return;
   }
-  if (needsRebuild(change, before, after)) {
+  const diff = diffTable(before, after, change.resetColumns);
+  if (needsRebuild(diff)) {
     rebuildTable(db, change, before, after);
   } else {
-    const old = new Set(before.columns.map((c) => c.name));
-    for (const column of after.columns.filter((c) => !old.has(c.name))) {
-      db.exec(`ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql({ name: column.name, type: column.type, origin: 'declared', definition: column })}`);
+    for (const { column } of diff.steps.filter((step) => step.kind === 'added')) {
+      db.exec(`ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql(SQLITE_DDL, planDeclaredColumn(after.name, column))}`);
       if (column.default !== undefined && column.default !== null) {
         db.prepare(`UPDATE ${quoteIdent(after.name)} SET ${quoteIdent(column.name)} = ?`).run(encodeSqliteValue(column.default, column.type) as never);
       }
@@ -105,7 +91,7 @@ export function applyTableChange(db: BetterSqlite3.Database, change: TableChange
 
 function rebuildTable(db: BetterSqlite3.Database, change: TableChange, before: TableDefinition, after: TableDefinition): void {
   const temp = `_rb_rebuild_${after.name}`;
-  db.exec(createTableSql(after, temp));
+  db.exec(createSql(after, temp));
   const kept = new Set(physicalColumns(before).map((c) => c.name));
   const reset = new Set(change.resetColumns);
   const targets: string[] = [];
