@@ -14,6 +14,7 @@ import type { CompiledTable } from './compiled-table.js';
 import { buildExpandedRowJson, type RowJson } from './row-json.js';
 import { checkProtectedFields, ruleCondition } from './row-access.js';
 import { getRow, listRows } from './row-list.js';
+import { tableNotFound } from './table-not-found.js';
 import type { RelatedRowCache } from './related-row-cache.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
@@ -271,12 +272,7 @@ interface OpenedTable {
 /** The table of `schema` named `tableName`; throws TABLE_NOT_FOUND. */
 function openedTable(schema: ProjectSchema, tableName: string): OpenedTable {
   const table = schema.tables.get(tableName);
-  if (!table) {
-    throw new AppError('TABLE_NOT_FOUND', {
-      message: `This project has no table "${tableName}".`,
-      suggestion: schema.tables.size > 0 ? `Tables: ${[...schema.tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
-    });
-  }
+  if (!table) throw tableNotFound(tableName, { tables: schema.tables.keys() });
   return { db: schema.db, table, tables: schema.tables };
 }
 

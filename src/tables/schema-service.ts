@@ -13,6 +13,7 @@ import { parseDefinition } from './parse-definition.js';
 import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
 import { translateChangeError } from './schema-change-errors.js';
+import { tableNotFound } from './table-not-found.js';
 import { checkPreconditions, type TablePreconditions } from './table-version.js';
 
 const DEFINITIONS = {
@@ -39,11 +40,16 @@ interface CachedSchema {
   readonly synchronous: boolean;
 }
 
-/** How a table write may proceed: destruction allowed, a dry run, the caller's If-Match / If-None-Match. */
+/** How a table write may proceed: destruction allowed, the caller's If-Match / If-None-Match. */
 export interface TableWriteOptions {
   readonly allowDestructive: boolean;
-  readonly dryRun?: boolean;
   readonly preconditions?: TablePreconditions;
+}
+
+/** How a write of several tables may proceed: destruction allowed, and a dry run that rolls every change back. */
+export interface TablesWriteOptions {
+  readonly allowDestructive: boolean;
+  readonly dryRun?: boolean;
 }
 
 export interface PutTableResult {
@@ -96,7 +102,6 @@ export class SchemaService {
    * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE, and
    * TABLE_EXISTS / SCHEMA_CHANGED when the preconditions fail (checked in the same schema
    * transaction as the write, so two writers cannot both pass them).
-   * With `dryRun`, plans and checks without changing anything.
    */
   async putTable(projectId: string, name: string, body: unknown, options: TableWriteOptions): Promise<PutTableResult> {
     const after = parseDefinition(name, body);
@@ -131,7 +136,7 @@ export class SchemaService {
    * before it, and either every table changes or none does. With `dryRun`, every change is
    * made and checked against the rows, then rolled back. Throws like putTable.
    */
-  async putTables(projectId: string, tables: readonly (readonly [string, unknown])[], options: { allowDestructive: boolean; dryRun?: boolean }): Promise<PutTableResult[]> {
+  async putTables(projectId: string, tables: readonly (readonly [string, unknown])[], options: TablesWriteOptions): Promise<PutTableResult[]> {
     const definitions = tables.map(([name, body]) => parseDefinition(name, body));
     const db = await this.storage.project(projectId);
     let current = '';
@@ -200,7 +205,7 @@ class RolledBack extends Error {
 
 /**
  * Checks the preconditions against the stored table, derives the new definition from it, then
- * plans and (unless `dryRun`) applies the change, all inside one schema transaction.
+ * plans and applies the change, all inside one schema transaction (a dry run rolls it back).
  */
 async function declareTable(tx: SchemaExecutor, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions, now: string): Promise<PutTableResult> {
   const current = await readDefinitions(tx);
@@ -226,9 +231,8 @@ async function declareTable(tx: SchemaExecutor, name: string, derive: (before: T
       message: `Changing table "${after.name}" would lose data: ${plan.destructive.join('; ')}.`,
     });
   }
-  if (options.dryRun) return { table: after, created: before === null, plan };
   await tx.changeTable(plan.change);
-  await writeDefinition(tx, after, before === null, now);
+  await writeDefinition(tx, after, { created: before === null, now });
   return { table: after, created: before === null, plan };
 }
 
@@ -264,7 +268,8 @@ async function readDefinitions(executor: Executor): Promise<Map<string, TableDef
   return new Map(rows.map((row) => [String(row.name), row.definition as TableDefinition]));
 }
 
-async function writeDefinition(tx: Executor, table: TableDefinition, created: boolean, now: string): Promise<void> {
+/** Stores `table`'s definition row: a new row when the table was `created`, else the row's definition and updated_at. */
+async function writeDefinition(tx: Executor, table: TableDefinition, { created, now }: { readonly created: boolean; readonly now: string }): Promise<void> {
   if (created) {
     await tx.run({ kind: 'insert', table: DEFINITIONS.table, columns: DEFINITIONS.columns, rows: [[table.name, table, now, now]] });
   } else {
@@ -302,8 +307,4 @@ function checkAgainstOtherTables(table: TableDefinition, others: readonly TableD
       });
     }
   }
-}
-
-function tableNotFound(name: string): AppError {
-  return new AppError('TABLE_NOT_FOUND', { message: `This project has no table "${name}".` });
 }
