@@ -36,7 +36,7 @@ export async function issueOneTimeToken(executor: Executor, kind: OneTimeTokenKi
   await executor.run({
     kind: 'delete',
     table: TOKENS.table,
-    where: sql.and(sql.eq('user_id', userId), sql.eq('kind', kind), sql.or(sql.isNull(sql.column('used_at'), true), { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') })),
+    where: sql.and(sql.eq('user_id', userId), sql.eq('kind', kind), sql.or(sql.isNotNull(sql.column('used_at')), { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') })),
   });
   const token = randomToken(32);
   const expiresAt = new Date(nowMs + ONE_TIME_TOKEN_TTL[kind] * 1000).toISOString();

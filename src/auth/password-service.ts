@@ -122,7 +122,7 @@ export class PasswordService {
     await auth.db.transaction(async (tx) => {
       const grant = await consumeOneTimeToken(tx, 'reset', input.token, nowMs);
       const before = grant && (await findUserById(tx, auth.table, grant.userId));
-      const changed = before && (await replacePassword(tx, auth.table, before.id, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), true));
+      const changed = before && (await replacePassword(tx, auth.table, before.id, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), { verifyEmail: true }));
       if (!changed) throw invalidOneTimeToken();
       // Whoever signed up with an unproven email (a squatter) must not stay signed in once its
       // owner claims the account; but only where the project asked for proven emails, since by

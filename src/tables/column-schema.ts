@@ -43,7 +43,7 @@ export function compileSchema(schema: object): ValidateFunction {
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 /** The JSON Schema of one column's values; `nullable` adds null. */
-export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, nullable: boolean): object {
+export function columnJsonSchema(column: Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>, { nullable }: { readonly nullable: boolean }): object {
   const base = ((): Record<string, unknown> => {
     switch (column.type) {
       case 'text':
@@ -109,6 +109,6 @@ export function describeColumnError(column: Pick<ColumnDefinition, 'type' | 'max
 
 /** Returns why a default value does not fit its column, or undefined when it does. */
 export function checkDefault(column: ColumnDefinition, value: unknown): string | undefined {
-  const validate = compileSchema(columnJsonSchema(column, false));
+  const validate = compileSchema(columnJsonSchema(column, { nullable: false }));
   return validate(value) ? undefined : describeColumnError(column, validate.errors![0]!, value);
 }
