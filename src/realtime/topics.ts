@@ -10,7 +10,7 @@ import type { Expr } from '../query/sql-tree.js';
 import type { Caller } from '../tables/caller.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import { ruleCondition } from '../tables/row-access.js';
-import { tableNotFound } from '../tables/table-not-found.js';
+import { tableNotFound } from '../tables/not-found.js';
 
 /** A checked topic. `query` holds a filtered topic's parameters, compiled again when the table changes. */
 export interface Topic {

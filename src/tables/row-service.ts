@@ -7,19 +7,20 @@ import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { sql, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js';
-import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
+import { appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import type { CredentialsPort } from './credentials-port.js';
 import { buildExpandedRowJson, type RowJson } from './row-json.js';
 import { checkProtectedFields, refuseUserCreation, ruleCondition } from './row-access.js';
 import { getRow, listRows } from './row-list.js';
-import { tableNotFound } from './table-not-found.js';
+import { rowNotFound, tableNotFound } from './not-found.js';
 import type { RelatedRowCache } from './related-row-cache.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
 import type { ProjectSchema, SchemaService } from './schema-service.js';
 import { writeRows, type InsertPlan } from './row-insert.js';
+import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 
 export const MAX_BULK_ROWS = 10_000;
@@ -137,28 +138,9 @@ export class RowService {
     const now = isoNow(this.clock);
     checkProtectedFields(table, context.caller, body);
     const values = await this.prepareCredentials(context, table, table.validators().update(body), { creating: false });
-    const condition = ruleCondition(table, 'update', context.caller, now, values);
-    const set = Object.entries(values).map(([name, value]) => ({ column: table.physical.get(name)!, value: sql.value(value, table.physical.get(name)!.type) }));
-    if ('password' in values) {
-      // A new password ends every access token issued for the old one.
-      set.push({ column: table.physical.get('password_version')!, value: { kind: 'add', left: sql.column('password_version'), right: sql.value(1, 'integer') } });
-    }
-    set.push({ column: table.physical.get('updated_at')!, value: sql.value(now, 'timestamp') });
-    const where = sql.and(sql.eq('id', rowId), condition);
+    const plan = planUpdate(table, rowId, values, ruleCondition(table, 'update', context.caller, now, values), now);
     try {
-      return await this.writeLogged(context.projectId, db, async (tx) => {
-        const emailChanged = typeof values.email === 'string' && (await isNewEmail(tx, table, where, values.email));
-        if (emailChanged && !('email_verified' in values)) {
-          // A new address is unproven: it needs its own verification, and old links must not verify it.
-          set.push({ column: table.physical.get('email_verified')!, value: sql.value(false, 'boolean') });
-        }
-        const row = await tx.first({ kind: 'update', table: table.name, set, where, returning: table.readable });
-        if (!row) throw rowNotFound(table.name, rowId);
-        if (emailChanged) await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', rowId) });
-        // Access tokens of the old password end: so do the realtime streams bound to them.
-        if ('password' in values) await appendIdentityChange(tx, { user: rowId }, now);
-        return row;
-      }, (row) => [{ table: table.name, action: 'update', record: row }], now);
+      return await this.writeLogged(context.projectId, db, (tx) => writeUpdate(tx, plan), (row) => [{ table: table.name, action: 'update', record: row }], now);
     } catch (error) {
       throw await translateRowWriteError(error, db, table, values);
     }
@@ -270,19 +252,10 @@ function checkCreateNotLocked(table: CompiledTable, context: RowContext, now: st
   ruleCondition(table, 'create', context.caller, now, {});
 }
 
-async function isNewEmail(tx: Executor, table: CompiledTable, where: Expr, email: string): Promise<boolean> {
-  const current = await tx.first({ kind: 'select', table: table.name, columns: [table.physical.get('email')!], where });
-  return current !== undefined && current.email !== email;
-}
-
 async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
   await tx.run({ kind: 'delete', table: '_rb_sessions', where: sql.eq('user_id', userId) });
   await tx.run({ kind: 'delete', table: '_rb_spent_refresh_tokens', where: sql.eq('user_id', userId) });
   await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', userId) });
-}
-
-function rowNotFound(table: string, id: string): AppError {
-  return new AppError('ROW_NOT_FOUND', { message: `No row of "${table}" with id "${id}" is visible to this caller.` });
 }
 
 /** Serialisers of expanded pages, per table and schema version (the compiled table), by `expand` text. */

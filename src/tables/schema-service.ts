@@ -13,7 +13,8 @@ import { parseDefinition } from './parse-definition.js';
 import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
 import { translateChangeError } from './schema-change-errors.js';
-import { tableNotFound } from './table-not-found.js';
+import { checkAgainstOtherTables, checkDroppable, ruleBrokenBy } from './schema-checks.js';
+import { tableNotFound } from './not-found.js';
 import { checkPreconditions, type TablePreconditions } from './table-version.js';
 
 const DEFINITIONS = {
@@ -166,22 +167,7 @@ export class SchemaService {
         const current = await readDefinitions(tx);
         const before = current.get(name);
         if (!before) throw tableNotFound(name);
-        const referrer = [...current.values()].find((t) => t.name !== name && t.columns.some((c) => c.references?.table === name));
-        if (referrer) {
-          const column = referrer.columns.find((c) => c.references?.table === name)!.name;
-          throw new AppError('TABLE_IN_USE', {
-            message: `Table "${referrer.name}" references "${name}".`,
-            // PATCH changes that one column; a PUT would reset whatever else the body left out.
-            suggestion: `Remove the reference first: PATCH /p/{id}/v1/tables/${referrer.name} with {"columns": [{"name": "${column}", "references": null}]}.`,
-          });
-        }
-        const broken = before.auth_table ? ruleBrokenBy([...current.values()].filter((t) => t.name !== name), undefined) : undefined;
-        if (broken) {
-          throw new AppError('TABLE_IN_USE', {
-            message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
-            suggestion: `Change the rules of "${broken.table}" (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}) first.`,
-          });
-        }
+        checkDroppable(name, before, [...current.values()]);
         await tx.changeTable(planTableChange(before, null).change);
         await tx.run({ kind: 'delete', table: DEFINITIONS.table, where: sql.eq('name', name) });
       });
@@ -236,28 +222,6 @@ async function declareTable(tx: SchemaExecutor, name: string, derive: (before: T
   return { table: after, created: before === null, plan };
 }
 
-/**
- * The first of `tables` whose rules no longer compile against the auth table `authTable`
- * (its @request.auth fields), or undefined. Keeps a schema change from leaving a project
- * whose schema cannot be loaded.
- */
-function ruleBrokenBy(tables: readonly TableDefinition[], authTable: TableDefinition | undefined, changed?: TableDefinition): { table: string; reason: string } | undefined {
-  const authColumns = authColumnsOf(authTable);
-  const all = new Map(tables.map((t) => [t.name, t] as const));
-  if (authTable) all.set(authTable.name, authTable);
-  if (changed) all.set(changed.name, changed);
-  for (const table of tables) {
-    if (table.auth_table) continue;
-    try {
-      compileTable(table, authColumns, all);
-    } catch (error) {
-      if (error instanceof AppError) return { table: table.name, reason: error.message };
-      throw error;
-    }
-  }
-  return undefined;
-}
-
 async function readDefinitions(executor: Executor): Promise<Map<string, TableDefinition>> {
   const rows = await executor.all({
     kind: 'select',
@@ -291,20 +255,4 @@ function buildSchema(db: ProjectDatabase, definitions: ReadonlyMap<string, Table
   const tables = new Map<string, CompiledTable>();
   for (const definition of definitions.values()) tables.set(definition.name, compileTable(definition, authColumns, definitions));
   return Object.freeze({ db, tables, authTable: authDefinition ? tables.get(authDefinition.name) : undefined });
-}
-
-function checkAgainstOtherTables(table: TableDefinition, others: readonly TableDefinition[]): void {
-  const existing = others.find((t) => t.auth_table);
-  if (table.auth_table && existing) {
-    throw new AppError('AUTH_TABLE_EXISTS', { message: `Table "${existing.name}" is already this project's auth table.` });
-  }
-  const names = new Set([table.name, ...others.map((t) => t.name)]);
-  for (const column of table.columns) {
-    if (column.references && !names.has(column.references.table)) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: `${column.name}: references table "${column.references.table}", which does not exist.`,
-        suggestion: `Create "${column.references.table}" first. Tables: ${[...names].sort().join(', ')}.`,
-      });
-    }
-  }
 }

@@ -1,11 +1,11 @@
 /**
- * TABLE_NOT_FOUND is built in one place (src/tables/table-not-found.ts) for the data API, the
+ * TABLE_NOT_FOUND is built in one place (src/tables/not-found.ts) for the data API, the
  * schema API and realtime topics: the same message everywhere, the project's tables listed
  * where the caller knows them.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { tableNotFound } from '../../../src/tables/table-not-found.js';
+import { tableNotFound } from '../../../src/tables/not-found.js';
 
 describe('tableNotFound', () => {
   it('names the table, with the 404 TABLE_NOT_FOUND of the catalogue', () => {

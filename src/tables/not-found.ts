@@ -1,6 +1,7 @@
 /**
- * The one TABLE_NOT_FOUND of the server: the data API, the schema API and realtime topics
- * all build it here, so an unknown table reads alike wherever a client names one.
+ * The not-found errors of tables and rows. TABLE_NOT_FOUND is built only here, for the data
+ * API, the schema API and realtime topics, so an unknown table reads alike wherever a client
+ * names one.
  */
 import { AppError } from '../errors/app-error.js';
 
@@ -22,4 +23,9 @@ export function tableNotFound(name: string, options: TableNotFoundOptions = {}):
     message,
     suggestion: names.length > 0 ? `Tables: ${names.join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
   });
+}
+
+/** ROW_NOT_FOUND for row `id` of `table`: absent, or hidden from this caller by a rule (the two answer alike). */
+export function rowNotFound(table: string, id: string): AppError {
+  return new AppError('ROW_NOT_FOUND', { message: `No row of "${table}" with id "${id}" is visible to this caller.` });
 }
