@@ -65,6 +65,11 @@ export async function consumeOneTimeToken(executor: Executor, kind: OneTimeToken
   return row ? { userId: String(row.user_id), passwordVersion: Number(row.password_version) } : undefined;
 }
 
+/** Deletes every token of a user, used or not: the user is gone, or the address the links went to changed. */
+export async function deleteUserOneTimeTokens(executor: Executor, userId: string): Promise<void> {
+  await executor.run({ kind: 'delete', table: TOKENS.table, where: sql.eq('user_id', userId) });
+}
+
 /** AUTH_INVALID_ONE_TIME_TOKEN: one answer for unknown, used, expired and dead tokens alike. */
 export function invalidOneTimeToken(): AppError {
   return new AppError('AUTH_INVALID_ONE_TIME_TOKEN');

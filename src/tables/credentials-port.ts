@@ -1,8 +1,10 @@
 /**
  * The port through which the row service has an auth table's credentials prepared before a
- * write (the admin key may create users and set passwords through the data API). Password
- * policy and hashing are auth's: auth/ implements the port, and tables/ stays below auth/.
+ * write (the admin key may create users and set passwords through the data API), and voided
+ * when a user is deleted or changes email. Password policy, hashing, sessions and mailed links
+ * are auth's: auth/ implements the port, and tables/ stays below auth/.
  */
+import type { Executor } from '../store/types.js';
 import type { RowValues } from './row-validator.js';
 
 /** Which write the values are for, and the project's policy for them. */
@@ -23,4 +25,8 @@ export interface CredentialsPort {
    * Throws VALIDATION_PASSWORD.
    */
   prepare(values: RowValues, write: CredentialWrite): Promise<RowValues>;
+  /** In the transaction that deleted user `userId`: deletes their sessions and mailed links. */
+  forgetUser(tx: Executor, userId: string): Promise<void>;
+  /** In the transaction that changed user `userId`'s email: voids the links mailed to the old address. */
+  voidMailedLinks(tx: Executor, userId: string): Promise<void>;
 }

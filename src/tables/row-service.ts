@@ -140,7 +140,7 @@ export class RowService {
     const values = await this.prepareCredentials(context, table, table.validators().update(body), { creating: false });
     const plan = planUpdate(table, rowId, values, ruleCondition(table, 'update', context.caller, now, values), now);
     try {
-      return await this.writeLogged(context.projectId, db, (tx) => writeUpdate(tx, plan), (row) => [{ table: table.name, action: 'update', record: row }], now);
+      return await this.writeLogged(context.projectId, db, (tx) => writeUpdate(tx, plan, this.credentials), (row) => [{ table: table.name, action: 'update', record: row }], now);
     } catch (error) {
       throw await translateRowWriteError(error, db, table, values);
     }
@@ -155,7 +155,7 @@ export class RowService {
       await this.writeLogged(context.projectId, db, async (tx) => {
         const deleted = await tx.all({ kind: 'delete', table: table.name, where: sql.and(sql.eq('id', rowId), condition), returning: table.readable });
         if (deleted.length === 0) throw rowNotFound(table.name, rowId);
-        if (table.definition.auth_table) await deleteUserSessions(tx, rowId);
+        if (table.definition.auth_table) await this.credentials.forgetUser(tx, rowId);
         return deleted;
       }, (rows) => rows.map((record) => ({ table: table.name, action: 'delete' as const, record })), now);
     } catch (error) {
@@ -250,12 +250,6 @@ function openedTable(schema: ProjectSchema, tableName: string): OpenedTable {
 /** Throws FORBIDDEN when the create rule is locked for the caller (the empty body lets @request.body rules compile). */
 function checkCreateNotLocked(table: CompiledTable, context: RowContext, now: string): void {
   ruleCondition(table, 'create', context.caller, now, {});
-}
-
-async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
-  await tx.run({ kind: 'delete', table: '_rb_sessions', where: sql.eq('user_id', userId) });
-  await tx.run({ kind: 'delete', table: '_rb_spent_refresh_tokens', where: sql.eq('user_id', userId) });
-  await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', userId) });
 }
 
 /** Serialisers of expanded pages, per table and schema version (the compiled table), by `expand` text. */

@@ -7,6 +7,7 @@ import { appendIdentityChange } from '../realtime/event-log.js';
 import { sql, type Assignment, type Expr } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { CompiledTable } from './compiled-table.js';
+import type { CredentialsPort } from './credentials-port.js';
 import { rowNotFound } from './not-found.js';
 import type { RowValues } from './row-validator.js';
 
@@ -35,10 +36,10 @@ export function planUpdate(table: CompiledTable, rowId: string, values: RowValue
 
 /**
  * Writes the planned update with `tx` (inside a transaction) and returns the readable row.
- * A new email starts unverified and voids the user's mailed links; a new password ends the
- * realtime streams of the old one's tokens. Throws ROW_NOT_FOUND.
+ * A new email starts unverified and voids the user's mailed links (through `credentials`); a
+ * new password ends the realtime streams of the old one's tokens. Throws ROW_NOT_FOUND.
  */
-export async function writeUpdate(tx: Executor, plan: UpdatePlan): Promise<Row> {
+export async function writeUpdate(tx: Executor, plan: UpdatePlan, credentials: CredentialsPort): Promise<Row> {
   const { table, rowId, values, where, now } = plan;
   const set = [...plan.set];
   const emailChanged = typeof values.email === 'string' && (await isNewEmail(tx, table, where, values.email));
@@ -48,7 +49,7 @@ export async function writeUpdate(tx: Executor, plan: UpdatePlan): Promise<Row> 
   }
   const row = await tx.first({ kind: 'update', table: table.name, set, where, returning: table.readable });
   if (!row) throw rowNotFound(table.name, rowId);
-  if (emailChanged) await tx.run({ kind: 'delete', table: '_rb_one_time_tokens', where: sql.eq('user_id', rowId) });
+  if (emailChanged) await credentials.voidMailedLinks(tx, rowId);
   // Access tokens of the old password end: so do the realtime streams bound to them.
   if ('password' in values) await appendIdentityChange(tx, { user: rowId }, now);
   return row;
