@@ -55,7 +55,7 @@ export interface RowRead {
 /** What the row service is built from. */
 export interface RowServiceDeps {
   readonly schemas: SchemaService;
-  /** Prepares auth-table credentials (auth/ implements it: tables/ knows no password policy). */
+  /** Prepares and voids auth-table credentials (auth/ implements it: tables/ knows no password policy, session or mailed link). */
   readonly credentials: CredentialsPort;
   readonly clock: Clock;
   /** Told about each write's realtime events once it committed. */
@@ -75,6 +75,7 @@ export interface CreateOptions {
   readonly byAuthFlow?: boolean;
 }
 
+/** The data API's row operations, and the plan and write phases of a create for the auth flows. */
 export class RowService {
   private readonly schemas: SchemaService;
   private readonly credentials: CredentialsPort;
