@@ -3,6 +3,7 @@
  * a password hasher. HTTP routes receive the result and never construct services.
  */
 import { buildArgon2Hasher, type Argon2Hasher, type Argon2HasherOptions } from '../auth/argon2-hasher.js';
+import { buildAuthRowCredentials } from '../auth/auth-row-credentials.js';
 import { buildAuthService, type AuthService } from '../auth/auth-service.js';
 import { buildMemoryRateLimiter } from '../auth/memory-rate-limiter.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
@@ -131,7 +132,13 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     log: { warn: (object, message) => log.warn(object, message) },
     ...(options.realtime && { limits: options.realtime }),
   });
-  const rows = new RowService(schemas, hasher, clock, realtime, new RelatedRowCache(config.expandCacheMb * 1024 * 1024));
+  const rows = new RowService({
+    schemas,
+    credentials: buildAuthRowCredentials(hasher),
+    clock,
+    feed: realtime,
+    related: new RelatedRowCache(config.expandCacheMb * 1024 * 1024),
+  });
   // The queue wakes the request worker, which needs the auth service built below.
   let wakeRequests = () => {};
   const mail = await buildMail(config, storage, clock, log, options, () => wakeRequests());

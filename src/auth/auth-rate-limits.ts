@@ -17,10 +17,15 @@ const MAIL_WINDOW = 60 * 60;
 
 /** Applies the policy through a RateLimiter port. */
 export class AuthRateLimits {
+  private readonly enabled: boolean;
+
+  /** `enabled` false (RATE_LIMITS=off) lets every request through. */
   constructor(
     private readonly limiter: RateLimiter,
-    private readonly enabled: boolean,
-  ) {}
+    { enabled }: { readonly enabled: boolean },
+  ) {
+    this.enabled = enabled;
+  }
 
   /** Counts a request from `address` to `endpoint`. Throws RATE_LIMITED with Retry-After. */
   async checkAddress(state: ProjectState, endpoint: LimitedEndpoint, address: string): Promise<void> {

@@ -41,7 +41,7 @@ export interface AuthServiceOptions extends Omit<AuthDeps, 'tokens' | 'limits'> 
 /** Builds the auth service. */
 export function buildAuthService(options: AuthServiceOptions): AuthService {
   const tokens = new TokenVerifier(options.schemas, options.clock);
-  const limits = new AuthRateLimits(options.rateLimiter, options.rateLimitsEnabled);
+  const limits = new AuthRateLimits(options.rateLimiter, { enabled: options.rateLimitsEnabled });
   const deps = { ...options, tokens, limits, publicUrl: options.publicUrl.replace(/\/+$/, '') };
   const verification = new VerificationService(deps);
   const passwords = new PasswordService(deps);

@@ -32,7 +32,7 @@ export async function issueOneTimeToken(executor: Executor, kind: OneTimeTokenKi
   await executor.run({
     kind: 'delete',
     table: TOKENS.table,
-    where: sql.and(sql.eq('user_id', userId), sql.eq('kind', kind), sql.or(sql.isNull(sql.column('used_at'), true), { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') })),
+    where: sql.and(sql.eq('user_id', userId), sql.eq('kind', kind), sql.or(sql.isNotNull(sql.column('used_at')), { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') })),
   });
   const token = randomToken(32);
   const expiresAt = new Date(nowMs + ONE_TIME_TOKEN_TTL[kind] * 1000).toISOString();
@@ -59,6 +59,11 @@ export async function consumeOneTimeToken(executor: Executor, kind: OneTimeToken
     returning: TOKENS.columns,
   });
   return row ? { userId: String(row.user_id), passwordVersion: Number(row.password_version) } : undefined;
+}
+
+/** Deletes every token of a user, used or not: the user is gone, or the address the links went to changed. */
+export async function deleteUserOneTimeTokens(executor: Executor, userId: string): Promise<void> {
+  await executor.run({ kind: 'delete', table: TOKENS.table, where: sql.eq('user_id', userId) });
 }
 
 /** AUTH_INVALID_ONE_TIME_TOKEN: one answer for unknown, used, expired and dead tokens alike. */

@@ -9,11 +9,11 @@ import { AppError } from '../errors/app-error.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { Row } from '../store/types.js';
 import { isEmail } from '../tables/column-schema.js';
-import { checkPasswordLength } from '../tables/row-service.js';
 import { accessTokenFor, appNameOf, mailFromOf, type AuthDeps } from './auth-deps.js';
 import { BODIES, parseBody } from './auth-bodies.js';
 import type { MailRequest, ResolvedMail } from '../email/mail-request-worker.js';
 import { resetMail } from './auth-emails.js';
+import { checkPasswordLength } from './password-policy.js';
 import { consumeOneTimeToken, invalidOneTimeToken, issueOneTimeToken, peekOneTimeToken } from './one-time-tokens.js';
 import { appendToken, checkRedirectUrl } from './redirect-url.js';
 import { revokeUserSessions } from './sessions.js';
@@ -122,7 +122,7 @@ export class PasswordService {
     await auth.db.transaction(async (tx) => {
       const grant = await consumeOneTimeToken(tx, 'reset', input.token, nowMs);
       const before = grant && (await findUserById(tx, auth.table, grant.userId));
-      const changed = before && (await replacePassword(tx, auth.table, before.id, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), true));
+      const changed = before && (await replacePassword(tx, auth.table, before.id, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), { verifyEmail: true }));
       if (!changed) throw invalidOneTimeToken();
       // Whoever signed up with an unproven email (a squatter) must not stay signed in once its
       // owner claims the account; but only where the project asked for proven emails, since by

@@ -8,6 +8,7 @@ import type { Executor, Row } from '../store/types.js';
 import { accessTokenFor, type AuthDeps } from './auth-deps.js';
 import { BODIES, parseBody } from './auth-bodies.js';
 import { createSession, refreshSession, revokeSession } from './sessions.js';
+import { createSignupUser } from './signup.js';
 import { findUserByEmail, findUserById, openAuthTable, type AuthTable, type StoredUser } from './users.js';
 import type { VerificationService } from './verification-service.js';
 
@@ -33,7 +34,7 @@ export class SessionService {
   async signUp(state: ProjectState, body: unknown, userAgent?: string): Promise<SignedIn> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
     const context = { projectId: state.project.id, caller: { kind: 'public' as const }, minPasswordLength: state.settings.min_password_length };
-    const row = await this.deps.rows.signUp(context, body);
+    const row = await createSignupUser(this.deps.schemas, this.deps.rows, context, body);
     const user = await findUserById(auth.db, auth.table, String(row.id));
     if (!user) throw new AppError('INTERNAL_ERROR', { message: 'The new user vanished before signup finished.' });
     const signedIn = await this.startSession(state, auth, user, userAgent);

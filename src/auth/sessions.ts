@@ -163,6 +163,12 @@ export async function revokeUserSessions(executor: Executor, userId: string, now
   await forgetSpentRefreshTokens(executor, { userId, ...(keepSessionId !== undefined && { keepSessionId }) });
 }
 
+/** Deletes every session of a deleted user and the spent refresh tokens of them: nothing of the user stays behind. */
+export async function deleteUserSessions(executor: Executor, userId: string): Promise<void> {
+  await executor.run({ kind: 'delete', table: SESSIONS.table, where: sql.eq('user_id', userId) });
+  await forgetSpentRefreshTokens(executor, { userId });
+}
+
 /** Revokes every session of the project (rotate-jwt-secret with revoke_sessions). */
 export async function revokeAllSessions(executor: Executor, nowMs: number): Promise<void> {
   await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: notRevoked() });

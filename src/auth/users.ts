@@ -68,17 +68,17 @@ export async function findUserById(executor: Executor, table: CompiledTable, id:
 
 /**
  * Stores a new password hash and bumps the password version, but only if the version is
- * still `expectedVersion` (a concurrent change wins once, never twice). `verify` also marks
+ * still `expectedVersion` (a concurrent change wins once, never twice). `verifyEmail` also marks
  * the email verified (a reset link proves the mailbox). Returns the updated user, or
  * undefined when the version moved on.
  */
-export async function replacePassword(tx: Executor, table: CompiledTable, userId: string, passwordHash: string, expectedVersion: number, now: string, verify = false): Promise<StoredUser | undefined> {
+export async function replacePassword(tx: Executor, table: CompiledTable, userId: string, passwordHash: string, expectedVersion: number, now: string, { verifyEmail = false }: { readonly verifyEmail?: boolean } = {}): Promise<StoredUser | undefined> {
   const set = [
     { column: table.physical.get('password')!, value: sql.value(passwordHash, 'text') },
     { column: table.physical.get('password_version')!, value: sql.value(expectedVersion + 1, 'integer') },
     { column: table.physical.get('updated_at')!, value: sql.value(now, 'timestamp') },
   ];
-  if (verify) set.push({ column: table.physical.get('email_verified')!, value: sql.value(true, 'boolean') });
+  if (verifyEmail) set.push({ column: table.physical.get('email_verified')!, value: sql.value(true, 'boolean') });
   const row = await tx.first({
     kind: 'update',
     table: table.name,

@@ -9,7 +9,8 @@ export interface Output {
   error(message: string, code?: string, suggestion?: string): void;
 }
 
-export function buildOutput(json: boolean): Output {
+/** Builds the output for one run; `json` (the --json switch) prints results and errors as JSON. */
+export function buildOutput({ json }: { readonly json: boolean }): Output {
   return {
     result: (data, human) => process.stdout.write(`${json ? JSON.stringify(data, null, 2) : human()}\n`),
     text: (message) => process.stdout.write(`${message}\n`),

@@ -12,7 +12,7 @@ import { serve } from './serve.js';
 
 export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
   const args = parseArgs(argv);
-  const out = buildOutput(args.switches.has('json'));
+  const out = buildOutput({ json: args.switches.has('json') });
   const command = args.positionals[0];
   // A mistyped flag must not be ignored (`serve --prot 1` serving on 8080): refuse it, naming the closest one.
   const problem = checkFlags(command, args);

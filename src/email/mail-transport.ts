@@ -29,12 +29,11 @@ export interface MailTransport {
  * The message is safe to log and store: it never contains the mail's body.
  */
 export class MailTransportError extends Error {
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  readonly permanent: boolean;
+
+  constructor(message: string, { permanent, cause }: { readonly permanent: boolean; readonly cause?: unknown }) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'MailTransportError';
+    this.permanent = permanent;
   }
 }

@@ -61,7 +61,7 @@ export function buildSmtpTransport(smtpUrl: string, timeouts: SmtpTimeouts = DEF
       } catch (error) {
         throw translateSmtpError(error as NodemailerError);
       }
-      if (rejected.length > 0) throw new MailTransportError('the SMTP server rejected the recipient', true);
+      if (rejected.length > 0) throw new MailTransportError('the SMTP server rejected the recipient', { permanent: true });
     },
     async close(): Promise<void> {
       transporter.close();
@@ -79,5 +79,5 @@ function translateSmtpError(error: NodemailerError): MailTransportError {
   const parts = [error.code, error.responseCode, error.command].filter((part) => part !== undefined && part !== '');
   // The server's reply text is kept (it explains the refusal); the message never holds the body.
   const text = `${parts.join(' ')}${parts.length > 0 ? ': ' : ''}${error.response ?? error.message}`.slice(0, 500);
-  return new MailTransportError(text, permanent, { cause: error });
+  return new MailTransportError(text, { permanent, cause: error });
 }

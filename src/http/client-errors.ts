@@ -22,16 +22,16 @@ export function clientErrorOf(error: { code?: string }): AppError {
 
 /**
  * Writes `error` as a whole HTTP answer to a socket that has no request object: the envelope,
- * or only the headers for a HEAD request (a client reads no body after them and would take
+ * or only the headers for a HEAD request (`headOnly`: a client reads no body after them and would take
  * the body for a malformed next answer). Then the connection closes.
  */
-function writeRawError(socket: Socket, error: AppError, isHead: boolean): void {
+function writeRawError(socket: Socket, error: AppError, { headOnly }: { readonly headOnly: boolean }): void {
   if (!socket.writable) return;
   const body = JSON.stringify(errorBody(error));
   const extra = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.write(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${extra}` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${isHead ? '' : body}`,
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${headOnly ? '' : body}`,
   );
 }
 
@@ -45,7 +45,7 @@ export function handleClientError(error: Error & { code?: string; rawPacket?: un
   // The bytes the parser failed on start with the request line when the request is small (the
   // usual case: a HEAD sent with a body); a longer one may get a body it does not expect.
   const isHead = Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
-  writeRawError(socket, clientErrorOf(error), isHead);
+  writeRawError(socket, clientErrorOf(error), { headOnly: isHead });
   socket.destroy(error);
 }
 
@@ -58,7 +58,7 @@ export function handleClientError(error: Error & { code?: string; rawPacket?: un
 export function buildConnectHandler(answerFor: (url: string) => AppError): (request: IncomingMessage, socket: Duplex) => void {
   return (request, socket) => {
     socket.on('error', () => socket.destroy());
-    writeRawError(socket as Socket, answerFor(request.url ?? '/'), false);
+    writeRawError(socket as Socket, answerFor(request.url ?? '/'), { headOnly: false });
     socket.end();
   };
 }

@@ -31,7 +31,7 @@ export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 const TEXT_NOTE = 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.';
 
 /** The schema of a declared column's values; `nullable` adds null. */
-export function columnSchema(column: ColumnDefinition, direction: Direction, nullable: boolean): JsonSchema {
+export function columnSchema(column: ColumnDefinition, direction: Direction, { nullable }: { readonly nullable: boolean }): JsonSchema {
   const base: Record<string, unknown> = columnValueSchema(column, documentProfile(direction));
   const notes = columnNotes(column, direction);
   if (notes) base.description = notes;

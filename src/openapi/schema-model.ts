@@ -86,9 +86,9 @@ function buildTableModel(table: TableDefinition, typeName: string): Omit<TableMo
   const declaredUpdate: Record<string, JsonSchema> = {};
   for (const column of table.columns) {
     // A required column is NOT NULL in storage; any other may hold null.
-    read[column.name] = columnSchema(column, 'read', !column.required);
-    declaredWrite[column.name] = columnSchema(column, 'create', !column.required);
-    declaredUpdate[column.name] = columnSchema(column, 'update', !column.required);
+    read[column.name] = columnSchema(column, 'read', { nullable: !column.required });
+    declaredWrite[column.name] = columnSchema(column, 'create', { nullable: !column.required });
+    declaredUpdate[column.name] = columnSchema(column, 'update', { nullable: !column.required });
   }
   const requiredDeclared = table.columns.filter((c) => c.required && c.default === undefined).map((c) => c.name);
   const authWrite: Record<string, JsonSchema> = auth ? { email: WRITE_SYSTEM_COLUMNS.email, password: WRITE_SYSTEM_COLUMNS.password, email_verified: WRITE_SYSTEM_COLUMNS.email_verified } : {};

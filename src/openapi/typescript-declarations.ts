@@ -67,13 +67,13 @@ function printInterface(name: string, comment: string, schema: ObjectSchema): st
  * table's row and relations, so the SDK can type nested paths.
  */
 function printRelations(table: TableModel, relations: RelationIndex): string {
-  const relation = (key: string, target: string, many: boolean) => {
+  const relation = (key: string, target: string, { many }: { many: boolean }) => {
     const t = relations.typeOf.get(target);
     return t === undefined ? [] : [`  ${tsPropertyKey(key)}: { row: ${t}Row; relations: ${t}Relations; many: ${many} };`];
   };
   const lines = [
-    ...table.references.flatMap((r) => relation(r.column, r.table, false)),
-    ...(relations.referencing.get(table.name) ?? []).flatMap(({ table: other, column }) => relation(`${other}(${column})`, other, true)),
+    ...table.references.flatMap((r) => relation(r.column, r.table, { many: false })),
+    ...(relations.referencing.get(table.name) ?? []).flatMap(({ table: other, column }) => relation(`${other}(${column})`, other, { many: true })),
   ];
   return [`/** What expand= follows from a row of ${tsCommentName(table.name)}: references (a row or null) and table(column) listings (rows). */`, `export interface ${table.typeName}Relations {`, ...lines, '}'].join('\n');
 }

@@ -100,13 +100,13 @@ export async function importProject(storage: StorageEngine, records: AsyncIterab
   const source = projectRecord.project;
   const id = options.targetId ?? String(source.id);
   if (!PROJECT_ID_PATTERN.test(id)) throw new AppError('VALIDATION_FAILED', { message: `"${id}" is not a valid project id.`, suggestion: 'Use 3 to 40 characters of a-z, 0-9 and "-".' });
-  const keep = id === source.id;
+  const target: ImportTarget = { id, keepsIdentity: id === source.id };
   const taken = await storage.system.first({ kind: 'select', table: PROJECTS.table, columns: PROJECTS.columns, where: sql.eq('id', id) });
   if (taken) throw new AppError('PROJECT_EXISTS', { message: `A project with the id "${id}" already exists.`, suggestion: 'Delete it first, or import under another id with --project NEW_ID.' });
 
   await storage.createProject(id);
   try {
-    return await fill(storage, id, keep, source, next, options.now);
+    return await fill(storage, target, source, next, options.now);
   } catch (error) {
     // Nothing of a failed import may stay behind: the project row was never written.
     await storage.system.run({ kind: 'delete', table: MAIL_QUEUE.table, where: sql.eq('project_id', id) }).catch(() => undefined);
@@ -115,7 +115,14 @@ export async function importProject(storage: StorageEngine, records: AsyncIterab
   }
 }
 
-async function fill(storage: StorageEngine, id: string, keep: boolean, source: Row, next: () => Promise<ArchiveRecord>, now: string): Promise<ImportResult> {
+/** Where an import goes: the new project's id, and whether it keeps the archive's identity (imported under the archive's own id). */
+interface ImportTarget {
+  readonly id: string;
+  readonly keepsIdentity: boolean;
+}
+
+async function fill(storage: StorageEngine, target: ImportTarget, source: Row, next: () => Promise<ArchiveRecord>, now: string): Promise<ImportResult> {
+  const { id, keepsIdentity: keep } = target;
   const db = await storage.project(id);
   const tables = new Map<string, { definition: TableDefinition; columns: ColumnRef[]; check: (values: Row) => StoredRowProblem | undefined; rows: number }>();
   const counts: Record<string, number> = {};
@@ -191,7 +198,7 @@ async function fill(storage: StorageEngine, id: string, keep: boolean, source: R
         await addReferences(db, [...tables.values()].map((t) => t.definition)).catch((error: unknown) => {
           throw storeRefusal(error, 'rows of its tables');
         });
-        return writeProject(storage, id, keep, source, settings, keys, mail, counts, now);
+        return writeProject(storage, target, source, settings, keys, mail, counts, now);
       }
       default:
         throw invalid(`an unexpected "${record.kind}" record.`);
@@ -212,7 +219,8 @@ async function addReferences(db: Awaited<ReturnType<StorageEngine['project']>>, 
 }
 
 /** Writes the system rows last, in one transaction: from here on the project exists. */
-async function writeProject(storage: StorageEngine, id: string, keep: boolean, source: Row, settings: Row | undefined, keys: readonly Row[], mail: readonly Row[], counts: Record<string, number>, now: string): Promise<ImportResult> {
+async function writeProject(storage: StorageEngine, target: ImportTarget, source: Row, settings: Row | undefined, keys: readonly Row[], mail: readonly Row[], counts: Record<string, number>, now: string): Promise<ImportResult> {
+  const { id, keepsIdentity: keep } = target;
   const admin = keep ? undefined : generateKey('sk');
   const publishable = keep ? undefined : generateKey('pk');
   await storage.system.transaction(async (tx) => {

@@ -188,12 +188,11 @@ function coerce(side: Side, target: ValueType, other: Side, op: ComparisonOperat
   if (side.kind === 'column') return sideExpr(side);
   if (side.kind === 'null') return 'null';
   if (side.value === null) return 'null';
-  const ordering = ORDERING.has(op);
-  if (!side.runtime) return coerceLiteral(side, target, other, ordering, scope);
-  return coerceRuntime(side.value, target, ordering);
+  if (!side.runtime) return coerceLiteral(side, target, other, op, scope);
+  return coerceRuntime(side.value, target, op);
 }
 
-function coerceLiteral(side: Extract<Side, { kind: 'value' }>, target: ValueType, other: Side, ordering: boolean, scope: FilterScope): Expr {
+function coerceLiteral(side: Extract<Side, { kind: 'value' }>, target: ValueType, other: Side, op: ComparisonOperator, scope: FilterScope): Expr {
   const value = side.value;
   if (target === 'timestamp' && typeof value === 'string' && side.node.kind === 'string') {
     const iso = normaliseTimestamp(value);
@@ -208,7 +207,8 @@ function coerceLiteral(side: Extract<Side, { kind: 'value' }>, target: ValueType
     return literal(iso, 'timestamp');
   }
   if (target === 'integer' && typeof value === 'number' && !Number.isSafeInteger(value)) {
-    if (!ordering) {
+    // An ordering (<, >) may compare an integer column with a fraction; equality may not.
+    if (!ORDERING.has(op)) {
       throw fail(
         scope,
         `expected ${describeType('integer')} to compare with ${describeSide(other)}, found ${describeSide(side)}`,
@@ -221,14 +221,14 @@ function coerceLiteral(side: Extract<Side, { kind: 'value' }>, target: ValueType
   return literal(value, target);
 }
 
-function coerceRuntime(value: unknown, target: ValueType, ordering: boolean): Coerced {
+function coerceRuntime(value: unknown, target: ValueType, op: ComparisonOperator): Coerced {
   switch (target) {
     case 'text':
       return typeof value === 'string' ? literal(value, 'text') : 'misfit';
     case 'integer':
       if (typeof value !== 'number' || !Number.isFinite(value)) return 'misfit';
       if (Number.isSafeInteger(value)) return literal(value, 'integer');
-      return ordering ? literal(value, 'number') : 'misfit';
+      return ORDERING.has(op) ? literal(value, 'number') : 'misfit';
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? literal(value, 'number') : 'misfit';
     case 'boolean':

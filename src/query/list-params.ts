@@ -106,7 +106,7 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
       : reused(columns, `sort\0${sortText ?? ''}`, sortText ?? '', () => parseSort(sortText, columns, paths)),
     select: aggregate ? null : parseSelect(selectText, columns),
     aggregate,
-    expand: expandText(single('expand'), aggregate !== undefined),
+    expand: expandText(single('expand'), { aggregated: aggregate !== undefined }),
     where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
     after: after === undefined || after === '' ? undefined : after,
     filterSources: Object.freeze(filterSources),
@@ -176,7 +176,7 @@ function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueTyp
   }
 }
 
-function expandText(text: string | undefined, aggregated: boolean): string | undefined {
+function expandText(text: string | undefined, { aggregated }: { readonly aggregated: boolean }): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   if (aggregated) throw invalid('expand', 'cannot be combined with aggregates in select', 'Aggregate rows are groups, not rows: leave expand out, or drop the aggregate functions from select.');
   return text;

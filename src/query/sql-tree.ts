@@ -172,6 +172,7 @@ export const sql = {
   },
   or: (...items: Expr[]): Expr => ({ kind: 'or', items }),
   not: (expr: Expr): Expr => ({ kind: 'not', expr }),
-  isNull: (expr: Expr, negated = false): Expr => ({ kind: 'is-null', expr, negated }),
+  isNull: (expr: Expr): Expr => ({ kind: 'is-null', expr, negated: false }),
+  isNotNull: (expr: Expr): Expr => ({ kind: 'is-null', expr, negated: true }),
   bool: (value: boolean): Expr => ({ kind: 'bool', value }),
 } as const;

@@ -87,7 +87,7 @@ function truth(node: Expr): Evaluate<Truth> {
     }
     case 'like': {
       const target = scalar(node.expr);
-      const pattern = likeRegExp(node.pattern, node.caseInsensitive);
+      const pattern = likeRegExp(node.pattern, { caseInsensitive: node.caseInsensitive });
       const fold = node.caseInsensitive;
       const negated = node.negated;
       return (row) => {
@@ -205,7 +205,7 @@ function foldAscii(text: string): string {
 }
 
 /** A LIKE pattern (`%`, `_`, `\` escapes) as an anchored regular expression over code points. */
-function likeRegExp(pattern: string, caseInsensitive: boolean): RegExp {
+function likeRegExp(pattern: string, { caseInsensitive }: { readonly caseInsensitive: boolean }): RegExp {
   const source = caseInsensitive ? foldAscii(pattern) : pattern;
   let out = '';
   for (let i = 0; i < source.length; i++) {

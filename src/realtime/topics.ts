@@ -10,6 +10,7 @@ import type { Expr } from '../query/sql-tree.js';
 import type { Caller } from '../tables/caller.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import { ruleCondition } from '../tables/row-access.js';
+import { tableNotFound } from '../tables/not-found.js';
 
 /** A checked topic. `query` holds a filtered topic's parameters, compiled again when the table changes. */
 export interface Topic {
@@ -44,12 +45,7 @@ export function parseTopic(name: string, tables: ReadonlyMap<string, CompiledTab
     throw malformed(name, 'is not "table", "table/ROW_ID" or "table?filter=..."');
   }
   const table = tables.get(tableName);
-  if (!table) {
-    throw new AppError('TABLE_NOT_FOUND', {
-      message: `This project has no table "${tableName}" (topic ${JSON.stringify(name)}).`,
-      suggestion: tables.size > 0 ? `Tables: ${[...tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
-    });
-  }
+  if (!table) throw tableNotFound(tableName, { tables: tables.keys(), topic: name });
   const operation = rowId === undefined ? 'list' : 'view';
   // A locked rule throws FORBIDDEN here, as the data API would.
   ruleCondition(table, operation, caller, now);

@@ -52,7 +52,7 @@ const VALIDATION_PROFILE: ValueSchemaProfile = {
 };
 
 /** The JSON Schema of one column's values, as the validators check them; `nullable` adds null. */
-export function columnJsonSchema(column: ColumnValueRules, nullable: boolean): object {
+export function columnJsonSchema(column: ColumnValueRules, { nullable }: { readonly nullable: boolean }): object {
   const base = columnValueSchema(column, VALIDATION_PROFILE);
   if (!nullable || column.type === 'json') return base;
   if (base.enum) return { anyOf: [{ type: 'null' }, base] };
@@ -101,6 +101,6 @@ export function describeColumnError(column: ColumnValueRules, error: ErrorObject
 
 /** Returns why a default value does not fit its column, or undefined when it does. */
 export function checkDefault(column: ColumnDefinition, value: unknown): string | undefined {
-  const validate = compileSchema(columnJsonSchema(column, false));
+  const validate = compileSchema(columnJsonSchema(column, { nullable: false }));
   return validate(value) ? undefined : describeColumnError(column, validate.errors![0]!, value);
 }

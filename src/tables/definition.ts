@@ -94,7 +94,7 @@ export function publicColumns(table: TableDefinition): PhysicalColumn[] {
 }
 
 /** Default rules of a new table: everything admin-only, except an auth table's self-service rules. */
-export function defaultRules(authTable: boolean): Rules {
+export function defaultRules({ authTable }: { readonly authTable: boolean }): Rules {
   if (!authTable) return { list: null, view: null, create: null, update: null, delete: null };
   return {
     list: null,

@@ -76,7 +76,7 @@ export function parseDefinition(name: string, body: unknown): TableDefinition {
     columns: Object.freeze(columns),
     auth_table: authTable,
     verify_email: verifyEmail,
-    rules: parseRules(body.rules, authTable),
+    rules: parseRules(body.rules, { authTable }),
     indexes: parseIndexes(body.indexes, new Set([...seen, ...SYSTEM_COLUMN_NAMES, ...(authTable ? ['email', 'email_verified'] : [])])),
   });
 }
@@ -150,8 +150,8 @@ function optionalBoolean(value: unknown, field: string): boolean {
   return value;
 }
 
-function parseRules(raw: unknown, authTable: boolean): Readonly<Record<RuleOperation, Rule>> {
-  const rules: Record<RuleOperation, Rule> = { ...defaultRules(authTable) };
+function parseRules(raw: unknown, kind: { readonly authTable: boolean }): Readonly<Record<RuleOperation, Rule>> {
+  const rules: Record<RuleOperation, Rule> = { ...defaultRules(kind) };
   if (raw === undefined) return Object.freeze(rules);
   if (!isObject(raw)) fail('rules must be an object such as {"list": "", "view": null}.');
   for (const [operation, rule] of Object.entries(raw)) {

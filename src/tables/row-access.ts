@@ -41,15 +41,18 @@ export function ruleCondition(table: CompiledTable, operation: RuleOperation, ca
   return condition;
 }
 
-/** Throws FORBIDDEN when a non-admin body touches fields only the auth endpoints may change. */
-export function checkProtectedFields(table: CompiledTable, caller: Caller, body: unknown, creating: boolean): void {
+/** Throws FORBIDDEN when a non-admin caller creates a row of the auth table: users come from signup. */
+export function refuseUserCreation(table: CompiledTable, caller: Caller): void {
   if (caller.kind === 'admin' || !table.definition.auth_table) return;
-  if (creating) {
-    throw new AppError('FORBIDDEN', {
-      message: `Users of "${table.name}" are created through signup, not the data API.`,
-      suggestion: 'Use POST /p/{id}/auth/signup, or the admin key.',
-    });
-  }
+  throw new AppError('FORBIDDEN', {
+    message: `Users of "${table.name}" are created through signup, not the data API.`,
+    suggestion: 'Use POST /p/{id}/auth/signup, or the admin key.',
+  });
+}
+
+/** Throws FORBIDDEN when a non-admin update body touches fields only the auth endpoints may change. */
+export function checkProtectedFields(table: CompiledTable, caller: Caller, body: unknown): void {
+  if (caller.kind === 'admin' || !table.definition.auth_table) return;
   if (typeof body !== 'object' || body === null) return;
   for (const field of ['email', 'password', 'email_verified'] as const) {
     if (field in body) {

@@ -114,9 +114,14 @@ export function visibility(table: CompiledTable, operation: 'view' | 'list', cal
   }
 }
 
-/** A row handed to a request that will expand it further gets a copy: nested expansion writes `expand` into it, and kept rows are shared. */
-function handOut(row: Row, copy: boolean): Row {
-  return copy ? { ...row } : row;
+/** A row handed to a request that expands it further (`node` has children) gets a copy: nested expansion writes `expand` into it, and kept rows are shared. */
+function handOut(row: Row, node: ExpandNode): Row {
+  return node.children.length > 0 ? { ...row } : row;
+}
+
+/** `handOut` for each row of a list; the list itself when `node` expands nothing below. */
+function handOutAll(rows: readonly Row[], node: ExpandNode): readonly Row[] {
+  return node.children.length > 0 ? rows.map((row) => ({ ...row })) : rows;
 }
 
 /** The kept rows' view when the caller sees every row of the table (no condition), else undefined. */
@@ -140,15 +145,14 @@ async function expandForward(db: Executor, table: CompiledTable, rows: readonly 
   const ids = [...new Set(rows.map((row) => row[node.column]).filter((id): id is string => typeof id === 'string'))];
   const condition = visibility(table, 'view', scope.caller, scope.now);
   const found = new Map<string, Row>();
-  const copy = node.children.length > 0;
   if (ids.length > 0 && condition !== 'hidden') {
     const cache = cacheFor(db, condition, scope);
-    const missing = takeKept(ids, cache && ((id) => cache.forward(table, id)), (id, kept) => found.set(id, handOut(kept, copy)));
+    const missing = takeKept(ids, cache && ((id) => cache.forward(table, id)), (id, kept) => found.set(id, handOut(kept, node)));
     if (missing.length > 0) {
       const where = sql.and({ kind: 'in', expr: sql.column('id'), values: missing.map((id) => sql.value(id, 'text')) }, condition);
       for (const row of await db.all({ kind: 'select', table: table.name, columns: table.readable, where })) {
         cache?.storeForward(table, row);
-        found.set(String(row.id), handOut(row, copy));
+        found.set(String(row.id), handOut(row, node));
       }
     }
   }
@@ -163,16 +167,15 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   const ids = [...new Set(rows.map((row) => String(row.id)))];
   const condition = visibility(table, 'list', scope.caller, scope.now);
   const byParent = new Map<string, readonly Row[]>();
-  const copy = node.children.length > 0;
   if (condition !== 'hidden') {
     const cache = cacheFor(db, condition, scope);
-    const missing = takeKept(ids, cache && ((id) => cache.reverse(table, node.column, id)), (id, kept) => byParent.set(id, copy ? kept.map((row) => handOut(row, true)) : kept));
+    const missing = takeKept(ids, cache && ((id) => cache.reverse(table, node.column, id)), (id, kept) => byParent.set(id, handOutAll(kept, node)));
     if (missing.length > 0) {
       const read = await readReverse(db, table, node, missing, condition);
       for (const id of missing) {
         const list = read.get(id) ?? [];
         cache?.storeReverse(table, node.column, id, list);
-        byParent.set(id, copy ? list.map((row) => handOut(row, true)) : list);
+        byParent.set(id, handOutAll(list, node));
       }
     }
   }
@@ -180,7 +183,8 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
   for (const row of rows) {
     const list = byParent.get(String(row.id)) ?? [];
     (row.expand as Record<string, unknown>)[node.key] = list;
-    if (copy) listed.push(...list);
+    // Only rows expanded further are returned for the next level.
+    if (node.children.length > 0) listed.push(...list);
   }
   return listed;
 }

@@ -1,16 +1,15 @@
 /**
  * The write phase of creating rows: a planned insert (validated values and the compiled
  * create-rule condition of each row) written inside a transaction, each row checked against
- * the rule once it exists. Also the signup probe that asks the create rule about a row whose
- * email is taken, without the taken email deciding the answer.
+ * the rule once it exists.
  */
 import { AppError } from '../errors/app-error.js';
 import { newRowId } from '../lib/ids.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
-import type { Database, Executor, Row } from '../store/types.js';
+import type { Executor, Row } from '../store/types.js';
 import type { CompiledTable } from './compiled-table.js';
 import type { RowValues } from './row-validator.js';
-import { translateRowWriteError, translateWriteError } from './write-errors.js';
+import { translateRowWriteError } from './write-errors.js';
 
 /** Rows ready to write: parsed, validated, passwords hashed, rule conditions compiled. */
 export interface InsertPlan {
@@ -40,7 +39,7 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
     for (const column of table.definition.columns) if (full[column.name] === undefined) full[column.name] = null;
     try {
       const written = present(columns, full);
-          const row = await tx.first({ kind: 'insert', table: table.name, columns: written, rows: [written.map((c) => full[c.name])], returning: table.readable });
+      const row = await tx.first({ kind: 'insert', table: table.name, columns: written, rows: [written.map((c) => full[c.name])], returning: table.readable });
       if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
       rows.push(row!);
     } catch (error) {
@@ -48,30 +47,6 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
     }
   }
   return rows;
-}
-
-/** Rolls the probe's transaction back once the rule admitted the row. */
-class ProbeAdmitted extends Error {}
-
-/**
- * For a signup whose email belongs to another user: writes the submitted row as sent, in a
- * transaction that never commits, with the owner's email moved aside so the unique index
- * cannot fail first. Returns when the create rule admits the row; throws what a signup with
- * an unused email would have thrown (FORBIDDEN, or another constraint's CONFLICT_* error).
- */
-export async function probeCreateRuleForTakenEmail(db: Database, plan: InsertPlan, email: string): Promise<void> {
-  const { table } = plan;
-  try {
-    await db.transaction(async (tx) => {
-      const placeholder = `rowbase-probe-${newRowId()}@invalid`;
-      await tx.run({ kind: 'update', table: table.name, set: [{ column: table.physical.get('email')!, value: sql.value(placeholder, 'text') }], where: sql.eq('email', email) });
-      await writeRows(tx, plan);
-      throw new ProbeAdmitted();
-    });
-  } catch (error) {
-    if (error instanceof ProbeAdmitted) return;
-    throw translateWriteError(error, table.name);
-  }
 }
 
 function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] {

@@ -5,21 +5,22 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import type { PasswordHasher } from '../lib/password-hasher.js';
 import { sql, type Expr } from '../query/sql-tree.js';
-import { ONE_TIME_TOKENS, SESSIONS, SPENT_REFRESH_TOKENS } from '../store/system-tables.js';
 import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js';
-import { appendIdentityChange, appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
+import { appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
+import type { CredentialsPort } from './credentials-port.js';
 import { buildExpandedRowJson, type RowJson } from './row-json.js';
-import { checkProtectedFields, ruleCondition } from './row-access.js';
+import { checkProtectedFields, refuseUserCreation, ruleCondition } from './row-access.js';
 import { getRow, listRows } from './row-list.js';
+import { rowNotFound, tableNotFound } from './not-found.js';
 import type { RelatedRowCache } from './related-row-cache.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
 import type { ProjectSchema, SchemaService } from './schema-service.js';
-import { probeCreateRuleForTakenEmail, writeRows, type InsertPlan } from './row-insert.js';
+import { writeRows, type InsertPlan } from './row-insert.js';
+import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 
 export const MAX_BULK_ROWS = 10_000;
@@ -51,16 +52,40 @@ export interface RowRead {
   readonly json: RowJson | undefined;
 }
 
+/** What the row service is built from. */
+export interface RowServiceDeps {
+  readonly schemas: SchemaService;
+  /** Prepares and voids auth-table credentials (auth/ implements it: tables/ knows no password policy, session or mailed link). */
+  readonly credentials: CredentialsPort;
+  readonly clock: Clock;
+  /** Told about each write's realtime events once it committed. */
+  readonly feed?: ChangeFeed;
+  /** Expanded rows kept between requests (related-row-cache.ts); absent: expansions read every row. */
+  readonly related?: RelatedRowCache;
+}
+
+/** How rows are created: one body or a bulk array, by the data API or by an auth flow. */
+export interface CreateOptions {
+  /** A bulk request: errors name the index of the failing row. */
+  readonly bulk: boolean;
+  /**
+   * The auth flows create this user themselves (signup): the data API's refusal of user
+   * creation to non-admin callers does not apply, while the create rule still does.
+   */
+  readonly byAuthFlow?: boolean;
+}
+
+/** The data API's row operations, and the plan and write phases of a create for the auth flows. */
 export class RowService {
-  constructor(
-    private readonly schemas: SchemaService,
-    private readonly hasher: PasswordHasher,
-    private readonly clock: Clock,
-    /** Told about each write's realtime events once it committed. */
-    private readonly feed?: ChangeFeed,
-    /** Expanded rows kept between requests (related-row-cache.ts); absent: expansions read every row. */
-    private readonly related?: RelatedRowCache,
-  ) {}
+  private readonly schemas: SchemaService;
+  private readonly credentials: CredentialsPort;
+  private readonly clock: Clock;
+  private readonly feed: ChangeFeed | undefined;
+  private readonly related: RelatedRowCache | undefined;
+
+  constructor(deps: RowServiceDeps) {
+    ({ schemas: this.schemas, credentials: this.credentials, clock: this.clock, feed: this.feed, related: this.related } = deps);
+  }
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
   async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
@@ -84,52 +109,14 @@ export class RowService {
    */
   async checkCreateAllowed(context: RowContext, tableName: string): Promise<void> {
     const { table } = await this.open(context, tableName);
-    checkProtectedFields(table, context.caller, {}, true);
+    refuseUserCreation(table, context.caller);
     checkCreateNotLocked(table, context, isoNow(this.clock));
   }
 
   /** Creates a row. Throws VALIDATION_*, FORBIDDEN, CONFLICT_UNIQUE, CONFLICT_REFERENCE. */
   async create(context: RowContext, tableName: string, body: unknown): Promise<Row> {
-    const [row] = await this.insert(context, tableName, [body], false);
+    const [row] = await this.insert(context, tableName, [body], { bulk: false });
     return row!;
-  }
-
-  /**
-   * Signup: creates a user of the project's auth table for an anonymous caller. The create
-   * rule applies (with `@request.body`) and custom columns are stored; `email_verified` and
-   * `id` are the server's to set. Throws AUTH_NOT_CONFIGURED, VALIDATION_*, FORBIDDEN,
-   * AUTH_EMAIL_TAKEN, CONFLICT_UNIQUE (another unique column), CONFLICT_REFERENCE.
-   */
-  async signUp(context: RowContext, body: unknown): Promise<Row> {
-    const { db, authTable } = await this.schemas.schema(context.projectId);
-    if (!authTable) throw new AppError('AUTH_NOT_CONFIGURED');
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-      for (const field of ['email_verified', 'id'] as const) {
-        if (field in body) {
-          throw new AppError('VALIDATION_FAILED', {
-            message: `${field}: is set by the server, not at signup.`,
-            suggestion: field === 'email_verified' ? 'Remove email_verified; users verify through the link in the verification email.' : 'Remove id; a UUIDv7 is generated.',
-          });
-        }
-      }
-    }
-    const plan = await this.planInsert(context, authTable, [body], false, true);
-    try {
-      const [row] = await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), (rows) => rows.map((record) => ({ table: authTable.name, action: 'create' as const, record })), plan.now);
-      return row!;
-    } catch (thrown) {
-      const error = translateWriteError(thrown, authTable.name);
-      const { email } = plan.rows[0]!.values;
-      if (error instanceof AppError && error.code === 'CONFLICT_UNIQUE' && typeof email === 'string') {
-        const taken = await db.count({ kind: 'count', table: authTable.name, where: sql.eq('email', email) });
-        if (taken > 0) {
-          // Only a caller the create rule admits may learn that the email is registered (an open rule admits all: no probe).
-          if (plan.rows[0]!.condition) await probeCreateRuleForTakenEmail(db, plan, email);
-          throw new AppError('AUTH_EMAIL_TAKEN');
-        }
-      }
-      throw error;
-    }
   }
 
   /** Creates all rows or none; errors name the index of the first bad row. */
@@ -143,37 +130,18 @@ export class RowService {
         suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
       });
     }
-    return this.insert(context, tableName, body, true);
+    return this.insert(context, tableName, body, { bulk: true });
   }
 
   /** Updates a visible row. Throws ROW_NOT_FOUND, VALIDATION_*, FORBIDDEN, CONFLICT_*. */
   async update(context: RowContext, tableName: string, rowId: string, body: unknown): Promise<Row> {
     const { db, table } = await this.open(context, tableName);
     const now = isoNow(this.clock);
-    checkProtectedFields(table, context.caller, body, false);
-    const values = await this.prepareAuthFields(context, table, table.validators().update(body), false);
-    const condition = ruleCondition(table, 'update', context.caller, now, values);
-    const set = Object.entries(values).map(([name, value]) => ({ column: table.physical.get(name)!, value: sql.value(value, table.physical.get(name)!.type) }));
-    if ('password' in values) {
-      // A new password ends every access token issued for the old one.
-      set.push({ column: table.physical.get('password_version')!, value: { kind: 'add', left: sql.column('password_version'), right: sql.value(1, 'integer') } });
-    }
-    set.push({ column: table.physical.get('updated_at')!, value: sql.value(now, 'timestamp') });
-    const where = sql.and(sql.eq('id', rowId), condition);
+    checkProtectedFields(table, context.caller, body);
+    const values = await this.prepareCredentials(context, table, table.validators().update(body), { creating: false });
+    const plan = planUpdate(table, rowId, values, ruleCondition(table, 'update', context.caller, now, values), now);
     try {
-      return await this.writeLogged(context.projectId, db, async (tx) => {
-        const emailChanged = typeof values.email === 'string' && (await isNewEmail(tx, table, where, values.email));
-        if (emailChanged && !('email_verified' in values)) {
-          // A new address is unproven: it needs its own verification, and old links must not verify it.
-          set.push({ column: table.physical.get('email_verified')!, value: sql.value(false, 'boolean') });
-        }
-        const row = await tx.first({ kind: 'update', table: table.name, set, where, returning: table.readable });
-        if (!row) throw rowNotFound(table.name, rowId);
-        if (emailChanged) await tx.run({ kind: 'delete', table: ONE_TIME_TOKENS.table, where: sql.eq('user_id', rowId) });
-        // Access tokens of the old password end: so do the realtime streams bound to them.
-        if ('password' in values) await appendIdentityChange(tx, { user: rowId }, now);
-        return row;
-      }, (row) => [{ table: table.name, action: 'update', record: row }], now);
+      return await this.writeLogged(context.projectId, db, (tx) => writeUpdate(tx, plan, this.credentials), (row) => [{ table: table.name, action: 'update', record: row }], now);
     } catch (error) {
       throw await translateRowWriteError(error, db, table, values);
     }
@@ -188,7 +156,7 @@ export class RowService {
       await this.writeLogged(context.projectId, db, async (tx) => {
         const deleted = await tx.all({ kind: 'delete', table: table.name, where: sql.and(sql.eq('id', rowId), condition), returning: table.readable });
         if (deleted.length === 0) throw rowNotFound(table.name, rowId);
-        if (table.definition.auth_table) await deleteUserSessions(tx, rowId);
+        if (table.definition.auth_table) await this.credentials.forgetUser(tx, rowId);
         return deleted;
       }, (rows) => rows.map((record) => ({ table: table.name, action: 'delete' as const, record })), now);
     } catch (error) {
@@ -206,9 +174,17 @@ export class RowService {
     return schema && openedTable(schema, tableName);
   }
 
-  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], bulk: boolean): Promise<Row[]> {
+  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], options: CreateOptions): Promise<Row[]> {
     const { db, table } = await this.open(context, tableName);
-    const plan = await this.planInsert(context, table, bodies, bulk, false);
+    return this.writeCreate(context, db, await this.planCreate(context, table, bodies, options));
+  }
+
+  /**
+   * The write phase of a create: writes the planned rows in one transaction that logs their
+   * realtime events. Throws FORBIDDEN (create rule), CONFLICT_UNIQUE, CONFLICT_REFERENCE, VALIDATION_FAILED.
+   */
+  async writeCreate(context: RowContext, db: Database, plan: InsertPlan): Promise<Row[]> {
+    const { table } = plan;
     try {
       return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), (rows) => rows.map((record) => ({ table: table.name, action: 'create' as const, record })), plan.now);
     } catch (error) {
@@ -231,16 +207,19 @@ export class RowService {
     return result;
   }
 
-  /** The plan phase of a create: validates every row, hashes passwords, compiles the create rule. Throws like `create`. */
-  private async planInsert(context: RowContext, table: CompiledTable, bodies: readonly unknown[], bulk: boolean, signup: boolean): Promise<InsertPlan> {
+  /**
+   * The plan phase of a create: validates every row, prepares credentials, compiles the create
+   * rule; writes nothing. Throws FORBIDDEN, VALIDATION_*.
+   */
+  async planCreate(context: RowContext, table: CompiledTable, bodies: readonly unknown[], { bulk, byAuthFlow = false }: CreateOptions): Promise<InsertPlan> {
     const now = isoNow(this.clock);
     // Parse and plan every row before writing any: a bad row means nothing is written.
     checkCreateNotLocked(table, context, now);
     const prepared: { values: RowValues; condition: Expr | undefined }[] = [];
     for (const [index, body] of bodies.entries()) {
-      if (!signup) checkProtectedFields(table, context.caller, body, true);
+      if (!byAuthFlow) refuseUserCreation(table, context.caller);
       const validated = table.validators().create(body, bulk ? index : undefined);
-      const values = await this.prepareAuthFields(context, table, validated, true, bulk ? index : undefined);
+      const values = await this.prepareCredentials(context, table, validated, { creating: true, ...(bulk && { index }) });
       // @request.body is what the client sent (normalised): defaults and password hashes are not in it.
       const sent = Object.fromEntries(Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]));
       prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, sent) });
@@ -248,17 +227,10 @@ export class RowService {
     return { table, now, bulk, rows: prepared };
   }
 
-  /** Lower-cases emails and hashes passwords of auth-table rows written with the admin key. */
-  private async prepareAuthFields(context: RowContext, table: CompiledTable, values: RowValues, creating: boolean, index?: number): Promise<RowValues> {
-    if (!table.definition.auth_table) return values;
-    const out = { ...values };
-    if (typeof out.email === 'string') out.email = out.email.toLowerCase();
-    if (typeof out.password === 'string') {
-      checkPasswordLength(out.password, context.minPasswordLength, index);
-      out.password = await this.hasher.hash(out.password);
-    }
-    if (creating && out.email_verified === undefined) out.email_verified = false;
-    return out;
+  /** The credentials of an auth-table row prepared by the port (lower-cased email, hashed password); other tables' values as they are. */
+  private prepareCredentials(context: RowContext, table: CompiledTable, values: RowValues, write: { creating: boolean; index?: number }): Promise<RowValues> {
+    if (!table.definition.auth_table) return Promise.resolve(values);
+    return this.credentials.prepare(values, { ...write, minPasswordLength: context.minPasswordLength });
   }
 }
 
@@ -272,44 +244,13 @@ interface OpenedTable {
 /** The table of `schema` named `tableName`; throws TABLE_NOT_FOUND. */
 function openedTable(schema: ProjectSchema, tableName: string): OpenedTable {
   const table = schema.tables.get(tableName);
-  if (!table) {
-    throw new AppError('TABLE_NOT_FOUND', {
-      message: `This project has no table "${tableName}".`,
-      suggestion: schema.tables.size > 0 ? `Tables: ${[...schema.tables.keys()].sort().join(', ')}.` : 'Create one with PUT /p/{id}/v1/tables/{table}.',
-    });
-  }
+  if (!table) throw tableNotFound(tableName, { tables: schema.tables.keys() });
   return { db: schema.db, table, tables: schema.tables };
-}
-
-/** Throws VALIDATION_PASSWORD unless the password has `min` to 256 characters. */
-export function checkPasswordLength(password: string, min: number, index?: number): void {
-  const length = [...password].length;
-  if (length < min || length > 256) {
-    throw new AppError('VALIDATION_PASSWORD', {
-      message: `${index === undefined ? '' : `row ${index}: `}password: must be ${min} to 256 characters long (it has ${length}).`,
-      suggestion: `Choose a password of at least ${min} characters; a passphrase of several words works well.`,
-    });
-  }
 }
 
 /** Throws FORBIDDEN when the create rule is locked for the caller (the empty body lets @request.body rules compile). */
 function checkCreateNotLocked(table: CompiledTable, context: RowContext, now: string): void {
   ruleCondition(table, 'create', context.caller, now, {});
-}
-
-async function isNewEmail(tx: Executor, table: CompiledTable, where: Expr, email: string): Promise<boolean> {
-  const current = await tx.first({ kind: 'select', table: table.name, columns: [table.physical.get('email')!], where });
-  return current !== undefined && current.email !== email;
-}
-
-async function deleteUserSessions(tx: Executor, userId: string): Promise<void> {
-  await tx.run({ kind: 'delete', table: SESSIONS.table, where: sql.eq('user_id', userId) });
-  await tx.run({ kind: 'delete', table: SPENT_REFRESH_TOKENS.table, where: sql.eq('user_id', userId) });
-  await tx.run({ kind: 'delete', table: ONE_TIME_TOKENS.table, where: sql.eq('user_id', userId) });
-}
-
-function rowNotFound(table: string, id: string): AppError {
-  return new AppError('ROW_NOT_FOUND', { message: `No row of "${table}" with id "${id}" is visible to this caller.` });
 }
 
 /** Serialisers of expanded pages, per table and schema version (the compiled table), by `expand` text. */

@@ -24,11 +24,18 @@ export const ROW_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 type ColumnRules = Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>;
 
+/** What one kind of write checks: its compiled schema, the names it may set, whether declared defaults fill the gaps. */
+interface CheckMode {
+  readonly validate: ValidateFunction;
+  readonly writable: ReadonlySet<string>;
+  readonly fillsDefaults: boolean;
+}
+
 /** Compiles the validators of a table. */
 export function buildRowValidators(table: TableDefinition): RowValidators {
   const rules = new Map<string, ColumnRules>(table.columns.map((c) => [c.name, c]));
   const properties: Record<string, object> = {};
-  for (const column of table.columns) properties[column.name] = columnJsonSchema(column, !column.required);
+  for (const column of table.columns) properties[column.name] = columnJsonSchema(column, { nullable: !column.required });
   if (table.auth_table) {
     rules.set('email', { type: 'text', max_length: 254 });
     rules.set('password', { type: 'text' });
@@ -53,9 +60,11 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   const defaults = table.columns.filter((c) => c.default !== undefined);
   const columnList = publicColumns(table).map((c) => c.name).join(', ');
   const updateColumns = new Set(Object.keys(properties));
-  const createColumns = new Set([...updateColumns, 'id']);
+  // A create may name its id and gets the declared defaults; an update changes only what it names.
+  const create: CheckMode = { validate: validateCreate, writable: new Set([...updateColumns, 'id']), fillsDefaults: true };
+  const update: CheckMode = { validate: validateUpdate, writable: updateColumns, fillsDefaults: false };
 
-  const check = (validate: ValidateFunction, body: unknown, where: string, isCreate: boolean): RowValues => {
+  const check = (body: unknown, where: string, { validate, writable, fillsDefaults }: CheckMode): RowValues => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new AppError('VALIDATION_FAILED', {
         message: `${where}the body must be a JSON object of column values.`,
@@ -63,7 +72,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
       });
     }
     for (const key of Object.keys(body)) {
-      if (READ_ONLY.has(key) || (key === 'id' && !isCreate)) {
+      if (READ_ONLY.has(key) || (key === 'id' && !writable.has('id'))) {
         throw new AppError('VALIDATION_FAILED', {
           message: `${where}${key}: is read-only; the server sets it.`,
           suggestion: `Remove "${key}" from the body.`,
@@ -71,11 +80,10 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
       }
     }
     // Unknown names first: a misspelt required column must be reported as the typo it is, not as missing.
-    const writable = isCreate ? createColumns : updateColumns;
     for (const key of Object.keys(body)) if (!writable.has(key)) throw unknownColumn(key, writable, table.name, columnList, where);
     if (!validate(body)) throw toAppError(body, validate, rules, where);
     const values: RowValues = { ...(body as RowValues) };
-    if (isCreate) for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
+    if (fillsDefaults) for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
     for (const name of timestamps) {
       const value = values[name];
       if (typeof value === 'string') values[name] = normaliseTimestamp(value);
@@ -84,8 +92,8 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   };
 
   return {
-    create: (body, index) => check(validateCreate, body, index === undefined ? '' : `row ${index}: `, true),
-    update: (body) => check(validateUpdate, body, '', false),
+    create: (body, index) => check(body, index === undefined ? '' : `row ${index}: `, create),
+    update: (body) => check(body, '', update),
   };
 }
 
@@ -101,7 +109,7 @@ export interface StoredRowProblem {
  * first problem, or undefined when the row fits. Never throws.
  */
 export function buildStoredRowCheck(table: TableDefinition): (values: RowValues) => StoredRowProblem | undefined {
-  const checks = table.columns.map((column) => ({ column, validate: compileSchema(columnJsonSchema(column, !column.required)) }));
+  const checks = table.columns.map((column) => ({ column, validate: compileSchema(columnJsonSchema(column, { nullable: !column.required })) }));
   return (values) => {
     if (typeof values.id !== 'string' || values.id === '') return { column: 'id', reason: 'must be a non-empty string' };
     for (const { column, validate } of checks) {

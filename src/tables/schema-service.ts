@@ -14,6 +14,8 @@ import { parseDefinition } from './parse-definition.js';
 import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
 import { translateChangeError } from './schema-change-errors.js';
+import { checkAgainstOtherTables, checkDroppable, ruleBrokenBy } from './schema-checks.js';
+import { tableNotFound } from './not-found.js';
 import { checkPreconditions, type TablePreconditions } from './table-version.js';
 
 /** A project's tables, compiled, with the database they live in. */
@@ -30,11 +32,16 @@ interface CachedSchema {
   readonly synchronous: boolean;
 }
 
-/** How a table write may proceed: destruction allowed, a dry run, the caller's If-Match / If-None-Match. */
+/** How a table write may proceed: destruction allowed, the caller's If-Match / If-None-Match. */
 export interface TableWriteOptions {
   readonly allowDestructive: boolean;
-  readonly dryRun?: boolean;
   readonly preconditions?: TablePreconditions;
+}
+
+/** How a write of several tables may proceed: destruction allowed, and a dry run that rolls every change back. */
+export interface TablesWriteOptions {
+  readonly allowDestructive: boolean;
+  readonly dryRun?: boolean;
 }
 
 export interface PutTableResult {
@@ -87,7 +94,6 @@ export class SchemaService {
    * SCHEMA_CHANGE_DESTRUCTIVE (unless allowed), SCHEMA_CHANGE_REJECTED, CONFLICT_UNIQUE, and
    * TABLE_EXISTS / SCHEMA_CHANGED when the preconditions fail (checked in the same schema
    * transaction as the write, so two writers cannot both pass them).
-   * With `dryRun`, plans and checks without changing anything.
    */
   async putTable(projectId: string, name: string, body: unknown, options: TableWriteOptions): Promise<PutTableResult> {
     const after = parseDefinition(name, body);
@@ -122,7 +128,7 @@ export class SchemaService {
    * before it, and either every table changes or none does. With `dryRun`, every change is
    * made and checked against the rows, then rolled back. Throws like putTable.
    */
-  async putTables(projectId: string, tables: readonly (readonly [string, unknown])[], options: { allowDestructive: boolean; dryRun?: boolean }): Promise<PutTableResult[]> {
+  async putTables(projectId: string, tables: readonly (readonly [string, unknown])[], options: TablesWriteOptions): Promise<PutTableResult[]> {
     const definitions = tables.map(([name, body]) => parseDefinition(name, body));
     const db = await this.storage.project(projectId);
     let current = '';
@@ -152,22 +158,7 @@ export class SchemaService {
         const current = await readDefinitions(tx);
         const before = current.get(name);
         if (!before) throw tableNotFound(name);
-        const referrer = [...current.values()].find((t) => t.name !== name && t.columns.some((c) => c.references?.table === name));
-        if (referrer) {
-          const column = referrer.columns.find((c) => c.references?.table === name)!.name;
-          throw new AppError('TABLE_IN_USE', {
-            message: `Table "${referrer.name}" references "${name}".`,
-            // PATCH changes that one column; a PUT would reset whatever else the body left out.
-            suggestion: `Remove the reference first: PATCH /p/{id}/v1/tables/${referrer.name} with {"columns": [{"name": "${column}", "references": null}]}.`,
-          });
-        }
-        const broken = before.auth_table ? ruleBrokenBy([...current.values()].filter((t) => t.name !== name), undefined) : undefined;
-        if (broken) {
-          throw new AppError('TABLE_IN_USE', {
-            message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
-            suggestion: `Change the rules of "${broken.table}" (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}) first.`,
-          });
-        }
+        checkDroppable(name, before, [...current.values()]);
         await tx.changeTable(planTableChange(before, null).change);
         await tx.run({ kind: 'delete', table: DEFINITIONS.table, where: sql.eq('name', name) });
       });
@@ -191,7 +182,7 @@ class RolledBack extends Error {
 
 /**
  * Checks the preconditions against the stored table, derives the new definition from it, then
- * plans and (unless `dryRun`) applies the change, all inside one schema transaction.
+ * plans and applies the change, all inside one schema transaction (a dry run rolls it back).
  */
 async function declareTable(tx: SchemaExecutor, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions, now: string): Promise<PutTableResult> {
   const current = await readDefinitions(tx);
@@ -217,32 +208,9 @@ async function declareTable(tx: SchemaExecutor, name: string, derive: (before: T
       message: `Changing table "${after.name}" would lose data: ${plan.destructive.join('; ')}.`,
     });
   }
-  if (options.dryRun) return { table: after, created: before === null, plan };
   await tx.changeTable(plan.change);
-  await writeDefinition(tx, after, before === null, now);
+  await writeDefinition(tx, after, { created: before === null, now });
   return { table: after, created: before === null, plan };
-}
-
-/**
- * The first of `tables` whose rules no longer compile against the auth table `authTable`
- * (its @request.auth fields), or undefined. Keeps a schema change from leaving a project
- * whose schema cannot be loaded.
- */
-function ruleBrokenBy(tables: readonly TableDefinition[], authTable: TableDefinition | undefined, changed?: TableDefinition): { table: string; reason: string } | undefined {
-  const authColumns = authColumnsOf(authTable);
-  const all = new Map(tables.map((t) => [t.name, t] as const));
-  if (authTable) all.set(authTable.name, authTable);
-  if (changed) all.set(changed.name, changed);
-  for (const table of tables) {
-    if (table.auth_table) continue;
-    try {
-      compileTable(table, authColumns, all);
-    } catch (error) {
-      if (error instanceof AppError) return { table: table.name, reason: error.message };
-      throw error;
-    }
-  }
-  return undefined;
 }
 
 async function readDefinitions(executor: Executor): Promise<Map<string, TableDefinition>> {
@@ -255,7 +223,8 @@ async function readDefinitions(executor: Executor): Promise<Map<string, TableDef
   return new Map(rows.map((row) => [String(row.name), row.definition as TableDefinition]));
 }
 
-async function writeDefinition(tx: Executor, table: TableDefinition, created: boolean, now: string): Promise<void> {
+/** Stores `table`'s definition row: a new row when the table was `created`, else the row's definition and updated_at. */
+async function writeDefinition(tx: Executor, table: TableDefinition, { created, now }: { readonly created: boolean; readonly now: string }): Promise<void> {
   if (created) {
     await tx.run({ kind: 'insert', table: DEFINITIONS.table, columns: DEFINITIONS.columns, rows: [[table.name, table, now, now]] });
   } else {
@@ -277,24 +246,4 @@ function buildSchema(db: ProjectDatabase, definitions: ReadonlyMap<string, Table
   const tables = new Map<string, CompiledTable>();
   for (const definition of definitions.values()) tables.set(definition.name, compileTable(definition, authColumns, definitions));
   return Object.freeze({ db, tables, authTable: authDefinition ? tables.get(authDefinition.name) : undefined });
-}
-
-function checkAgainstOtherTables(table: TableDefinition, others: readonly TableDefinition[]): void {
-  const existing = others.find((t) => t.auth_table);
-  if (table.auth_table && existing) {
-    throw new AppError('AUTH_TABLE_EXISTS', { message: `Table "${existing.name}" is already this project's auth table.` });
-  }
-  const names = new Set([table.name, ...others.map((t) => t.name)]);
-  for (const column of table.columns) {
-    if (column.references && !names.has(column.references.table)) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: `${column.name}: references table "${column.references.table}", which does not exist.`,
-        suggestion: `Create "${column.references.table}" first. Tables: ${[...names].sort().join(', ')}.`,
-      });
-    }
-  }
-}
-
-function tableNotFound(name: string): AppError {
-  return new AppError('TABLE_NOT_FOUND', { message: `This project has no table "${name}".` });
 }

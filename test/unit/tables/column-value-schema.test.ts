@@ -28,18 +28,18 @@ const CASES: [string, ColumnDefinition][] = [
 describe('column value schemas: validators and the OpenAPI document agree', () => {
   for (const [name, definition] of CASES) {
     it(`${name}: the same type, length, enum and bounds on both sides`, () => {
-      const validator = columnJsonSchema(definition, false);
-      for (const direction of ['read', 'create', 'update'] as const) assert.deepEqual(shared(columnSchema(definition, direction, false)), shared(validator), direction);
+      const validator = columnJsonSchema(definition, { nullable: false });
+      for (const direction of ['read', 'create', 'update'] as const) assert.deepEqual(shared(columnSchema(definition, direction, { nullable: false })), shared(validator), direction);
     });
   }
 
   it('integers are bounded by ±(2^53-1) even when the column allows more', () => {
-    assert.deepEqual(shared(columnJsonSchema(column({ type: 'integer', min: -1e300, max: 1e300 }), false)), { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+    assert.deepEqual(shared(columnJsonSchema(column({ type: 'integer', min: -1e300, max: 1e300 }), { nullable: false })), { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
   });
 
   it('text: the validator refuses NUL and lone surrogates by keyword, the document states NUL by pattern (not beside an enum)', () => {
-    assert.deepEqual(columnJsonSchema(column({ type: 'text', max_length: 3 }), false), { type: 'string', noNul: true, wellFormed: true, maxLength: 3 });
-    assert.deepEqual(columnSchema(column({ type: 'text', max_length: 3 }), 'read', false), { type: 'string', maxLength: 3, pattern: '^[^\\u0000]*$', description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.' });
-    assert.equal('pattern' in columnSchema(column({ type: 'text', enum: ['a'] }), 'read', false), false);
+    assert.deepEqual(columnJsonSchema(column({ type: 'text', max_length: 3 }), { nullable: false }), { type: 'string', noNul: true, wellFormed: true, maxLength: 3 });
+    assert.deepEqual(columnSchema(column({ type: 'text', max_length: 3 }), 'read', { nullable: false }), { type: 'string', maxLength: 3, pattern: '^[^\\u0000]*$', description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.' });
+    assert.equal('pattern' in columnSchema(column({ type: 'text', enum: ['a'] }), 'read', { nullable: false }), { nullable: false });
   });
 });
