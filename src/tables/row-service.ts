@@ -84,7 +84,11 @@ export class RowService {
   private readonly related: RelatedRowCache | undefined;
 
   constructor(deps: RowServiceDeps) {
-    ({ schemas: this.schemas, credentials: this.credentials, clock: this.clock, feed: this.feed, related: this.related } = deps);
+    this.schemas = deps.schemas;
+    this.credentials = deps.credentials;
+    this.clock = deps.clock;
+    this.feed = deps.feed;
+    this.related = deps.related;
   }
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
