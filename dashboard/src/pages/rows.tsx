@@ -6,7 +6,7 @@
  * come with the rows they point at (`expand=`), and their cells show those rows' labels.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, watchTable, type Row } from '../api';
+import { api, RowbaseError, watchTable, type Row } from '../api';
 import { DateTime } from '../components/date-time';
 import { ErrorBox, Modal, PageHead } from '../components/ui';
 import { href } from '../router';
@@ -54,7 +54,7 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   // refusal after that leaves the error shown (the rows' key does not change: no loop).
   useEffect(() => {
     const error = rows.error;
-    if (error instanceof ApiError && error.code === 'VALIDATION_FILTER' && error.message.startsWith('expand')) table.reload();
+    if (error instanceof RowbaseError && error.code === 'VALIDATION_FILTER' && error.field === 'expand') table.reload();
   }, [rows.error]);
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   // The selection belongs to the view it was made in (offset, sort, filter): a new view starts with
