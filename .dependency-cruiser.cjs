@@ -9,10 +9,20 @@ module.exports = {
   forbidden: [
     {
       name: 'dashboard-uses-only-the-http-api',
-      comment: 'The dashboard (dashboard/) talks to the server over HTTP only: it imports nothing from src/, and src/ nothing from it.',
+      comment:
+        'The dashboard (dashboard/) talks to the server over HTTP only: it imports nothing from src/, and src/ nothing from it. ' +
+        'The one package it may import is the SDK (packages/client/src): the SDK is the HTTP API\'s client, so the dashboard ' +
+        'shares its request core, event stream parser and error type instead of keeping copies.',
       severity: 'error',
       from: { path: '^dashboard/' },
-      to: { path: '^(src|packages)/' },
+      to: { path: '^(src|packages)/', pathNot: '^packages/client/src/' },
+    },
+    {
+      name: 'sdk-knows-only-itself',
+      comment: 'The SDK (packages/client/src) is shipped alone: it imports nothing from the server, the dashboard or any package.',
+      severity: 'error',
+      from: { path: '^packages/client/src/' },
+      to: { path: '^(src|dashboard|node_modules)/' },
     },
     { name: 'server-does-not-import-the-dashboard', severity: 'error', from: { path: '^src/' }, to: { path: '^dashboard/' } },
     { name: 'no-import-of-main', severity: 'error', from: {}, to: { path: '^src/main\\.ts$' } },
@@ -92,6 +102,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
+    // Its `paths` maps @rowbase/client to the SDK's sources, as dashboard/tsconfig.json and vite.config.ts do.
     tsConfig: { fileName: 'tsconfig.json' },
   },
 };

@@ -10,6 +10,9 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/_/',
   plugins: [preact({ devToolsEnabled: false, prefreshEnabled: false })],
+  // The SDK's sources in this checkout (its request core, SSE parser and error type), not a
+  // built copy: the dashboard and the SDK always read the server the same way.
+  resolve: { alias: { '@rowbase/client': fileURLToPath(new URL('../packages/client/src/index.ts', import.meta.url)) } },
   build: {
     outDir: fileURLToPath(new URL('../dist/dashboard', import.meta.url)),
     emptyOutDir: true,

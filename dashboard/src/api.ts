@@ -1,22 +1,15 @@
 /**
- * The one module that talks to the server: the public HTTP API over fetch, on the same
- * origin. Credentials travel in headers only (never in a URL): the key once, to exchange it
- * for a dashboard token, then only the token. Errors become ApiError with the server's code,
- * message and suggestion; a refused token ends the session (the app returns to sign-in).
+ * The one module that talks to the server: the public HTTP API on the same origin, through
+ * the SDK's request core and event stream parser (@rowbase/client), so the dashboard and the
+ * SDK read answers, errors and the realtime stream the same way. Credentials travel in headers
+ * only (never in a URL): the key once, to exchange it for a dashboard token, then only the
+ * token. Errors are the SDK's RowbaseError with the server's code, message and suggestion; a
+ * refused token ends the session (the app returns to sign-in).
  */
+import { readEventStream, RowbaseError, sendJson } from '@rowbase/client';
 import { endSession, type Session } from './session';
 
-/** An error answer of the API (or a network failure, code NETWORK_ERROR). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly suggestion: string,
-  ) {
-    super(message);
-  }
-}
+export { RowbaseError };
 
 /** A column's type (contract §2). */
 export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'json';
@@ -135,34 +128,17 @@ async function send<T>(session: Session, method: string, path: string, body?: un
     return await request<T>(credentialHeaders(session), method, path, body, extraHeaders);
   } catch (error) {
     // The token ended (12 hours passed, signed out in another tab, its key rotated out): back to sign-in.
-    if (error instanceof ApiError && (error.code === 'AUTH_TOKEN_EXPIRED' || error.code === 'AUTH_INVALID_TOKEN')) endSession(error.code === 'AUTH_TOKEN_EXPIRED');
+    if (error instanceof RowbaseError && (error.code === 'AUTH_TOKEN_EXPIRED' || error.code === 'AUTH_INVALID_TOKEN')) endSession(error.code === 'AUTH_TOKEN_EXPIRED');
     throw error;
   }
 }
 
+/** Never a cached answer, and never the browser's cookies: the token header is the only credential. */
+const PAGE_FETCH: RequestInit = { cache: 'no-store', credentials: 'omit' };
+
 async function request<T>(credentials: Record<string, string>, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = { ...credentials, accept: 'application/json', ...extraHeaders };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
-  } catch {
-    throw new ApiError(0, 'NETWORK_ERROR', 'The server could not be reached.', 'Check that the Rowbase server is running, then retry.');
-  }
-  const etag = response.headers.get('etag');
-  if (response.status === 204) return { body: undefined as T, etag };
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text.length > 0 ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (!response.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string; suggestion?: string } } | undefined)?.error;
-    throw new ApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? `The server answered ${response.status}.`, error?.suggestion ?? 'Retry, or check the server log.');
-  }
-  return { body: parsed as T, etag };
+  const answer = await sendJson<T>({ method, url: path, server: location.origin, headers: { ...credentials, ...extraHeaders }, body, init: PAGE_FETCH });
+  return { body: answer.body, etag: answer.headers.get('etag') };
 }
 
 async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
@@ -265,21 +241,6 @@ export const api = {
   subscribe: (s: Session, id: string, clientId: string, subscriptions: string[]) => call<unknown>(s, 'POST', `${project(id)}/realtime`, { client_id: clientId, subscriptions }),
 };
 
-/** One server-sent event: its name and data. */
-interface StreamEvent {
-  event: string;
-  data: string;
-}
-
-function parseEvent(block: string): StreamEvent {
-  const event: StreamEvent = { event: 'message', data: '' };
-  for (const line of block.split('\n')) {
-    if (line.startsWith('event:')) event.event = line.slice(6).trim();
-    else if (line.startsWith('data:')) event.data += line.slice(5).trim();
-  }
-  return event;
-}
-
 /**
  * Watches one table through realtime (contract §11): opens the event stream, subscribes to
  * `table` with the session's token (sent in a header, never in the URL), and calls `onChange`
@@ -290,28 +251,19 @@ function parseEvent(block: string): StreamEvent {
 export function watchTable(session: Session, projectId: string, table: string, onChange: () => void, onLive: (live: boolean) => void): () => void {
   const abort = new AbortController();
   const run = async () => {
-    const response = await fetch(`${project(projectId)}/realtime`, { headers: { accept: 'text/event-stream' }, signal: abort.signal, cache: 'no-store', credentials: 'omit' });
+    const response = await fetch(`${project(projectId)}/realtime`, { ...PAGE_FETCH, headers: { accept: 'text/event-stream' }, signal: abort.signal });
     if (!response.ok || !response.body) return;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value.replace(/\r\n?/g, '\n');
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const event = parseEvent(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
-        if (event.event === 'connect') {
-          const { client_id } = JSON.parse(event.data) as { client_id: string };
-          await api.subscribe(session, projectId, client_id, [table]);
-          onLive(true);
-        } else if (event.event === table || event.event === 'reset') {
-          onChange();
-        } else if (event.event === 'auth_expired') {
-          onLive(false);
-        }
+    await readEventStream(response.body, async (event) => {
+      if (event.event === 'connect') {
+        const { client_id } = JSON.parse(event.data) as { client_id: string };
+        await api.subscribe(session, projectId, client_id, [table]);
+        onLive(true);
+      } else if (event.event === table || event.event === 'reset') {
+        onChange();
+      } else if (event.event === 'auth_expired') {
+        onLive(false);
       }
-    }
+    });
   };
   run()
     .catch(() => undefined)

@@ -13,6 +13,11 @@ export interface AppErrorOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The underlying fault, logged on the server, never sent. */
   readonly cause?: unknown;
+  /**
+   * The request parameter the error is about, sent as the envelope's optional `field` member
+   * (docs/errors.md) so a client can tell refusals of one code apart without reading the message.
+   */
+  readonly field?: string;
 }
 
 export class AppError extends Error {
@@ -20,6 +25,7 @@ export class AppError extends Error {
   readonly status: number;
   readonly suggestion: string;
   readonly headers: Readonly<Record<string, string>>;
+  readonly field: string | undefined;
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const spec = ERROR_CODES[code];
@@ -29,6 +35,7 @@ export class AppError extends Error {
     this.status = spec.status;
     this.suggestion = options.suggestion ?? spec.suggestion;
     this.headers = options.headers ?? {};
+    this.field = options.field;
   }
 }
 

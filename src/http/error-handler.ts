@@ -10,8 +10,9 @@ import { noRouteError } from './allowed-methods.js';
 import { withRequestPaths } from './suggestion-paths.js';
 
 /** The envelope body for an AppError. */
-export function errorBody(error: AppError): { error: { code: string; message: string; suggestion: string } } {
-  return { error: { code: error.code, message: error.message, suggestion: error.suggestion } };
+export function errorBody(error: AppError): { error: { code: string; message: string; suggestion: string; field?: string } } {
+  const body = { code: error.code, message: error.message, suggestion: error.suggestion };
+  return { error: error.field === undefined ? body : { ...body, field: error.field } };
 }
 
 /** Sends an AppError as the envelope with its status and headers. */

@@ -51,7 +51,7 @@ function unclaimedCodes(): ErrorCode[] {
 /** A reference to the error envelope schema in the document's components. */
 export const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 
-/** The error envelope: `{ error: { code, message, suggestion } }`, three non-empty strings. */
+/** The error envelope: `{ error: { code, message, suggestion } }`, three non-empty strings, and an optional `field`. */
 export const ERROR_ENVELOPE_SCHEMA = Object.freeze({
   type: 'object',
   additionalProperties: false,
@@ -65,6 +65,7 @@ export const ERROR_ENVELOPE_SCHEMA = Object.freeze({
         code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: 'Stable, UPPER_SNAKE_CASE; every code is listed in docs/errors.md.' },
         message: { type: 'string', minLength: 1, description: 'What went wrong, naming the field or position.' },
         suggestion: { type: 'string', minLength: 1, description: 'What to do next.' },
+        field: { type: 'string', minLength: 1, description: 'The request parameter the error is about, when the server names one (`expand` for a refused expand=).' },
       },
     },
   },

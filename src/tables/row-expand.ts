@@ -54,12 +54,26 @@ export function referenceMapOf(tables: ReadonlyMap<string, CompiledTable>): Refe
 
 /**
  * The expansions `text` asks for on rows of `table`: parsed (query/expand.ts), then checked
- * against columns named `expand` (below). Throws VALIDATION_FILTER.
+ * against columns named `expand` (below). Throws VALIDATION_FILTER with `field: "expand"`.
  */
 export function requestedExpansions(text: string, table: CompiledTable, tables: ReadonlyMap<string, CompiledTable>): ExpandNode[] {
-  const nodes = parseExpand(text, table.name, referenceMapOf(tables));
-  checkExpandKey(table, nodes, tables);
-  return nodes;
+  try {
+    const nodes = parseExpand(text, table.name, referenceMapOf(tables));
+    checkExpandKey(table, nodes, tables);
+    return nodes;
+  } catch (error) {
+    throw namingExpand(error);
+  }
+}
+
+/**
+ * The refusal with `field: "expand"`: a client (the dashboard's rows grid, whose reference
+ * columns may have been dropped meanwhile) tells it from a refused filter= by this member,
+ * not by the message. Other errors pass unchanged.
+ */
+function namingExpand(error: unknown): unknown {
+  if (!isAppError(error) || error.code !== 'VALIDATION_FILTER' || error.field !== undefined) return error;
+  return new AppError('VALIDATION_FILTER', { message: error.message, suggestion: error.suggestion, headers: error.headers, field: 'expand', cause: error.cause });
 }
 
 /**

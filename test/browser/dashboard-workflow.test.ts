@@ -286,6 +286,8 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.getByRole('checkbox', { name: 'Email verified for ada@example.com' }).click();
     await page.locator('[data-user="ada@example.com"] input[type=checkbox]:checked:enabled').waitFor();
     await page.locator('[data-user="ada@example.com"]').getByText('verified', { exact: true }).waitFor();
+    // The list reloads after the answer; deleting hopper before that reload is in would let it drop hopper's row.
+    await page.locator('[data-testid=users][data-loading=false]').waitFor();
     const ada = (await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "ada@example.com"')}`, { headers: platform })).body.data[0];
     assert.equal(ada.email_verified, true);
     // A refused change: the user was deleted meanwhile; the server's message shows and the box returns unticked.

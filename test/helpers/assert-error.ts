@@ -15,10 +15,15 @@ export function assertError(response: Pick<TestResponse, 'status' | 'body' | 'te
   assertEnvelope(response);
 }
 
-/** Asserts the body is exactly `{ error: { code, message, suggestion } }` with non-empty strings. */
+/**
+ * Asserts the body is exactly `{ error: { code, message, suggestion } }` with non-empty strings,
+ * plus at most the optional `field` member docs/errors.md documents (a non-empty string).
+ */
 export function assertEnvelope(response: Pick<TestResponse, 'body' | 'text'>): void {
   assert.deepEqual(Object.keys(response.body ?? {}), ['error'], `not an error envelope: ${response.text}`);
-  assert.deepEqual(Object.keys(response.body.error).sort(), ['code', 'message', 'suggestion'], response.text);
+  const members = Object.keys(response.body.error).filter((member) => member !== 'field');
+  assert.deepEqual(members.sort(), ['code', 'message', 'suggestion'], response.text);
+  if ('field' in response.body.error) assert.ok(typeof response.body.error.field === 'string' && response.body.error.field.length > 0, response.text);
   for (const field of ['code', 'message', 'suggestion'] as const) {
     const value: unknown = response.body.error[field];
     assert.equal(typeof value, 'string', `${field} is not a string: ${response.text}`);

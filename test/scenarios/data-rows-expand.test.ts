@@ -361,4 +361,19 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       assert.match(response.body.error.suggestion, suggestion);
     });
   }
+
+  const refusedValues = refused.filter(([name]) => name !== 'with aggregates');
+  for (const [name, query] of refusedValues) {
+    it(`${name}: the refusal names the parameter in error.field ("expand"), so a client need not read the message`, async () => {
+      const response = await get(`posts?${query}`);
+      assertError(response, 400, 'VALIDATION_FILTER');
+      assert.equal(response.body.error.field, 'expand', response.text);
+    });
+  }
+
+  it('a refused filter= carries no error.field: only the expand refusal names one', async () => {
+    const response = await get(`posts?filter=${q('nope = 1')}`);
+    assertError(response, 400, 'VALIDATION_FILTER');
+    assert.equal('field' in response.body.error, false, response.text);
+  });
 });

@@ -4,12 +4,12 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { RowbaseError } from '../api';
 
 /** Shows an API error: its message, its suggestion and its code. Nothing when `error` is null. */
 export function ErrorBox({ error, testId }: { error: unknown; testId?: string }) {
   if (!error) return null;
-  const e = error instanceof ApiError ? error : new ApiError(0, 'CLIENT_ERROR', String((error as Error)?.message ?? error), 'Reload the page and retry.');
+  const e = error instanceof RowbaseError ? error : new RowbaseError({ status: 0, code: 'CLIENT_ERROR', message: String((error as Error)?.message ?? error), suggestion: 'Reload the page and retry.' });
   return (
     <div class="error" role="alert" data-testid={testId ?? 'error'}>
       <div class="error-message">{e.message}</div>

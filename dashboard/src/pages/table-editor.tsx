@@ -7,7 +7,7 @@
  * allow_destructive=true. Deleting a table asks for its name.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError, COLUMN_TYPES, RULE_OPERATIONS, type ColumnType, type OnDelete } from '../api';
+import { api, RowbaseError, COLUMN_TYPES, RULE_OPERATIONS, type ColumnType, type OnDelete } from '../api';
 import { ErrorBox, PageHead, TypedConfirm } from '../components/ui';
 import { go, href } from '../router';
 import type { Session } from '../session';
@@ -28,7 +28,7 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
   const tables = useLoad(() => api.listTables(session, projectId), [projectId]);
   const [draft, setDraft] = useState<Draft | null>(tableName ? null : emptyDraft());
   const [error, setError] = useState<unknown>(null);
-  const [destructive, setDestructive] = useState<ApiError | null>(null);
+  const [destructive, setDestructive] = useState<RowbaseError | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [saved, setSaved] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -93,9 +93,9 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
       setSaved(true);
     } catch (e) {
       setDestructive(null);
-      if (e instanceof ApiError && e.code === 'SCHEMA_CHANGE_DESTRUCTIVE') setDestructive(e);
-      else if (e instanceof ApiError && e.code === 'TABLE_EXISTS') setConflict({ kind: 'exists', name });
-      else if (e instanceof ApiError && e.code === 'SCHEMA_CHANGED') setConflict({ kind: 'changed', name });
+      if (e instanceof RowbaseError && e.code === 'SCHEMA_CHANGE_DESTRUCTIVE') setDestructive(e);
+      else if (e instanceof RowbaseError && e.code === 'TABLE_EXISTS') setConflict({ kind: 'exists', name });
+      else if (e instanceof RowbaseError && e.code === 'SCHEMA_CHANGED') setConflict({ kind: 'changed', name });
       else setError(e);
     } finally {
       setBusy(false);

@@ -3,7 +3,7 @@
  * only), a table changed by someone else (If-Match), a change that would lose data. Each says
  * that nothing was changed and offers the next step.
  */
-import type { ApiError } from '../api';
+import type { RowbaseError } from '../api';
 import { href } from '../router';
 
 /** Why a save was refused without changing anything: the name is taken, or the table changed meanwhile. */
@@ -40,7 +40,7 @@ export function ConflictNotice({ conflict, projectId, onReload }: { conflict: Co
 }
 
 /** The 409 SCHEMA_CHANGE_DESTRUCTIVE of a save, with Cancel and the confirmation that resends it with allow_destructive=true. */
-export function DestructiveNotice({ error, busy, onCancel, onApply }: { error: ApiError; busy: boolean; onCancel: () => void; onApply: () => void }) {
+export function DestructiveNotice({ error, busy, onCancel, onApply }: { error: RowbaseError; busy: boolean; onCancel: () => void; onApply: () => void }) {
   return (
     <div class="error" role="alert" data-testid="destructive">
       <div class="error-message">{error.message}</div>

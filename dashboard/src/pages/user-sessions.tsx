@@ -1,6 +1,6 @@
 /** One user's sessions (contract §13, admin endpoints): when each began and was last used, from which client; end them all. */
 import { useState } from 'preact/hooks';
-import { api, ApiError, type Row } from '../api';
+import { api, RowbaseError, type Row } from '../api';
 import { DateTime } from '../components/date-time';
 import { ErrorBox, Modal } from '../components/ui';
 import type { Session } from '../session';
@@ -19,7 +19,7 @@ export function UserSessions({ session, projectId, user, onClose }: { session: S
       setError(e);
     }
   };
-  const missing = sessions.error instanceof ApiError && sessions.error.code === 'NOT_FOUND';
+  const missing = sessions.error instanceof RowbaseError && sessions.error.code === 'NOT_FOUND';
   return (
     <Modal title={`Sessions of ${String(user.email)}`} onClose={onClose} wide>
       {missing ? <p class="muted">This server has no sessions endpoints.</p> : <ErrorBox error={sessions.error ?? error} />}

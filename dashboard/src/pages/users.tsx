@@ -109,7 +109,7 @@ function UserList({ session, projectId, definition }: { session: Session; projec
         </button>
       </form>
       <ErrorBox error={users.error ?? error} />
-      <table class="grid" data-testid="users">
+      <table class="grid" data-testid="users" data-loading={users.loading ? 'true' : 'false'}>
         <thead>
           <tr>
             <th>Email</th>

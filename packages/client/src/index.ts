@@ -9,7 +9,9 @@ export { createClient, type ClientOptions, type RowbaseClient } from './client.j
 export { AuthClient, type AuthResult, type SignUpData } from './auth.js';
 export { TableClient } from './table.js';
 export { RealtimeClient, type RealtimeEvent, type RealtimeHandler } from './realtime.js';
-export { RowbaseError, isRowbaseError, type ClientErrorCode, type RowbaseErrorInit } from './errors.js';
+export { RowbaseError, isRowbaseError, type ClientErrorCode, type ErrorCode, type RowbaseErrorInit } from './errors.js';
+export { sendJson, type JsonAnswer, type JsonRequest } from './http.js';
+export { EventStreamParser, readEventStream, type ServerSentEvent } from './sse.js';
 export { memoryStore, localStorageStore, type SessionStore, type StorageLike } from './session-store.js';
 export type { SessionListener } from './session-state.js';
 export type {

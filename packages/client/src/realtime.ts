@@ -8,6 +8,7 @@
  */
 import type { Requester } from './request.js';
 import type { SessionState } from './session-state.js';
+import { readEventStream, type ServerSentEvent } from './sse.js';
 import type { RealtimeTopic, TopicRow, UntypedDatabase } from './types.js';
 
 /** A row change, or `reset`: the server could not replay what was missed; reload what you show. */
@@ -112,31 +113,10 @@ export class RealtimeClient<D = UntypedDatabase> {
       signal: controller.signal,
     });
     if (!response.ok || !response.body) throw new Error(`realtime stream: HTTP ${response.status}`);
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        this.dispatch(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
-      }
-    }
+    await readEventStream(response.body, (event) => this.dispatch(event));
   }
 
-  private dispatch(block: string): void {
-    let id: string | undefined;
-    let event = 'message';
-    let data = '';
-    for (const line of block.split('\n')) {
-      if (line.startsWith('id: ')) id = line.slice(4);
-      else if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data += line.slice(6);
-    }
-    if (data === '') return;
+  private dispatch({ event, data, id }: ServerSentEvent): void {
     if (event === 'connect') {
       this.clientId = (JSON.parse(data) as { client_id: string }).client_id;
       this.retryMs = RETRY_MIN_MS;

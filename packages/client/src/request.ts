@@ -5,6 +5,7 @@
  * RowbaseError.
  */
 import { isRowbaseError, RowbaseError } from './errors.js';
+import { sendJson } from './http.js';
 import { sessionFromToken, type SessionState } from './session-state.js';
 import type { Session } from './types.js';
 
@@ -114,81 +115,17 @@ export class Requester<U> {
   private async send<T>(method: string, path: string, options: RequestOptions, token: string | undefined): Promise<T> {
     const { url, project, apiKey } = this.config;
     const query = options.query?.toString();
-    const target = `${url}/p/${encodeURIComponent(project)}${path}${query ? `?${query}` : ''}`;
-    const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': apiKey };
+    const headers: Record<string, string> = { 'x-api-key': apiKey };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const body = options.body === undefined ? null : encodeBody(options.body);
-    let response: Response;
-    try {
-      response = await this.config.fetch(target, { method, headers, body, signal: options.signal ?? null });
-    } catch (cause) {
-      throw transportError(cause, options.signal, url);
-    }
-    return readAnswer<T>(response, options.signal, url);
-  }
-}
-
-async function readAnswer<T>(response: Response, signal: AbortSignal | undefined, url: string): Promise<T> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
-    throw transportError(cause, signal, url);
-  }
-  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
-  const context = { status: response.status, retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined, requestId: response.headers.get('x-request-id') ?? undefined };
-  if (response.status === 204 || (response.ok && text === '')) return undefined as T;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (cause) {
-    throw new RowbaseError({
-      ...context,
-      code: 'INVALID_RESPONSE',
-      message: `The server answered ${response.status} with a body that is not JSON.`,
-      suggestion: `Check that ${url} is a Rowbase server and that no proxy rewrites its answers.`,
-      cause,
+    const answer = await sendJson<T>({
+      fetch: this.config.fetch,
+      method,
+      url: `${url}/p/${encodeURIComponent(project)}${path}${query ? `?${query}` : ''}`,
+      server: url,
+      headers,
+      body: options.body,
+      signal: options.signal,
     });
+    return answer.body;
   }
-  if (response.ok) return body as T;
-  const envelope = (body as { error?: { code?: unknown; message?: unknown; suggestion?: unknown } } | null)?.error;
-  if (!envelope || typeof envelope.code !== 'string') {
-    throw new RowbaseError({ ...context, code: 'INVALID_RESPONSE', message: `The server answered ${response.status} without an error envelope.`, suggestion: `Check that ${url} is a Rowbase server.`, cause: body });
-  }
-  throw new RowbaseError({
-    ...context,
-    code: envelope.code,
-    message: typeof envelope.message === 'string' ? envelope.message : envelope.code,
-    suggestion: typeof envelope.suggestion === 'string' ? envelope.suggestion : '',
-  });
-}
-
-/** The body as JSON; a value JSON cannot hold (a BigInt, a cycle) is refused before anything is sent. */
-function encodeBody(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch (cause) {
-    throw new RowbaseError({
-      status: 0,
-      code: 'INVALID_BODY',
-      message: `The request body cannot be sent as JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
-      suggestion: 'Send plain JSON values: strings, numbers, booleans, null, arrays and objects (no BigInt, no cycles).',
-      cause,
-    });
-  }
-}
-
-/** The error for a request that got no answer: aborted by its signal, or a network failure. */
-function transportError(cause: unknown, signal: AbortSignal | undefined, url: string): RowbaseError {
-  if (signal?.aborted) {
-    return new RowbaseError({ status: 0, code: 'ABORTED', message: 'The request was aborted.', suggestion: 'Nothing to do if the abort was intended; otherwise retry.', cause: signal.reason ?? cause });
-  }
-  return new RowbaseError({
-    status: 0,
-    code: 'NETWORK_ERROR',
-    message: `No answer from ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    suggestion: `Check that the server at ${url} is running and reachable; in a browser, also check that this page's origin is in the project's cors_origins setting (the browser hides a CORS refusal as a network error).`,
-    cause,
-  });
 }
