@@ -1,6 +1,6 @@
 /**
  * The import direction of STYLE.md, enforced by test/unit/architecture.test.ts:
- * cli → app → http → {auth, projects, tables, email} → {query, store ports} → {errors, lib}.
+ * cli → app → http → {auth, projects, tables, email} → {store ports} → {schema, query} → {errors, lib}.
  * Type-only imports are allowed upward (routes name the Services type).
  */
 const runtime = { dependencyTypesNot: ['type-only'] };
@@ -39,7 +39,7 @@ module.exports = {
       name: 'core-knows-no-http',
       comment: 'Domain modules take ports; only http/ knows Fastify.',
       severity: 'error',
-      from: { path: '^src/(auth|projects|tables|query|store|email|errors|lib)/' },
+      from: { path: '^src/(auth|projects|tables|query|schema|store|email|errors|lib)/' },
       to: { path: '^src/(http|app|cli)/|fastify' },
     },
     {
@@ -52,7 +52,15 @@ module.exports = {
       name: 'store-knows-only-the-table-model',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: '^src/(auth|projects|tables|email|http)/', pathNot: '^src/tables/definition\\.ts$' },
+      comment: 'The store prints DDL from the table model in src/schema/; it never imports tables/ or anything above.',
+      to: { path: '^src/(auth|projects|tables|email|http|realtime|openapi)/' },
+    },
+    {
+      name: 'schema-is-pure-data',
+      comment: 'src/schema/ is the table model: plain data and helpers, below store/, importing only query types, errors and lib.',
+      severity: 'error',
+      from: { path: '^src/schema/' },
+      to: { path: '^src/|^node_modules/', pathNot: '^src/(schema|query|errors|lib)/' },
     },
     {
       name: 'openapi-is-a-printer',

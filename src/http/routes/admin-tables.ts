@@ -1,7 +1,7 @@
 /** The schema API (/p/{id}/v1/tables), authorised by the project's X-Admin-Key. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app/services.js';
-import type { TableDefinition } from '../../tables/definition.js';
+import type { TableDefinition } from '../../schema/definition.js';
 import { tableETag } from '../../tables/table-version.js';
 import { requireAdminKey } from '../credentials.js';
 import { tablePreconditions } from '../table-preconditions.js';
