@@ -1,9 +1,8 @@
 /**
  * The import direction of STYLE.md, enforced by test/unit/architecture.test.ts:
  * cli → app → http → {auth, projects, tables, email} → {store ports} → {schema, query} → {errors, lib}.
- * Type-only imports are allowed upward (routes name the Services type).
+ * No exceptions: type-only imports obey the same rules (docs/architecture.md).
  */
-const runtime = { dependencyTypesNot: ['type-only'] };
 
 module.exports = {
   forbidden: [
@@ -46,7 +45,7 @@ module.exports = {
       name: 'http-does-not-build-the-app',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: '^src/(app|cli)/', ...runtime },
+      to: { path: '^src/(app|cli)/' },
     },
     {
       name: 'store-knows-only-the-table-model',
@@ -100,7 +99,7 @@ module.exports = {
       name: 'tables-below-auth',
       severity: 'error',
       from: { path: '^src/(tables|projects)/' },
-      to: { path: '^src/(auth|email)/', ...runtime },
+      to: { path: '^src/(auth|email)/' },
     },
   ],
   options: {
