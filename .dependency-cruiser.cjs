@@ -1,7 +1,8 @@
 /**
- * The import direction of STYLE.md, enforced by test/unit/architecture.test.ts:
- * cli → app → http → {auth, projects, tables, email} → {store ports} → {schema, query} → {errors, lib}.
- * No exceptions: type-only imports obey the same rules (docs/architecture.md).
+ * The import direction of docs/architecture.md, enforced by test/unit/architecture.test.ts:
+ * cli → app → http → {auth, openapi, realtime} → {projects, email} → tables → changes
+ * → store ports → schema → query → {errors, lib}.
+ * No exceptions: type-only imports obey the same rules.
  */
 
 module.exports = {
