@@ -1,9 +1,9 @@
 /**
- * The import direction of STYLE.md, enforced by test/unit/architecture.test.ts:
- * cli → app → http → {auth, projects, tables, email} → {query, store ports} → {errors, lib}.
- * Type-only imports are allowed upward (routes name the Services type).
+ * The import direction of docs/architecture.md, enforced by test/unit/architecture.test.ts:
+ * cli → app → http → {auth, openapi, realtime} → {projects, email} → tables → changes
+ * → store ports → schema → query → {errors, lib}.
+ * No exceptions: type-only imports obey the same rules.
  */
-const runtime = { dependencyTypesNot: ['type-only'] };
 
 module.exports = {
   forbidden: [
@@ -49,20 +49,28 @@ module.exports = {
       name: 'core-knows-no-http',
       comment: 'Domain modules take ports; only http/ knows Fastify.',
       severity: 'error',
-      from: { path: '^src/(auth|projects|tables|query|store|email|errors|lib)/' },
+      from: { path: '^src/(auth|projects|tables|query|schema|store|changes|email|errors|lib)/' },
       to: { path: '^src/(http|app|cli)/|fastify' },
     },
     {
       name: 'http-does-not-build-the-app',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: '^src/(app|cli)/', ...runtime },
+      to: { path: '^src/(app|cli)/' },
     },
     {
       name: 'store-knows-only-the-table-model',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: '^src/(auth|projects|tables|email|http)/', pathNot: '^src/tables/definition\\.ts$' },
+      comment: 'The store prints DDL from the table model in src/schema/; it never imports tables/ or anything above.',
+      to: { path: '^src/(auth|projects|tables|email|http|realtime|openapi)/' },
+    },
+    {
+      name: 'schema-is-pure-data',
+      comment: 'src/schema/ is the table model: plain data and helpers, below store/, importing only query types, errors and lib.',
+      severity: 'error',
+      from: { path: '^src/schema/' },
+      to: { path: '^src/|^node_modules/', pathNot: '^src/(schema|query|errors|lib)/' },
     },
     {
       name: 'openapi-is-a-printer',
@@ -79,24 +87,30 @@ module.exports = {
       to: { path: '^src/(http|app|cli|auth|email|openapi)/|fastify|better-sqlite3|node_modules/(pg|redis)/' },
     },
     {
-      name: 'writers-see-only-the-event-log',
-      comment: 'Write paths (tables/, auth/, projects/) append to the realtime event log; the hub above them is theirs only through the ChangeFeed port.',
+      name: 'writers-reach-realtime-only-through-changes',
+      comment: 'Write paths append to the event log in src/changes/; the realtime hub above them is theirs only through the ChangeFeed port.',
       severity: 'error',
-      from: { path: '^src/(tables|auth|projects|query|store|email)/' },
-      to: { path: '^src/realtime/', pathNot: '^src/realtime/event-log\\.ts$' },
+      from: { path: '^src/(tables|auth|projects|query|schema|store|email|changes)/' },
+      to: { path: '^src/realtime/' },
     },
     {
-      name: 'event-log-is-a-leaf',
-      comment: 'The event log is SQL trees over the store ports, imported by the write paths: it imports nothing above them.',
+      name: 'changes-sit-below-their-writers',
+      comment: 'src/changes/ (the event log) is SQL trees over the store ports: it imports only query, the store ports, schema, lib and errors.',
       severity: 'error',
-      from: { path: '^src/realtime/event-log\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(query|store/(types|system-tables)\\.ts|lib|errors)' },
+      from: { path: '^src/changes/' },
+      to: { path: '^src/|^node_modules/', pathNot: '^src/(changes|query|schema|lib|errors)/|^src/store/(types|system-tables)\\.ts$' },
+    },
+    {
+      name: 'store-and-query-are-below-changes',
+      severity: 'error',
+      from: { path: '^src/(store|query|schema|errors|lib)/' },
+      to: { path: '^src/changes/' },
     },
     {
       name: 'tables-below-auth',
       severity: 'error',
       from: { path: '^src/(tables|projects)/' },
-      to: { path: '^src/(auth|email)/', ...runtime },
+      to: { path: '^src/(auth|email)/' },
     },
   ],
   options: {

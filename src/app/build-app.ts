@@ -98,6 +98,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerErrorHandling(app);
   registerCors(app, services.registry);
   registerDashboardTokenCheck(app, services.dashboardTokens);
+  // Each route module declares the services it reads (its *RouteDeps interface, in http/): the
+  // whole graph satisfies every one, and no route names the Services type of app/.
   registerHealthRoutes(app, services);
   registerPlatformProjectRoutes(app, services);
   registerDashboardSessionRoutes(app, { registry: services.registry, tokens: services.dashboardTokens });

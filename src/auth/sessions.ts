@@ -13,7 +13,7 @@ import { newRowId } from '../lib/ids.js';
 import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
 import { col, cols, SESSIONS } from '../store/system-tables.js';
 import type { Database, Executor, Row } from '../store/types.js';
-import { appendIdentityChange } from '../realtime/event-log.js';
+import { appendIdentityChange } from '../changes/event-log.js';
 import { findSpentRefreshToken, forgetSpentRefreshTokens, recordSpentRefreshToken } from './spent-refresh-tokens.js';
 
 /** How long a replaced refresh token still answers (with the same new pair). */

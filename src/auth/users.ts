@@ -8,7 +8,7 @@ import { sql, type ColumnRef } from '../query/sql-tree.js';
 import type { Executor, ProjectDatabase, Row } from '../store/types.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import type { SchemaService } from '../tables/schema-service.js';
-import { appendIdentityChange, appendRowChanges } from '../realtime/event-log.js';
+import { appendIdentityChange, appendRowChanges } from '../changes/event-log.js';
 
 /** A project's auth table and the database it lives in. */
 export interface AuthTable {

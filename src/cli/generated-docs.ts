@@ -8,7 +8,7 @@ import type { Config } from '../config/config.js';
 import { AppError } from '../errors/app-error.js';
 import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
 import { buildArtefacts, type ProjectArtefacts } from '../openapi/project-documents.js';
-import type { TableDefinition } from '../tables/definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 import type { ParsedArgs } from './args.js';
 import { HELP } from './help.js';
 import type { Output } from './output.js';

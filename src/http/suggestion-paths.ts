@@ -5,7 +5,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { PROJECT_ID_PATTERN } from '../projects/project-registry.js';
-import { NAME_PATTERN } from '../tables/definition.js';
+import { NAME_PATTERN } from '../schema/definition.js';
 
 /**
  * The error with `{id}` and `{table}` in its suggestion replaced by the request's `id` and

@@ -6,7 +6,7 @@
  * null stays documented even when it may match no anonymous row (`id = @request.auth.id`):
  * whether a row matches is data, not schema.
  */
-import type { RuleOperation } from '../tables/definition.js';
+import type { RuleOperation } from '../schema/definition.js';
 import type { TableModel } from './schema-model.js';
 
 /** `admin`: the admin or platform key; `public`: the pk_ key (an anonymous client). */

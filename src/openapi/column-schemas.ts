@@ -8,7 +8,7 @@
  */
 import { ISO_TIMESTAMP_PATTERN } from '../lib/timestamps.js';
 import { columnValueSchema, type ValueSchemaProfile } from '../tables/column-value-schema.js';
-import type { ColumnDefinition } from '../tables/definition.js';
+import type { ColumnDefinition } from '../schema/definition.js';
 import { ROW_ID_PATTERN } from '../tables/row-validator.js';
 
 /** A JSON Schema object (plain data, ready for JSON). */

@@ -6,7 +6,7 @@
 import type { ErrorCode } from '../errors/codes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
 import { shorthandPattern } from '../query/shorthand-pattern.js';
-import type { RuleOperation } from '../tables/definition.js';
+import type { RuleOperation } from '../schema/definition.js';
 import { mayCall, type Audience } from './audience.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
 import type { SchemaModel, TableModel } from './schema-model.js';

@@ -4,7 +4,7 @@
  * SchemaService hands out, which it replaces on every schema change, so an entry is never
  * stale and goes away with the schema it was built from.
  */
-import type { TableDefinition } from '../tables/definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { buildOpenApiDocument, type DocumentTarget, type OpenApiDocument } from './openapi-document.js';
 import { buildSchemaModel, type SchemaModel } from './schema-model.js';

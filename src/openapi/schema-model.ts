@@ -5,7 +5,7 @@
  * printed from this model, so they cannot disagree.
  */
 import { createHash } from 'node:crypto';
-import type { ColumnType, Rules, TableDefinition } from '../tables/definition.js';
+import type { ColumnType, Rules, TableDefinition } from '../schema/definition.js';
 import { columnSchema, READ_SYSTEM_COLUMNS, SIGNUP_COLUMNS, WRITE_SYSTEM_COLUMNS, type JsonSchema } from './column-schemas.js';
 import { typeNames } from './identifiers.js';
 import { sortKeys } from './sort-keys.js';

@@ -12,7 +12,7 @@
 import { AppError } from '../errors/app-error.js';
 import { sql, type ColumnRef, type SelectStatement } from '../query/sql-tree.js';
 import type { Executor, Row, StorageEngine } from '../store/types.js';
-import { physicalColumns, type TableDefinition } from '../tables/definition.js';
+import { physicalColumns, type TableDefinition } from '../schema/definition.js';
 import { MAIL_QUEUE, ONE_TIME_TOKENS, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS, SESSIONS, SPENT_REFRESH_TOKENS, TABLE_DEFINITIONS } from '../store/system-tables.js';
 
 export const ARCHIVE_FORMAT = 'rowbase-project-archive';

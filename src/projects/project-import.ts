@@ -13,7 +13,7 @@ import { newRowId } from '../lib/ids.js';
 import { randomBase62 } from '../lib/random.js';
 import { sql, type ColumnRef } from '../query/sql-tree.js';
 import { StoreError, type Row, type StorageEngine } from '../store/types.js';
-import { physicalColumns, type TableDefinition } from '../tables/definition.js';
+import { physicalColumns, type TableDefinition } from '../schema/definition.js';
 import { parseDefinition } from '../tables/parse-definition.js';
 import { buildStoredRowCheck, type StoredRowProblem } from '../tables/row-validator.js';
 import { generateKey } from './keys.js';

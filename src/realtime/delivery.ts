@@ -14,7 +14,7 @@ import type { Caller } from '../tables/caller.js';
 import type { CompiledTable } from '../tables/compiled-table.js';
 import { ruleCondition } from '../tables/row-access.js';
 import type { ProjectSchema } from '../tables/schema-service.js';
-import type { IdentityChange, LoggedEvent, RowChange } from './event-log.js';
+import type { IdentityChange, LoggedEvent, RowChange } from '../changes/event-log.js';
 import { resolvePaths, substitutePaths, type ResolvedPaths } from './relation-paths.js';
 import type { RealtimeClient, Subscription } from './realtime-client.js';
 import { compilePredicate, type RowPredicate } from './row-predicate.js';

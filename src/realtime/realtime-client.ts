@@ -13,7 +13,7 @@ import type { Caller } from '../tables/caller.js';
 import type { Expr } from '../query/sql-tree.js';
 import type { RowPredicate } from './row-predicate.js';
 import type { Topic } from './topics.js';
-import type { LoggedEvent } from './event-log.js';
+import type { LoggedEvent } from '../changes/event-log.js';
 import { eventFrame, PING_FRAME, type SseFrame } from './sse-frame.js';
 
 /** Frames a client holds before writing them even within one turn. */

@@ -14,7 +14,7 @@ import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
-import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
+import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from '../changes/event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';

@@ -5,7 +5,7 @@
  * Both engines read the same comparison: PostgreSQL turns it into ALTER steps, SQLite decides
  * from it whether ALTER TABLE suffices or the table must be rebuilt.
  */
-import type { ColumnDefinition, TableDefinition } from '../tables/definition.js';
+import type { ColumnDefinition, TableDefinition } from '../schema/definition.js';
 
 /** A declared column of the table after the change, and what happens to it. */
 export type ColumnStep =

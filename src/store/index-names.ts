@@ -1,6 +1,6 @@
 /** Deterministic, length-safe names for the indexes the engines create for a table. */
 import { createHash } from 'node:crypto';
-import type { TableDefinition } from '../tables/definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 
 const MAX_IDENTIFIER = 63; // PostgreSQL's limit; SQLite has none, but one rule keeps both engines alike.
 

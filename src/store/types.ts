@@ -11,7 +11,7 @@ import type {
   SelectStatement,
   UpdateStatement,
 } from '../query/sql-tree.js';
-import type { TableDefinition } from '../tables/definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 
 /** A decoded row: column name → JS value (booleans as booleans, json parsed, timestamps ISO). */
 export type Row = Record<string, unknown>;

@@ -9,7 +9,7 @@ import { containsNonFiniteNumber, containsNul, exceedsJsonDepth, MAX_JSON_DEPTH 
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { containsUnpairedSurrogate } from '../lib/unpaired-surrogate.js';
 import { columnValueSchema, type ColumnValueRules, type ValueSchemaProfile } from './column-value-schema.js';
-import type { ColumnDefinition } from './definition.js';
+import type { ColumnDefinition } from '../schema/definition.js';
 
 // Pragmatic address check (WHATWG's input type=email rule); delivery is the real proof.
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;

@@ -11,7 +11,7 @@
  * client's tools understand), and json depth only in prose. Keeping those in profiles rather
  * than in one schema keeps both outputs exactly what they were.
  */
-import type { ColumnDefinition } from './definition.js';
+import type { ColumnDefinition } from '../schema/definition.js';
 
 /** The column options a value schema depends on. */
 export type ColumnValueRules = Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>;

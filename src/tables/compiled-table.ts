@@ -5,7 +5,7 @@
  */
 import type { ColumnRef, ValueType } from '../query/sql-tree.js';
 import { parseRule, type ParsedRule } from '../query/rules.js';
-import { physicalColumns, publicColumns, RULE_OPERATIONS, type RuleOperation, type TableDefinition } from './definition.js';
+import { physicalColumns, publicColumns, RULE_OPERATIONS, type RuleOperation, type TableDefinition } from '../schema/definition.js';
 import { buildRowJson, type RowJson } from './row-json.js';
 import { buildRowValidators, type RowValidators } from './row-validator.js';
 import { pathResolver } from './relation-paths.js';

@@ -17,7 +17,7 @@ import {
   type Rule,
   type RuleOperation,
   type TableDefinition,
-} from './definition.js';
+} from '../schema/definition.js';
 import { checkDefault } from './column-schema.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { hasUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';

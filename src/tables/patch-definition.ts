@@ -4,7 +4,7 @@
  * `parseDefinition` then checks exactly as it checks a PUT. Pure.
  */
 import { AppError } from '../errors/app-error.js';
-import type { TableDefinition } from './definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 
 const PATCH_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes']);
 

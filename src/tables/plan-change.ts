@@ -3,7 +3,7 @@
  * changes, an auth table turned back into a plain one), so the schema service can refuse
  * it unless the caller allowed destruction. Pure.
  */
-import type { TableDefinition } from './definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 import type { TableChange } from '../store/types.js';
 
 export interface ChangePlan {

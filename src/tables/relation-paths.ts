@@ -8,7 +8,7 @@
  */
 import type { PathResolver } from '../query/filter-operands.js';
 import type { Expr, PathHop, ValueType } from '../query/sql-tree.js';
-import { publicColumns, type TableDefinition } from './definition.js';
+import { publicColumns, type TableDefinition } from '../schema/definition.js';
 
 /** Most hops of a path. */
 export const MAX_PATH_HOPS = 3;

@@ -8,7 +8,7 @@ import { pathResolver } from './relation-paths.js';
 import type { Expr } from '../query/sql-tree.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
-import type { RuleOperation } from './definition.js';
+import type { RuleOperation } from '../schema/definition.js';
 
 /**
  * The condition rows must meet for `caller` to perform `operation`, or undefined for no

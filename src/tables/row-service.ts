@@ -7,7 +7,7 @@ import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
 import { sql, type Expr } from '../query/sql-tree.js';
 import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js';
-import { appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../realtime/event-log.js';
+import { appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../changes/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import type { CredentialsPort } from './credentials-port.js';

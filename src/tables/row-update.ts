@@ -3,7 +3,7 @@
  * caller may change) and the write inside the transaction, with what a changed email or
  * password of an auth-table user brings along.
  */
-import { appendIdentityChange } from '../realtime/event-log.js';
+import { appendIdentityChange } from '../changes/event-log.js';
 import { sql, type Assignment, type Expr } from '../query/sql-tree.js';
 import type { Executor, Row } from '../store/types.js';
 import type { CompiledTable } from './compiled-table.js';

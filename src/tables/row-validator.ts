@@ -8,7 +8,7 @@ import { AppError } from '../errors/app-error.js';
 import { compileSchema, columnJsonSchema, describeColumnError } from './column-schema.js';
 import { closestName } from '../lib/edit-distance.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
-import { publicColumns, type ColumnDefinition, type TableDefinition } from './definition.js';
+import { publicColumns, type ColumnDefinition, type TableDefinition } from '../schema/definition.js';
 
 export type RowValues = Record<string, unknown>;
 

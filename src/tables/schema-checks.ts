@@ -5,7 +5,7 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { authColumnsOf, compileTable } from './compiled-table.js';
-import type { TableDefinition } from './definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 
 /**
  * Throws TABLE_IN_USE when dropping `before` (named `name`) would leave another of `tables`

@@ -9,7 +9,7 @@ import { sql } from '../query/sql-tree.js';
 import { col, TABLE_DEFINITIONS as DEFINITIONS } from '../store/system-tables.js';
 import type { Executor, ProjectDatabase, SchemaExecutor, StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
-import type { TableDefinition } from './definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 import { parseDefinition } from './parse-definition.js';
 import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';

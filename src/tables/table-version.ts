@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
-import type { TableDefinition } from './definition.js';
+import type { TableDefinition } from '../schema/definition.js';
 
 /** The preconditions a schema write may carry (parsed from If-Match / If-None-Match). */
 export interface TablePreconditions {

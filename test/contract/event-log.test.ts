@@ -1,5 +1,5 @@
 /**
- * The realtime event log on every engine (src/realtime/event-log.ts, docs/realtime.md): the
+ * The realtime event log on every engine (src/changes/event-log.ts, docs/realtime.md): the
  * trim removes only entries older than its cutoff, numbers are never given twice (not even
  * once the trim emptied the log, nor after the engine is closed and opened again), and a
  * SQLite project database from before migration 5 opens with its entries and without the
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { appendRowChanges, readEvents, readLogState, trimEvents, type RowChange } from '../../src/realtime/event-log.js';
+import { appendRowChanges, readEvents, readLogState, trimEvents, type RowChange } from '../../src/changes/event-log.js';
 import { buildSqliteEngine } from '../../src/store/sqlite/sqlite-engine.js';
 import type { ProjectDatabase } from '../../src/store/types.js';
 import { contractEngines, type EngineFixture } from '../helpers/storage-engines.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type ColumnRef, type ValueType } from '../../src/query/sql-tree.js';
 import { StoreError, type ProjectDatabase, type TableChange } from '../../src/store/types.js';
-import type { TableDefinition } from '../../src/tables/definition.js';
+import type { TableDefinition } from '../../src/schema/definition.js';
 import { contractEngines, tableOf, type EngineFixture } from '../helpers/storage-engines.js';
 
 /** Versions are read at most once per event-loop turn; the next turn reads afresh. */

@@ -1,5 +1,5 @@
 /**
- * The storage contract (STYLE.md rule 12): the ports of `src/store/types.ts` behave alike on
+ * The storage contract (docs/architecture.md, "An engine"): the ports of `src/store/types.ts` behave alike on
  * every engine. Statements of every kind, values of every type, the comparisons whose
  * semantics differ natively between SQLite and PostgreSQL (docs/engines.md), constraint
  * errors as StoreError kinds, and transactions. Schema changes: storage-schema.test.ts.

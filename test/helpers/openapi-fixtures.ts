@@ -4,7 +4,7 @@
  * [table name, definition body] (a table is declared after those it references).
  */
 import { parseDefinition } from '../../src/tables/parse-definition.js';
-import type { TableDefinition } from '../../src/tables/definition.js';
+import type { TableDefinition } from '../../src/schema/definition.js';
 import { putTable, type TestProject, type TestServer } from './test-server.js';
 
 /** A project schema: [table name, definition body] in declaration order. */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { buildPostgresEngine } from '../../src/store/postgres/pg-engine.js';
 import { buildSqliteEngine } from '../../src/store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../../src/store/types.js';
-import type { TableDefinition } from '../../src/tables/definition.js';
+import type { TableDefinition } from '../../src/schema/definition.js';
 import { createTestDatabase, isPostgresReachable, testDatabaseUrl } from './test-database.js';
 
 export interface EngineFixture {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { appendRowChanges } from '../../src/realtime/event-log.js';
+import { appendRowChanges } from '../../src/changes/event-log.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 

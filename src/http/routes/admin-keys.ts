@@ -4,7 +4,9 @@
  */
 import { Ajv } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { Clock } from '../../lib/clock.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { ProjectRegistry } from '../../projects/project-registry.js';
 import { AppError } from '../../errors/app-error.js';
 import { lazyValidator } from '../../lib/lazy-validator.js';
 import type { KeyType } from '../../projects/keys.js';
@@ -32,11 +34,21 @@ function optionalBody(body: unknown): unknown {
   return body === undefined || body === null ? {} : body;
 }
 
+/** What the admin key routes use: only these services. */
+export interface AdminKeyRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** The auth flows and their rate limits. */
+  readonly auth: AuthService;
+  /** The clock (tests replace it). */
+  readonly clock: Clock;
+}
+
 /**
  * Registers POST rotate-keys, POST rotate-jwt-secret (current admin key only) and GET keys
  * (admin key, grace keys too). Errors: PROJECT_NOT_FOUND, AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED.
  */
-export function registerAdminKeyRoutes(app: FastifyInstance, services: Services): void {
+export function registerAdminKeyRoutes(app: FastifyInstance, services: AdminKeyRouteDeps): void {
   const { registry, auth, clock } = services;
   const admin = async (request: FastifyRequest) => {
     const { id } = request.params as { id: string };

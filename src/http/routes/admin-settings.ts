@@ -1,17 +1,23 @@
 /** Project settings (contract §3): PUT redirect-origins, GET and PATCH settings; X-Admin-Key. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { ProjectRegistry } from '../../projects/project-registry.js';
 import { AppError } from '../../errors/app-error.js';
 import { applySettingsPatch } from '../../projects/settings.js';
 import { requireAdminKey } from '../credentials.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/** What the admin settings routes use: only these services. */
+export interface AdminSettingsRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+}
+
 /**
  * Registers PUT redirect-origins, GET settings and PATCH settings (admin key).
  * Errors: PROJECT_NOT_FOUND, AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED.
  */
-export function registerAdminSettingsRoutes(app: FastifyInstance, services: Services): void {
+export function registerAdminSettingsRoutes(app: FastifyInstance, services: AdminSettingsRouteDeps): void {
   const { registry } = services;
   const admin = async (request: FastifyRequest) => {
     const { id } = request.params as { id: string };

@@ -1,7 +1,8 @@
 /** The schema API (/p/{id}/v1/tables), authorised by the project's X-Admin-Key. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.js';
-import type { TableDefinition } from '../../tables/definition.js';
+import type { SchemaService } from '../../tables/schema-service.js';
+import type { ProjectRegistry } from '../../projects/project-registry.js';
+import type { TableDefinition } from '../../schema/definition.js';
 import { tableETag } from '../../tables/table-version.js';
 import { requireAdminKey } from '../credentials.js';
 import { tablePreconditions } from '../table-preconditions.js';
@@ -26,12 +27,20 @@ function tableAnswer(reply: FastifyReply, table: TableDefinition) {
   return { data: tableView(table) };
 }
 
+/** What the admin table routes use: only these services. */
+export interface AdminTableRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** Each project's tables. */
+  readonly schemas: SchemaService;
+}
+
 /**
  * Registers the schema API: list, GET, PUT (declarative; If-Match / If-None-Match: *),
  * PATCH (only what the body names), DELETE. Throws (through the error handler) the codes of
  * SchemaService.putTable / patchTable / deleteTable, plus the admin-key errors.
  */
-export function registerAdminTableRoutes(app: FastifyInstance, services: Services): void {
+export function registerAdminTableRoutes(app: FastifyInstance, services: AdminTableRouteDeps): void {
   const { registry, schemas } = services;
   const admin = async (request: FastifyRequest) => {
     const { id } = request.params as { id: string };

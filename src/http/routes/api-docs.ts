@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { ProjectRegistry } from '../../projects/project-registry.js';
 import { AppError } from '../../errors/app-error.js';
 import { PAGE_SECURITY_HEADERS } from '../page-headers.js';
 import { DOCS_PAGE_SCRIPT, DOCS_PAGE_STYLE, docsPageHtml } from './api-docs-page.js';
@@ -33,8 +33,14 @@ const ASSETS: Readonly<Record<string, { type: string; file?: string; text?: stri
   'docs-page.css': { type: 'text/css; charset=utf-8', text: DOCS_PAGE_STYLE },
 });
 
+/** What the API docs routes use: only these services. */
+export interface ApiDocsRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+}
+
 /** Registers GET /p/:id/docs and its assets under /p/:id/docs/assets/. Throws PROJECT_NOT_FOUND, NOT_FOUND. */
-export function registerApiDocsRoutes(app: FastifyInstance, services: Services): void {
+export function registerApiDocsRoutes(app: FastifyInstance, services: ApiDocsRouteDeps): void {
   const { registry } = services;
   const send = (reply: FastifyReply, type: string, body: unknown): FastifyReply => reply.headers(DOCS_HEADERS).type(type).send(body);
 

@@ -1,15 +1,24 @@
 /** Auth endpoints for passwords: change-password, forgot-password, reset-password (contract §5). */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { ProjectRegistry } from '../../projects/project-registry.js';
 import { authProject, bearerTokenOf } from '../auth-request.js';
 
 type ProjectRoute = { Params: { id: string } };
+
+/** What the password routes use: only these services. */
+export interface AuthPasswordRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** The auth flows and their rate limits. */
+  readonly auth: AuthService;
+}
 
 /**
  * Registers POST change-password (bearer), forgot-password and reset-password.
  * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_*, AUTH_*.
  */
-export function registerAuthPasswordRoutes(app: FastifyInstance, services: Services): void {
+export function registerAuthPasswordRoutes(app: FastifyInstance, services: AuthPasswordRouteDeps): void {
   const { registry, auth } = services;
 
   app.post<ProjectRoute>('/p/:id/auth/change-password', async (request) => {

@@ -1,17 +1,19 @@
 /** Auth endpoints that sign users in and out: signup, login, refresh, me, logout (contract §5). */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app/services.js';
 import { authProject, bearerTokenOf } from '../auth-request.js';
-import { registerSessionListRoutes } from './auth-sessions-list.js';
+import { registerSessionListRoutes, type SessionListRouteDeps } from './auth-sessions-list.js';
 
 type ProjectRoute = { Params: { id: string } };
+
+/** What the sign-in routes use: the session list's services (registry, auth, schemas, clock). */
+export type AuthSessionRouteDeps = SessionListRouteDeps;
 
 /**
  * Registers POST signup (201), POST login, POST refresh, GET me, POST logout (204; `?scope=local|others|global`)
  * and the session list routes (auth-sessions-list.ts).
  * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_*, AUTH_*.
  */
-export function registerAuthSessionRoutes(app: FastifyInstance, services: Services): void {
+export function registerAuthSessionRoutes(app: FastifyInstance, services: AuthSessionRouteDeps): void {
   const { registry, auth } = services;
   const sessionList = registerSessionListRoutes(app, services);
 

@@ -1,7 +1,7 @@
 /** Auth endpoints for email verification: GET verify, POST resend-verification (contract §5). */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app/services.js';
-import type { ProjectState } from '../../projects/project-registry.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { ProjectState, ProjectRegistry } from '../../projects/project-registry.js';
 import { authProject, bearerTokenOf } from '../auth-request.js';
 import { toAppError } from '../error-handler.js';
 import { prefersHtml, registerPageStylesheet, sendVerificationPage } from '../verification-page.js';
@@ -9,12 +9,20 @@ import { withRequestPaths } from '../suggestion-paths.js';
 
 type ProjectRoute = { Params: { id: string } };
 
+/** What the verification routes use: only these services. */
+export interface AuthVerificationRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** The auth flows and their rate limits. */
+  readonly auth: AuthService;
+}
+
 /**
  * Registers GET verify?token= and POST resend-verification (bearer). A browser opening the
  * link (Accept: text/html) gets a page or the project's verify_redirect_url; others get JSON.
  * Errors: PROJECT_NOT_FOUND, AUTH_NOT_CONFIGURED, RATE_LIMITED, VALIDATION_FAILED, AUTH_*.
  */
-export function registerAuthVerificationRoutes(app: FastifyInstance, services: Services): void {
+export function registerAuthVerificationRoutes(app: FastifyInstance, services: AuthVerificationRouteDeps): void {
   const { registry, auth } = services;
   registerPageStylesheet(app);
 

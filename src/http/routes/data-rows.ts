@@ -1,12 +1,11 @@
 /** The generated data API (/p/{id}/api/{table}): list, get, create, bulk, update, delete. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.js';
-import type { ProjectState } from '../../projects/project-registry.js';
+import type { ProjectState, ProjectRegistry } from '../../projects/project-registry.js';
 import type { Caller } from '../../tables/caller.js';
-import type { RowContext } from '../../tables/row-service.js';
+import type { RowContext, RowService } from '../../tables/row-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { noRouteError } from '../allowed-methods.js';
-import { resolveCaller } from '../credentials.js';
+import { resolveCaller, type AccessTokenVerifier } from '../credentials.js';
 import { createHmac } from 'node:crypto';
 
 type TableParams = { Params: { id: string; table: string } };
@@ -30,9 +29,12 @@ function cursorKeyOf(jwtSecret: string): string {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The request property that carries the row context from the onRequest hook to the handler. */
-const CONTEXT = 'rowContext';
-type WithRowContext = FastifyRequest & { [CONTEXT]: RowContext | null };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The row context, set by the data routes' onRequest hook before the handler runs (null elsewhere). */
+    rowContext: RowContext | null;
+  }
+}
 
 /** An answer already serialised (by the table's compiled serialisers): Fastify sends a JSON-typed string as it is. */
 function asJson(reply: FastifyReply, text: string): string {
@@ -40,14 +42,24 @@ function asJson(reply: FastifyReply, text: string): string {
   return text;
 }
 
-export function registerDataRowRoutes(app: FastifyInstance, services: Services): void {
+/** What the data API routes use: only these services. */
+export interface DataRowRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** Reads and writes rows. */
+  readonly rows: RowService;
+  /** Verifies user access tokens; undefined when no project can issue them. */
+  readonly tokens: AccessTokenVerifier | undefined;
+}
+
+export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRouteDeps): void {
   const { registry, rows } = services;
   // Filled by the onRequest hook: credentials are checked before Fastify reads a body, so an
   // anonymous client cannot make the server buffer and parse 16 MiB it will refuse anyway.
   // A request decorator rather than a WeakMap: no ephemeron entry to make and collect per request.
-  app.decorateRequest(CONTEXT, null);
+  app.decorateRequest('rowContext', null);
   const setContext = (request: FastifyRequest, context: RowContext): void => {
-    (request as WithRowContext)[CONTEXT] = context;
+    request.rowContext = context;
   };
 
   const contextFor = (projectId: string, state: ProjectState, caller: Caller): RowContext => ({
@@ -103,7 +115,7 @@ export function registerDataRowRoutes(app: FastifyInstance, services: Services):
     setContext(request, await contextNow(request));
     await rows.checkCreateAllowed(contextOf(request), (request.params as { table: string }).table);
   };
-  const contextOf = (request: FastifyRequest): RowContext => (request as WithRowContext)[CONTEXT]!;
+  const contextOf = (request: FastifyRequest): RowContext => request.rowContext!;
   const read = { onRequest: resolveContext };
   const create = { onRequest: resolveCreateContext };
 

@@ -1,10 +1,16 @@
 /** GET /health: 200 once storage answers, 503 otherwise. */
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { StorageEngine } from '../../store/types.js';
 import { AppError } from '../../errors/app-error.js';
 import { RETRY_AFTER_UNAVAILABLE_SECONDS } from '../error-handler.js';
 
-export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
+/** What the health route uses: the storage it pings. */
+export interface HealthRouteDeps {
+  readonly storage: Pick<StorageEngine, 'ping'>;
+}
+
+/** Registers GET /health. Errors: SERVICE_UNAVAILABLE (with Retry-After). */
+export function registerHealthRoutes(app: FastifyInstance, services: HealthRouteDeps): void {
   app.get('/health', async () => {
     if (!(await services.storage.ping())) {
       throw new AppError('SERVICE_UNAVAILABLE', {

@@ -1,13 +1,25 @@
 /** The platform API (/v1/projects), authorised by X-Platform-Key. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { PlatformKey } from '../../projects/platform-key.js';
+import type { SchemaService } from '../../tables/schema-service.js';
+import type { ProjectRegistry } from '../../projects/project-registry.js';
 import { AppError } from '../../errors/app-error.js';
 import { parsePaging } from '../../query/list-params.js';
 import { requirePlatformKey } from '../credentials.js';
 
 type WithId = { Params: { id: string } };
 
-export function registerPlatformProjectRoutes(app: FastifyInstance, services: Services): void {
+/** What the platform project routes use: only these services. */
+export interface PlatformProjectRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** Each project's tables. */
+  readonly schemas: SchemaService;
+  /** The platform key that creates and lists projects. */
+  readonly platformKey: PlatformKey;
+}
+
+export function registerPlatformProjectRoutes(app: FastifyInstance, services: PlatformProjectRouteDeps): void {
   const { registry, schemas, platformKey } = services;
   const guard = async (request: FastifyRequest) => requirePlatformKey(request, platformKey);
 

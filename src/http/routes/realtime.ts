@@ -5,9 +5,9 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app/services.js';
+import type { SchemaService } from '../../tables/schema-service.js';
 import { AppError } from '../../errors/app-error.js';
-import { isoNow } from '../../lib/clock.js';
+import { isoNow, type Clock } from '../../lib/clock.js';
 import type { ProjectRegistry, ProjectState } from '../../projects/project-registry.js';
 import type { BoundIdentity } from '../../realtime/realtime-client.js';
 import type { RealtimeHub } from '../../realtime/realtime-hub.js';
@@ -15,13 +15,25 @@ import { parseTopic } from '../../realtime/topics.js';
 import type { Caller } from '../../tables/caller.js';
 import { setCorsHeaders } from '../cors.js';
 import { buildSseSink } from '../sse-sink.js';
-import { resolveCaller } from '../credentials.js';
+import { resolveCaller, type AccessTokenVerifier } from '../credentials.js';
 import { dashboardGrantOf } from '../dashboard-token.js';
 
 type ProjectParams = { Params: { id: string } };
 
+/** What the realtime routes use besides the hub (their own argument): only these services. */
+export interface RealtimeRouteDeps {
+  /** The projects, their keys and settings. */
+  readonly registry: ProjectRegistry;
+  /** Verifies user access tokens; undefined when no project can issue them. */
+  readonly tokens: AccessTokenVerifier | undefined;
+  /** Each project's tables. */
+  readonly schemas: SchemaService;
+  /** The clock (tests replace it). */
+  readonly clock: Clock;
+}
+
 /** Registers GET and POST /p/:id/realtime. */
-export function registerRealtimeRoutes(app: FastifyInstance, services: Services, hub: RealtimeHub): void {
+export function registerRealtimeRoutes(app: FastifyInstance, services: RealtimeRouteDeps, hub: RealtimeHub): void {
   const { registry } = services;
 
   // No HEAD twin (Fastify adds one per GET route by default): a stream is its body, and the

@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import type { ValueType } from '../../query/sql-tree.js';
-import type { ColumnDefinition, TableDefinition } from '../../tables/definition.js';
+import type { ColumnDefinition, TableDefinition } from '../../schema/definition.js';
 import { diffTable, type ColumnStep } from '../ddl-change.js';
 import { planAuthColumns, planDeclaredColumn, planForeignKey, planTableDdl, type ForeignKeyNode } from '../ddl-plan.js';
 import { addForeignKeySql, columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';

@@ -204,7 +204,7 @@ export const PROJECT_MIGRATIONS: readonly Step[] = [
   (s) => `
    ALTER TABLE ${T(s, SESSIONS.table)} ADD COLUMN last_used_at ${TEXT};
    ALTER TABLE ${T(s, SESSIONS.table)} ADD COLUMN user_agent ${TEXT};`,
-  // 4: the realtime event log (src/realtime/event-log.ts): numbers from a sequence, taken by the
+  // 4: the realtime event log (src/changes/event-log.ts): numbers from a sequence, taken by the
   // last statement of each writing transaction; readers wait out gaps (docs/realtime.md).
   (s) => `
    CREATE TABLE ${T(s, EVENTS.table)} (

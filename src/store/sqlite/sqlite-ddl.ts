@@ -6,7 +6,7 @@
  * Defaults are applied by the row service, not by DDL, so both engines fill them alike.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { physicalColumns, type TableDefinition } from '../../tables/definition.js';
+import { physicalColumns, type TableDefinition } from '../../schema/definition.js';
 import { diffTable, sameReference, type TableDiff } from '../ddl-change.js';
 import { planDeclaredColumn, planTableDdl } from '../ddl-plan.js';
 import { columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';

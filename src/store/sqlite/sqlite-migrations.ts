@@ -116,7 +116,7 @@ export const PROJECT_MIGRATIONS: readonly string[] = [
   // a minute, src/auth/session-activity.ts) and the User-Agent that signed in.
   `ALTER TABLE ${SESSIONS.table} ADD COLUMN last_used_at TEXT;
    ALTER TABLE ${SESSIONS.table} ADD COLUMN user_agent TEXT;`,
-  // 4: the realtime event log (src/realtime/event-log.ts): numbered row changes and identity
+  // 4: the realtime event log (src/changes/event-log.ts): numbered row changes and identity
   // ends (AUTOINCREMENT: numbers never come back after a trim), and how far it was trimmed.
   `CREATE TABLE ${EVENTS.table} (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { columnSchema } from '../../../src/openapi/column-schemas.js';
 import { columnJsonSchema } from '../../../src/tables/column-schema.js';
-import type { ColumnDefinition } from '../../../src/tables/definition.js';
+import type { ColumnDefinition } from '../../../src/schema/definition.js';
 
 const column = (extra: Partial<ColumnDefinition> & Pick<ColumnDefinition, 'type'>): ColumnDefinition => ({ name: 'c', required: true, unique: false, ...extra });
 const SHARED = ['type', 'maxLength', 'enum', 'minimum', 'maximum'] as const;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { isAppError } from '../../../src/errors/app-error.js';
 import { parseExpand } from '../../../src/query/expand.js';
 import { compileTable, type CompiledTable } from '../../../src/tables/compiled-table.js';
-import type { ColumnDefinition, TableDefinition } from '../../../src/tables/definition.js';
+import type { ColumnDefinition, TableDefinition } from '../../../src/schema/definition.js';
 import { checkExpandKey, referenceMapOf } from '../../../src/tables/row-expand.js';
 
 const column = (name: string, references?: string): ColumnDefinition => ({ name, type: 'text', required: false, unique: false, ...(references && { references: { table: references, on_delete: 'set_null' } }) });

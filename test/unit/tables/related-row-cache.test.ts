@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileTable } from '../../../src/tables/compiled-table.js';
 import { RelatedRowCache } from '../../../src/tables/related-row-cache.js';
-import type { TableDefinition } from '../../../src/tables/definition.js';
+import type { TableDefinition } from '../../../src/schema/definition.js';
 
 const definition: TableDefinition = {
   name: 'authors',

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors/app-error.js';
-import type { TableDefinition } from '../../../src/tables/definition.js';
+import type { TableDefinition } from '../../../src/schema/definition.js';
 import { parseDefinition } from '../../../src/tables/parse-definition.js';
 import { applyTablePatch } from '../../../src/tables/patch-definition.js';
 import { checkPreconditions, tableETag } from '../../../src/tables/table-version.js';

@@ -1,7 +1,8 @@
 /**
  * The shape of a table as a project declares it, plus the system and auth columns every
  * table gets. Pure data: parsing and checking a submitted definition lives in
- * `parse-definition.ts`.
+ * `src/tables/parse-definition.ts`. It sits below store/ because the DDL printers
+ * read it at run time.
  */
 import type { ValueType } from '../query/sql-tree.js';
 

@@ -14,8 +14,8 @@
  * deliver `cursor + 1` next and wait at a gap until it fills or every transaction that was in
  * progress when the gap was seen has ended (`Database.hasSettled`), docs/realtime.md.
  *
- * A leaf module: statements are SQL trees (the engines compile them), imported by the write
- * paths (tables/, auth/) and read by the hub.
+ * Lives in src/changes/, below both its writers (tables/, auth/, projects/) and its reader (the
+ * realtime hub): statements are SQL trees (the engines compile them) over the store ports.
  */
 import { sql } from '../query/sql-tree.js';
 import type { ColumnRef } from '../query/sql-tree.js';
