@@ -242,9 +242,7 @@ export class RealtimeHub implements ChangeFeed {
   committed(projectId: string, events: readonly LoggedEvent[]): void {
     if (events.length === 0) return;
     if (!this.written.has(projectId)) this.written.set(projectId, this.deps.clock.now());
-    const pending = this.feeds.get(projectId);
-    if (!pending) return;
-    void pending.then((feed) =>
+    this.withFeed(projectId, (feed) =>
       this.enqueue(feed, async () => {
         if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
         // A gap before or inside them (another writer's number still committing): read the log.
@@ -255,9 +253,7 @@ export class RealtimeHub implements ChangeFeed {
 
   /** Reads the project's log past the feed's cursor soon (a wake-up from another process, or the poll). */
   wake(projectId: string): void {
-    const pending = this.feeds.get(projectId);
-    if (!pending) return;
-    void pending.then((feed) => {
+    this.withFeed(projectId, (feed) => {
       if (feed.drainQueued) return;
       feed.drainQueued = true;
       this.enqueue(feed, async () => {
@@ -296,7 +292,11 @@ export class RealtimeHub implements ChangeFeed {
         } satisfies Feed;
       });
       this.feeds.set(projectId, pending);
-      pending.catch(() => this.feeds.delete(projectId));
+      pending.catch((error: unknown) => {
+        // The caller that asked for the feed answers with the error (503 during an outage).
+        if (this.feeds.get(projectId) === pending) this.feeds.delete(projectId);
+        this.deps.log.warn({ err: error, project: projectId }, 'realtime: loading the project feed failed');
+      });
     }
     return pending;
   }
@@ -304,9 +304,22 @@ export class RealtimeHub implements ChangeFeed {
   private forget(client: RealtimeClient): void {
     this.clients.delete(client.id);
     const pending = this.feeds.get(client.projectId);
-    void pending?.then((feed) => {
+    this.withFeed(client.projectId, (feed) => {
       feed.clients.delete(client);
       if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
+    });
+  }
+
+  /**
+   * Runs `use` once the project's feed (if one is loading or loaded) is ready. A feed whose load
+   * fails (the database unreachable) was already logged and forgotten by `feed`: the next stream
+   * or poll loads it again, and nothing may be left to end the process as an unhandled rejection.
+   */
+  private withFeed(projectId: string, use: (feed: Feed) => void): void {
+    const pending = this.feeds.get(projectId);
+    if (!pending) return;
+    pending.then(use, () => undefined).catch((error: unknown) => {
+      this.deps.log.warn({ err: error, project: projectId }, 'realtime: a step of the project feed failed');
     });
   }
 
@@ -425,8 +438,8 @@ export class RealtimeHub implements ChangeFeed {
 
   /** The poll: reads every watched log, checks identities, trims logs this process wrote to. */
   private async sweep(): Promise<void> {
-    for (const [projectId, pending] of this.feeds) {
-      void pending.then((feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
+    for (const projectId of this.feeds.keys()) {
+      this.withFeed(projectId, (feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
       this.wake(projectId);
     }
     const now = this.deps.clock.now();

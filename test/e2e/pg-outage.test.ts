@@ -16,6 +16,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { freePort, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 
@@ -288,6 +289,54 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     const afterwards = await request('settings', 'GET', p('/v1/settings'), admin);
     assert.equal(afterwards.status, 200, afterwards.text);
     assert.deepEqual(JSON.parse(afterwards.text).data.allowed_redirect_origins, ['https://restored.example']);
+  });
+
+  it('an open realtime stream through a hung server: the process stays up, streams open again and see new writes', async (t) => {
+    const subscribe = async (stream: SseStream) => {
+      const bound = await request('subscribe', 'POST', p('/realtime'), admin, { client_id: stream.clientId, subscriptions: ['notes'] });
+      assert.equal(bound.status, 200, bound.text);
+    };
+    const held = await openStream(server.url, 'outage');
+    await subscribe(held);
+    // Streams of another project opened and closed throughout: with none left open, each one
+    // loads that project's feed anew, and a load the freeze catches fails while the poll waits on it.
+    const other = await request('setup', 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: 'Outage B', id: 'outage-b' });
+    assert.equal(other.status, 201, other.text);
+    let opening = true;
+    let attempts = 0;
+    const openers = async () => {
+      while (opening) {
+        attempts++;
+        try {
+          const response = await fetch(`${server.url}/p/outage-b/realtime`, { signal: AbortSignal.timeout(BOUND_MS) });
+          await response.body?.cancel();
+        } catch {
+          // A refusal or an ended stream is fine here; the process staying up is what counts.
+        }
+        await sleep(10);
+      }
+    };
+    const running = Promise.all([openers(), openers(), openers()]);
+    outcomes.length = 0;
+    await outage('freeze', 1_500);
+    opening = false;
+    await running;
+    t.diagnostic(`${attempts} stream openings during the outage`);
+    assert.equal(server.child.exitCode, null, `the server process is still running:\n${server.output()}`);
+    assert.doesNotMatch(server.output(), /Unhandled|uncaught/i);
+    const again = await openStream(server.url, 'outage');
+    try {
+      await subscribe(again);
+      const wrote = await request('write', 'POST', p('/api/notes'), admin, { title: 'after the outage, live' });
+      assert.equal(wrote.status, 201, wrote.text);
+      const live = (event: { json?: { record?: { title?: string } } }) => event.json?.record?.title === 'after the outage, live';
+      await again.waitFor(1, live, 10_000);
+      // The stream held through the outage either still delivers, or was ended cleanly.
+      if (!held.ended) await held.waitFor(1, live, 10_000);
+    } finally {
+      again.close();
+      held.close();
+    }
   });
 
   it('the process never exited, and mail queued after the outage is sent', async () => {
