@@ -16,6 +16,7 @@ import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
+import { GapWatch } from './gap-watch.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
@@ -65,15 +66,13 @@ interface Feed {
   chain: Promise<void>;
   drainQueued: boolean;
   state: ProjectState | undefined;
-  /** A gap at `cursor + 1`: when it was first seen, and the engine's horizon then (PostgreSQL). */
-  gap: { readonly at: number; readonly since: number; readonly horizon: string | undefined } | undefined;
+  /** The gap at `cursor + 1` the feed waits at, if any. */
+  readonly gap: GapWatch;
   /** Tables (by version) where no subscriber's condition followed a relation path, as of `RealtimeHub.bindings`. */
   readonly pathless: WeakMap<object, number>;
 }
 
 const PAGE = 500;
-/** Without a horizon (SQLite, where gaps do not happen), how long a gap is waited out. */
-const GAP_GIVE_UP_MS = 10_000;
 /**
  * A new feed looks for numbers still being committed under entries written this recently. A
  * write's `created_at` is taken when its request starts, a little before its number: a
@@ -287,7 +286,7 @@ export class RealtimeHub implements ChangeFeed {
           chain: Promise.resolve(),
           drainQueued: false,
           state: undefined,
-          gap: undefined,
+          gap: new GapWatch(this.deps.clock),
           pathless: new WeakMap(),
         } satisfies Feed;
       });
@@ -339,35 +338,22 @@ export class RealtimeHub implements ChangeFeed {
         setTimeout(() => this.wake(feed.projectId), GAP_RETRY_MS).unref();
         return;
       }
-      feed.gap = undefined;
+      feed.gap.clear();
       await this.process(feed, events);
       if (events.length < PAGE) return;
     }
   }
 
-  /**
-   * Whether the numbers from `cursor + 1` to `next - 1` are gone for good. A number is taken
-   * just before its transaction commits, so a gap is nearly always a commit in progress; it
-   * is final once every transaction in progress when it was first seen has ended (a rollback)
-   * and a read after that still does not find it. Then the cursor moves past it.
-   */
+  /** Whether the gap before `next` is final (gap-watch.ts); then the cursor has moved past it. */
   private async gapClosed(feed: Feed, db: ProjectSchema['db'], next: number): Promise<boolean> {
-    const at = feed.cursor + 1;
-    if (feed.gap?.at !== at) {
-      feed.gap = { at, since: Date.now(), horizon: db.transactionHorizon ? await db.transactionHorizon() : undefined };
-      return false;
-    }
-    const { horizon, since } = feed.gap;
-    // The horizon is cluster-wide: a long write transaction anywhere (another project, a migration)
-    // holds it back, so a gap older than GAP_GIVE_UP_MS is given up too (a number is taken by the
-    // last statement before COMMIT: a commit still under way after that long is not expected).
-    const timedOut = Date.now() - since > GAP_GIVE_UP_MS;
-    const settled = timedOut || (horizon !== undefined && db.hasSettled ? await db.hasSettled(horizon) : false);
-    if (!settled) return false;
-    const again = await readEvents(db, feed.cursor, 1);
-    if (again[0]?.seq === at) return true;
-    if (timedOut) this.deps.log.warn({ project: feed.projectId, from: at, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
-    feed.cursor = (again[0]?.seq ?? next) - 1;
+    const verdict = await feed.gap.judge(feed.cursor, next, {
+      firstAfter: async (after) => (await readEvents(db, after, 1))[0]?.seq,
+      ...(db.transactionHorizon && { transactionHorizon: () => db.transactionHorizon!() }),
+      ...(db.hasSettled && { hasSettled: (horizon: string) => db.hasSettled!(horizon) }),
+    });
+    if (!verdict) return false;
+    if (verdict.skipped) this.deps.log.warn({ project: feed.projectId, from: feed.cursor + 1, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
+    feed.cursor = verdict.cursor;
     return true;
   }
 
