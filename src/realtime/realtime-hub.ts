@@ -17,9 +17,11 @@ import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import { GapWatch } from './gap-watch.js';
+import { IdentityExpiry } from './identity-expiry.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
+import { TrimSchedule } from './trim-schedule.js';
 
 /** The bounds of realtime in one process (docs/realtime.md "Limits"). */
 export interface RealtimeLimits {
@@ -65,7 +67,8 @@ interface Feed {
   readonly clients: Set<RealtimeClient>;
   chain: Promise<void>;
   drainQueued: boolean;
-  state: ProjectState | undefined;
+  /** The project state its clients' identities were last checked against. */
+  readonly identities: IdentityExpiry;
   /** The gap at `cursor + 1` the feed waits at, if any. */
   readonly gap: GapWatch;
   /** Tables (by version) where no subscriber's condition followed a relation path, as of `RealtimeHub.bindings`. */
@@ -86,8 +89,8 @@ export class RealtimeHub implements ChangeFeed {
   readonly limits: RealtimeLimits;
   private readonly clients = new Map<string, RealtimeClient>();
   private readonly feeds = new Map<string, Promise<Feed>>();
-  /** Projects this process wrote to, with the clock time of their last trim. */
-  private readonly written = new Map<string, number>();
+  /** Projects this process wrote to, and when their logs are trimmed. */
+  private readonly trims: TrimSchedule;
   private timers: NodeJS.Timeout[] = [];
   private closing = false;
   /** Clients with frames to write at the end of this event-loop turn. */
@@ -100,6 +103,7 @@ export class RealtimeHub implements ChangeFeed {
 
   constructor(private readonly deps: RealtimeHubDeps) {
     this.limits = Object.freeze({ ...DEFAULT_REALTIME_LIMITS, ...deps.limits });
+    this.trims = new TrimSchedule(deps.clock, this.limits.trimEveryMs, this.limits.keepMs);
     deps.wakeups?.onEvents((projectId) => this.wake(projectId));
     deps.wakeups?.onReconnect(() => {
       for (const projectId of this.feeds.keys()) this.wake(projectId);
@@ -191,7 +195,7 @@ export class RealtimeHub implements ChangeFeed {
     // A later bind of this client (a new POST) takes over; its events are its own.
     const current = () => client.bindings === binding && client.queued !== undefined;
     const schema = await this.deps.schemas.schema(client.projectId);
-    const bounds = await trimEvents(schema.db, new Date(this.deps.clock.now() - this.limits.keepMs).toISOString());
+    const bounds = await trimEvents(schema.db, this.trims.keepFrom());
     if (!current()) return;
     const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
     if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
@@ -240,7 +244,7 @@ export class RealtimeHub implements ChangeFeed {
   /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
   committed(projectId: string, events: readonly LoggedEvent[]): void {
     if (events.length === 0) return;
-    if (!this.written.has(projectId)) this.written.set(projectId, this.deps.clock.now());
+    this.trims.wrote(projectId);
     this.withFeed(projectId, (feed) =>
       this.enqueue(feed, async () => {
         if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
@@ -285,7 +289,7 @@ export class RealtimeHub implements ChangeFeed {
           clients: new Set<RealtimeClient>(),
           chain: Promise.resolve(),
           drainQueued: false,
-          state: undefined,
+          identities: new IdentityExpiry(this.deps.clock),
           gap: new GapWatch(this.deps.clock),
           pathless: new WeakMap(),
         } satisfies Feed;
@@ -398,24 +402,9 @@ export class RealtimeHub implements ChangeFeed {
     }
   }
 
-  /** Ends identities whose key or JWT secret was rotated out, or whose token expired. */
+  /** Ends identities whose key or JWT secret was rotated out, or whose token expired (identity-expiry.ts). */
   private async checkIdentities(feed: Feed, force = false): Promise<void> {
-    const state = await this.deps.projectState(feed.projectId);
-    if (!state) {
-      for (const client of [...feed.clients]) client.close();
-      return;
-    }
-    // A key in its grace period ends by time alone: recheck while one exists.
-    const changed = state !== feed.state || (force && state.keys.some((key) => key.expires_at !== null));
-    feed.state = state;
-    // Token expiry alone is checked by each delivery and by the poll (force), not per batch of events.
-    if (!changed && !force) return;
-    const now = this.deps.clock.now();
-    for (const client of feed.clients) {
-      const identity = client.identity;
-      if (!identity) continue;
-      if ((identity.expiresAtMs !== undefined && now >= identity.expiresAtMs) || (changed && !identity.stillValid(state))) client.expire();
-    }
+    feed.identities.check(feed.clients, await this.deps.projectState(feed.projectId), force);
   }
 
   private pingAll(): void {
@@ -428,13 +417,11 @@ export class RealtimeHub implements ChangeFeed {
       this.withFeed(projectId, (feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
       this.wake(projectId);
     }
-    const now = this.deps.clock.now();
-    for (const [projectId, trimmedAt] of this.written) {
-      if (now - trimmedAt < this.limits.trimEveryMs) continue;
-      this.written.delete(projectId);
+    const keepFrom = this.trims.keepFrom();
+    for (const projectId of this.trims.due()) {
       try {
         const { db } = await this.deps.schemas.schema(projectId);
-        await trimEvents(db, new Date(now - this.limits.keepMs).toISOString());
+        await trimEvents(db, keepFrom);
       } catch (error) {
         this.deps.log.warn({ err: error, project: projectId }, 'realtime: trimming the event log failed');
       }
