@@ -19,6 +19,7 @@ import { deliverTo, preparePaths } from './delivery.js';
 import { GapWatch } from './gap-watch.js';
 import { IdentityExpiry } from './identity-expiry.js';
 import type { ResolvedPaths } from './relation-paths.js';
+import { replayRange, resumePoint } from './replay.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
 import { TrimSchedule } from './trim-schedule.js';
@@ -197,8 +198,8 @@ export class RealtimeHub implements ChangeFeed {
     const schema = await this.deps.schemas.schema(client.projectId);
     const bounds = await trimEvents(schema.db, this.trims.keepFrom());
     if (!current()) return;
-    const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
-    if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
+    const after = resumePoint(since, bounds);
+    if (after === undefined) {
       // The client reloads what it shows: as without `since`, its topics start after the log's
       // head. Events the feed queued meanwhile (it may lag behind the log) are in the reload.
       client.lastSeq = Math.max(client.lastSeq, bounds.lastSeq);
@@ -211,18 +212,8 @@ export class RealtimeHub implements ChangeFeed {
     // flight); the feed queues everything after that for this client meanwhile.
     const feed = await this.feed(client.projectId);
     const until = feed.cursor;
-    let last = after;
-    replay: while (last < until) {
-      const events = await readEvents(schema.db, last, PAGE);
-      for (const event of events) {
-        if (!current()) return;
-        if (event.seq > until) break replay;
-        this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
-        last = event.seq;
-      }
-      if (events.length < PAGE) break;
-    }
-    if (current()) await this.flushQueued(client, schema);
+    const deliver = async (event: LoggedEvent) => this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
+    if (await replayRange((from, limit) => readEvents(schema.db, from, limit), after, until, deliver, current)) await this.flushQueued(client, schema);
   }
 
   /** Delivers the events the feed queued for `client` while it was bound, then lets the feed deliver directly again. */
