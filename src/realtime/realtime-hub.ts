@@ -16,6 +16,7 @@ import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from './event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
+import { FeedRegistry } from './feed-registry.js';
 import { GapWatch } from './gap-watch.js';
 import { IdentityExpiry } from './identity-expiry.js';
 import type { ResolvedPaths } from './relation-paths.js';
@@ -89,7 +90,8 @@ const GAP_RETRY_MS = 5;
 export class RealtimeHub implements ChangeFeed {
   readonly limits: RealtimeLimits;
   private readonly clients = new Map<string, RealtimeClient>();
-  private readonly feeds = new Map<string, Promise<Feed>>();
+  /** One feed per project with open streams. */
+  private readonly feeds: FeedRegistry<Feed>;
   /** Projects this process wrote to, and when their logs are trimmed. */
   private readonly trims: TrimSchedule;
   private timers: NodeJS.Timeout[] = [];
@@ -104,10 +106,11 @@ export class RealtimeHub implements ChangeFeed {
 
   constructor(private readonly deps: RealtimeHubDeps) {
     this.limits = Object.freeze({ ...DEFAULT_REALTIME_LIMITS, ...deps.limits });
+    this.feeds = new FeedRegistry((projectId) => this.loadFeed(projectId), deps.log);
     this.trims = new TrimSchedule(deps.clock, this.limits.trimEveryMs, this.limits.keepMs);
     deps.wakeups?.onEvents((projectId) => this.wake(projectId));
     deps.wakeups?.onReconnect(() => {
-      for (const projectId of this.feeds.keys()) this.wake(projectId);
+      for (const projectId of this.feeds.projects()) this.wake(projectId);
     });
   }
 
@@ -236,7 +239,7 @@ export class RealtimeHub implements ChangeFeed {
   committed(projectId: string, events: readonly LoggedEvent[]): void {
     if (events.length === 0) return;
     this.trims.wrote(projectId);
-    this.withFeed(projectId, (feed) =>
+    this.feeds.withFeed(projectId, (feed) =>
       this.enqueue(feed, async () => {
         if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
         // A gap before or inside them (another writer's number still committing): read the log.
@@ -247,7 +250,7 @@ export class RealtimeHub implements ChangeFeed {
 
   /** Reads the project's log past the feed's cursor soon (a wake-up from another process, or the poll). */
   wake(projectId: string): void {
-    this.withFeed(projectId, (feed) => {
+    this.feeds.withFeed(projectId, (feed) => {
       if (feed.drainQueued) return;
       feed.drainQueued = true;
       this.enqueue(feed, async () => {
@@ -266,54 +269,34 @@ export class RealtimeHub implements ChangeFeed {
   }
 
   private feed(projectId: string): Promise<Feed> {
-    let pending = this.feeds.get(projectId);
-    if (!pending) {
-      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => {
-        // Not simply the log's head: on PostgreSQL a lower number may still be committing (a
-        // process starting while writes go on, after a restart say), and a feed never goes back.
-        const recentFrom = new Date(this.deps.clock.now() - START_RECENT_MS).toISOString();
-        const start = await readLogStart(db, db.transactionHorizon !== undefined, recentFrom);
-        if (start.cursor < start.head) setImmediate(() => this.wake(projectId));
-        return {
-          projectId,
-          cursor: start.cursor,
-          clients: new Set<RealtimeClient>(),
-          chain: Promise.resolve(),
-          drainQueued: false,
-          identities: new IdentityExpiry(this.deps.clock),
-          gap: new GapWatch(this.deps.clock),
-          pathless: new WeakMap(),
-        } satisfies Feed;
-      });
-      this.feeds.set(projectId, pending);
-      pending.catch((error: unknown) => {
-        // The caller that asked for the feed answers with the error (503 during an outage).
-        if (this.feeds.get(projectId) === pending) this.feeds.delete(projectId);
-        this.deps.log.warn({ err: error, project: projectId }, 'realtime: loading the project feed failed');
-      });
-    }
-    return pending;
+    return this.feeds.get(projectId);
+  }
+
+  /** A project's feed, starting where the log can be read without passing a number still committing. */
+  private async loadFeed(projectId: string): Promise<Feed> {
+    const { db } = await this.deps.schemas.schema(projectId);
+    // Not simply the log's head: on PostgreSQL a lower number may still be committing (a
+    // process starting while writes go on, after a restart say), and a feed never goes back.
+    const recentFrom = new Date(this.deps.clock.now() - START_RECENT_MS).toISOString();
+    const start = await readLogStart(db, db.transactionHorizon !== undefined, recentFrom);
+    if (start.cursor < start.head) setImmediate(() => this.wake(projectId));
+    return {
+      projectId,
+      cursor: start.cursor,
+      clients: new Set<RealtimeClient>(),
+      chain: Promise.resolve(),
+      drainQueued: false,
+      identities: new IdentityExpiry(this.deps.clock),
+      gap: new GapWatch(this.deps.clock),
+      pathless: new WeakMap(),
+    };
   }
 
   private forget(client: RealtimeClient): void {
     this.clients.delete(client.id);
-    const pending = this.feeds.get(client.projectId);
-    this.withFeed(client.projectId, (feed) => {
+    this.feeds.release(client.projectId, (feed) => {
       feed.clients.delete(client);
-      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
-    });
-  }
-
-  /**
-   * Runs `use` once the project's feed (if one is loading or loaded) is ready. A feed whose load
-   * fails (the database unreachable) was already logged and forgotten by `feed`: the next stream
-   * or poll loads it again, and nothing may be left to end the process as an unhandled rejection.
-   */
-  private withFeed(projectId: string, use: (feed: Feed) => void): void {
-    const pending = this.feeds.get(projectId);
-    if (!pending) return;
-    pending.then(use, () => undefined).catch((error: unknown) => {
-      this.deps.log.warn({ err: error, project: projectId }, 'realtime: a step of the project feed failed');
+      return feed.clients.size === 0;
     });
   }
 
@@ -404,8 +387,8 @@ export class RealtimeHub implements ChangeFeed {
 
   /** The poll: reads every watched log, checks identities, trims logs this process wrote to. */
   private async sweep(): Promise<void> {
-    for (const projectId of this.feeds.keys()) {
-      this.withFeed(projectId, (feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
+    for (const projectId of this.feeds.projects()) {
+      this.feeds.withFeed(projectId, (feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
       this.wake(projectId);
     }
     const keepFrom = this.trims.keepFrom();
