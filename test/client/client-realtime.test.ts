@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RealtimeClient, RealtimeEvent } from '../../packages/client/src/index.js';
 import { PASSWORD, signUp } from '../helpers/auth-fixtures.js';
+import { eventually } from '../helpers/eventually.js';
 import { createClientProject, recordedClient, type TasksRow } from '../helpers/client-project.js';
 import { putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
@@ -24,11 +25,7 @@ before(async () => {
 after(() => server.close());
 
 async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await eventually(check, { timeoutMs, what });
 }
 
 /**

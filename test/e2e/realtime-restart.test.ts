@@ -14,6 +14,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { call, freePort, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
@@ -35,15 +36,9 @@ describe('realtime across a server restart', () => {
 
   /** Opens a stream as a reconnecting client does: again and again until the server answers. */
   async function reconnect(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
-    for (const deadline = Date.now() + 30_000; ; await sleep(25)) {
-      try {
-        const stream = await openStream(url, PROJECT, headers);
-        streams.push(stream);
-        return stream;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-      }
-    }
+    const stream = await eventually(() => openStream(url, PROJECT, headers), { timeoutMs: 30_000, what: 'the server to answer a stream' });
+    streams.push(stream);
+    return stream;
   }
 
   /** Binds `stream` to the items topic with the admin key, resuming after `since` when given. */
