@@ -19,6 +19,7 @@ import { deliverTo, preparePaths } from './delivery.js';
 import { FeedRegistry } from './feed-registry.js';
 import { GapWatch } from './gap-watch.js';
 import { IdentityExpiry } from './identity-expiry.js';
+import { FeedQueue, nextInLine } from './ordering.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { replayRange, resumePoint } from './replay.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
@@ -67,8 +68,8 @@ interface Feed {
   readonly projectId: string;
   cursor: number;
   readonly clients: Set<RealtimeClient>;
-  chain: Promise<void>;
-  drainQueued: boolean;
+  /** Its steps, one at a time (ordering.ts). */
+  readonly steps: FeedQueue;
   /** The project state its clients' identities were last checked against. */
   readonly identities: IdentityExpiry;
   /** The gap at `cursor + 1` the feed waits at, if any. */
@@ -240,7 +241,7 @@ export class RealtimeHub implements ChangeFeed {
     if (events.length === 0) return;
     this.trims.wrote(projectId);
     this.feeds.withFeed(projectId, (feed) =>
-      this.enqueue(feed, async () => {
+      feed.steps.run(async () => {
         if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
         // A gap before or inside them (another writer's number still committing): read the log.
         if (feed.cursor < events[events.length - 1]!.seq) await this.drain(feed);
@@ -250,14 +251,7 @@ export class RealtimeHub implements ChangeFeed {
 
   /** Reads the project's log past the feed's cursor soon (a wake-up from another process, or the poll). */
   wake(projectId: string): void {
-    this.feeds.withFeed(projectId, (feed) => {
-      if (feed.drainQueued) return;
-      feed.drainQueued = true;
-      this.enqueue(feed, async () => {
-        feed.drainQueued = false;
-        await this.drain(feed);
-      });
-    });
+    this.feeds.withFeed(projectId, (feed) => feed.steps.drainOnce(() => this.drain(feed)));
   }
 
   /** Ends every stream (graceful shutdown: clients reconnect elsewhere) and stops the timers. */
@@ -284,8 +278,7 @@ export class RealtimeHub implements ChangeFeed {
       projectId,
       cursor: start.cursor,
       clients: new Set<RealtimeClient>(),
-      chain: Promise.resolve(),
-      drainQueued: false,
+      steps: new FeedQueue((error) => this.deps.log.warn({ err: error, project: projectId }, 'realtime: reading the event log failed; retrying on the next poll')),
       identities: new IdentityExpiry(this.deps.clock),
       gap: new GapWatch(this.deps.clock),
       pathless: new WeakMap(),
@@ -297,12 +290,6 @@ export class RealtimeHub implements ChangeFeed {
     this.feeds.release(client.projectId, (feed) => {
       feed.clients.delete(client);
       return feed.clients.size === 0;
-    });
-  }
-
-  private enqueue(feed: Feed, task: () => Promise<void>): void {
-    feed.chain = feed.chain.then(task).catch((error: unknown) => {
-      this.deps.log.warn({ err: error, project: feed.projectId }, 'realtime: reading the event log failed; retrying on the next poll');
     });
   }
 
@@ -338,11 +325,7 @@ export class RealtimeHub implements ChangeFeed {
   private async process(feed: Feed, events: readonly LoggedEvent[]): Promise<void> {
     const schema = await this.deps.schemas.schema(feed.projectId);
     await this.checkIdentities(feed);
-    for (const event of events) {
-      if (event.seq !== feed.cursor + 1) {
-        if (event.seq <= feed.cursor) continue;
-        break;
-      }
+    for (const event of nextInLine(feed.cursor, events)) {
       const resolved = await this.resolvePaths(feed, schema, event);
       feed.cursor = event.seq;
       this.deliverAll(feed, schema, event, resolved);
@@ -388,7 +371,7 @@ export class RealtimeHub implements ChangeFeed {
   /** The poll: reads every watched log, checks identities, trims logs this process wrote to. */
   private async sweep(): Promise<void> {
     for (const projectId of this.feeds.projects()) {
-      this.feeds.withFeed(projectId, (feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
+      this.feeds.withFeed(projectId, (feed) => feed.steps.run(() => this.checkIdentities(feed, true)));
       this.wake(projectId);
     }
     const keepFrom = this.trims.keepFrom();
