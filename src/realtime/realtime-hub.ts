@@ -19,6 +19,7 @@ import { deliverTo, preparePaths } from './delivery.js';
 import { FeedRegistry } from './feed-registry.js';
 import { GapWatch } from './gap-watch.js';
 import { IdentityExpiry } from './identity-expiry.js';
+import { Intervals } from './intervals.js';
 import { FeedQueue, nextInLine } from './ordering.js';
 import type { ResolvedPaths } from './relation-paths.js';
 import { replayRange, resumePoint } from './replay.js';
@@ -95,7 +96,7 @@ export class RealtimeHub implements ChangeFeed {
   private readonly feeds: FeedRegistry<Feed>;
   /** Projects this process wrote to, and when their logs are trimmed. */
   private readonly trims: TrimSchedule;
-  private timers: NodeJS.Timeout[] = [];
+  private readonly timers = new Intervals();
   private closing = false;
   /** Clients with frames to write at the end of this event-loop turn. */
   private readonly flushes = new FlushQueue();
@@ -117,11 +118,10 @@ export class RealtimeHub implements ChangeFeed {
 
   /** Starts the ping and poll timers (unref'd: they never keep the process alive). */
   start(): void {
-    if (this.timers.length > 0) return;
-    this.timers = [
-      setInterval(() => this.pingAll(), this.limits.pingMs).unref(),
-      setInterval(() => void this.sweep(), this.limits.pollMs).unref(),
-    ];
+    this.timers.start([
+      { everyMs: this.limits.pingMs, run: () => this.pingAll() },
+      { everyMs: this.limits.pollMs, run: () => void this.sweep() },
+    ]);
   }
 
   /** Number of open streams. */
@@ -257,8 +257,7 @@ export class RealtimeHub implements ChangeFeed {
   /** Ends every stream (graceful shutdown: clients reconnect elsewhere) and stops the timers. */
   close(): void {
     this.closing = true;
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    this.timers.stop();
     for (const client of [...this.clients.values()]) client.close();
   }
 
