@@ -7,6 +7,10 @@
  * (PostgreSQL NOTIFY) and a poll every second, which alone would be enough: correctness never
  * rests on a notification. A feed delivers number `cursor + 1` next and nothing else, so
  * events leave in commit order, once (numbers are gap-free and follow commits, event-log.ts).
+ *
+ * The hub ties together pieces with one job each: feed-registry.ts (loading and sharing feeds),
+ * ordering.ts (next in line, one step at a time), gap-watch.ts, replay.ts, identity-expiry.ts,
+ * trim-schedule.ts and intervals.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
