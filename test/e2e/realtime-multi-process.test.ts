@@ -75,15 +75,18 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
     const adminB = await subscribers.adminB.waitFor(total, undefined, 15_000);
     const adaA = await subscribers.adaA.waitFor(total / 2, undefined, 15_000);
     const adaB = await subscribers.adaB.waitFor(total / 2, undefined, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A later write both admin streams must see: a duplicate before it would show by then.
+    const barrier = await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 9999, owner: users[0]!.id });
+    assert.equal(barrier.status, 201, JSON.stringify(barrier.body));
+    const isBarrier = (e: { json?: { record?: { n?: number } } }) => e.json?.record?.n === 9999;
     const order = (events: typeof adminA) => events.map((e) => `${e.id}:${e.json.record.n}`);
-    assert.equal(subscribers.adminA.received().length, total, 'no duplicates on A');
-    assert.equal(subscribers.adminB.received().length, total, 'no duplicates on B');
+    assert.equal((await subscribers.adminA.before(isBarrier, 15_000)).length, total, 'no duplicates on A');
+    assert.equal((await subscribers.adminB.before(isBarrier, 15_000)).length, total, 'no duplicates on B');
     assert.deepEqual(order(adminB), order(adminA), 'the same order on both processes');
     assert.deepEqual(new Set(adminA.map((e) => e.json.record.n)).size, total, 'every write once');
     const ids = adminA.map((e) => Number(e.id));
     assert.deepEqual(ids, Array.from({ length: total }, (_, i) => ids[0]! + i), 'numbers are gap-free and increasing');
-    assert.equal(subscribers.adaA.received().length, total / 2);
+    assert.equal((await subscribers.adaA.before(isBarrier, 15_000)).length, total / 2);
     assert.deepEqual(order(adaA), order(adaB));
     assert.ok(adaA.every((e) => e.json.record.owner === users[0]!.id), "Ada never sees Bob's rows");
     assert.deepEqual(order(adaA), order(adminA.filter((e) => e.json.record.owner === users[0]!.id)), "Ada's events in the admin's order");
