@@ -106,9 +106,9 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
       const marker = 99_000 + round;
       assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: marker, owner: users[0]!.id })).status, 201);
-      await stream.waitFor(1, (e) => e.json?.record?.n === marker, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(stream.received().filter((e) => e.event === 'items').map((e) => e.json.record.n), [marker], `round ${round}`);
+      // The marker is the barrier: an older event sent to the new topics would come before it.
+      const judged = await stream.before((e) => e.json?.record?.n === marker, 10_000);
+      assert.deepEqual(judged.filter((e) => e.event === 'items').map((e) => e.json.record.n), [], `round ${round}`);
     }
   });
 
@@ -126,20 +126,27 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
       const marker = 98_000 + round;
       assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: marker, owner: users[0]!.id })).status, 201);
-      await stream.waitFor(1, (e) => e.json?.record?.n === marker, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(stream.received().map((e) => (e.event === 'items' ? e.json.record.n : e.event)), ['reset', marker], `round ${round}`);
+      // The marker is the barrier: an older event sent after the reset would come before it.
+      const judged = await stream.before((e) => e.json?.record?.n === marker, 10_000);
+      assert.deepEqual(judged.map((e) => (e.event === 'items' ? e.json.record.n : e.event)), ['reset'], `round ${round}`);
     }
   });
 
   it('a logout through one process ends the binding on the other (auth_expired)', async () => {
     const login = await call(a.url, 'POST', `/p/${project}/auth/login`, {}, { email: 'ada@example.com', password: PASSWORD });
     const onB = await subscribe(b, { authorization: `Bearer ${login.body.token}` });
+    // Sees every item: once it has one, B's feed has judged that item for onB too.
+    const witness = await subscribe(b, admin);
     assert.equal((await call(a.url, 'POST', `/p/${project}/auth/logout`, { authorization: `Bearer ${login.body.token}` })).status, 204);
     await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 5000, owner: users[0]!.id });
     await onB.waitFor(1, (e) => e.event === 'auth_expired', 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(onB.received().map((e) => e.event), ['auth_expired']);
+    await witness.waitFor(1, (e) => e.json?.record?.n === 5000, 10_000);
+    // Bound again with the admin key, its next event is the barrier: the item written after the
+    // logout, had the ended binding let it through, would come before it.
+    const rebound = await call(b.url, 'POST', `/p/${project}/realtime`, admin, { client_id: onB.clientId, subscriptions: ['items'] });
+    assert.equal(rebound.status, 200, JSON.stringify(rebound.body));
+    assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 5001, owner: users[0]!.id })).status, 201);
+    assert.deepEqual((await onB.before((e) => e.json?.record?.n === 5001, 10_000)).map((e) => e.event), ['auth_expired']);
   });
 
   it('SIGTERM closes the streams of the stopping process; a client resumes on the other with since', async () => {
