@@ -7,6 +7,10 @@
  * (PostgreSQL NOTIFY) and a poll every second, which alone would be enough: correctness never
  * rests on a notification. A feed delivers number `cursor + 1` next and nothing else, so
  * events leave in commit order, once (numbers are gap-free and follow commits, event-log.ts).
+ *
+ * The hub ties together pieces with one job each: feed-registry.ts (loading and sharing feeds),
+ * ordering.ts (next in line, one step at a time), gap-watch.ts, replay.ts, identity-expiry.ts,
+ * trim-schedule.ts and intervals.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
@@ -16,9 +20,16 @@ import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
 import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from '../changes/event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
+import { FeedRegistry } from './feed-registry.js';
+import { GapWatch } from './gap-watch.js';
+import { IdentityExpiry } from './identity-expiry.js';
+import { Intervals } from './intervals.js';
+import { FeedQueue, nextInLine } from './ordering.js';
 import type { ResolvedPaths } from './relation-paths.js';
+import { replayRange, resumePoint } from './replay.js';
 import { FlushQueue, RealtimeClient, type BoundIdentity, type EventSink } from './realtime-client.js';
 import type { Topic } from './topics.js';
+import { TrimSchedule } from './trim-schedule.js';
 
 /** The bounds of realtime in one process (docs/realtime.md "Limits"). */
 export interface RealtimeLimits {
@@ -62,18 +73,17 @@ interface Feed {
   readonly projectId: string;
   cursor: number;
   readonly clients: Set<RealtimeClient>;
-  chain: Promise<void>;
-  drainQueued: boolean;
-  state: ProjectState | undefined;
-  /** A gap at `cursor + 1`: when it was first seen, and the engine's horizon then (PostgreSQL). */
-  gap: { readonly at: number; readonly since: number; readonly horizon: string | undefined } | undefined;
+  /** Its steps, one at a time (ordering.ts). */
+  readonly steps: FeedQueue;
+  /** The project state its clients' identities were last checked against. */
+  readonly identities: IdentityExpiry;
+  /** The gap at `cursor + 1` the feed waits at, if any. */
+  readonly gap: GapWatch;
   /** Tables (by version) where no subscriber's condition followed a relation path, as of `RealtimeHub.bindings`. */
   readonly pathless: WeakMap<object, number>;
 }
 
 const PAGE = 500;
-/** Without a horizon (SQLite, where gaps do not happen), how long a gap is waited out. */
-const GAP_GIVE_UP_MS = 10_000;
 /**
  * A new feed looks for numbers still being committed under entries written this recently. A
  * write's `created_at` is taken when its request starts, a little before its number: a
@@ -86,10 +96,11 @@ const GAP_RETRY_MS = 5;
 export class RealtimeHub implements ChangeFeed {
   readonly limits: RealtimeLimits;
   private readonly clients = new Map<string, RealtimeClient>();
-  private readonly feeds = new Map<string, Promise<Feed>>();
-  /** Projects this process wrote to, with the clock time of their last trim. */
-  private readonly written = new Map<string, number>();
-  private timers: NodeJS.Timeout[] = [];
+  /** One feed per project with open streams. */
+  private readonly feeds: FeedRegistry<Feed>;
+  /** Projects this process wrote to, and when their logs are trimmed. */
+  private readonly trims: TrimSchedule;
+  private readonly timers = new Intervals();
   private closing = false;
   /** Clients with frames to write at the end of this event-loop turn. */
   private readonly flushes = new FlushQueue();
@@ -101,19 +112,20 @@ export class RealtimeHub implements ChangeFeed {
 
   constructor(private readonly deps: RealtimeHubDeps) {
     this.limits = Object.freeze({ ...DEFAULT_REALTIME_LIMITS, ...deps.limits });
+    this.feeds = new FeedRegistry((projectId) => this.loadFeed(projectId), deps.log);
+    this.trims = new TrimSchedule(deps.clock, this.limits.trimEveryMs, this.limits.keepMs);
     deps.wakeups?.onEvents((projectId) => this.wake(projectId));
     deps.wakeups?.onReconnect(() => {
-      for (const projectId of this.feeds.keys()) this.wake(projectId);
+      for (const projectId of this.feeds.projects()) this.wake(projectId);
     });
   }
 
   /** Starts the ping and poll timers (unref'd: they never keep the process alive). */
   start(): void {
-    if (this.timers.length > 0) return;
-    this.timers = [
-      setInterval(() => this.pingAll(), this.limits.pingMs).unref(),
-      setInterval(() => void this.sweep(), this.limits.pollMs).unref(),
-    ];
+    this.timers.start([
+      { everyMs: this.limits.pingMs, run: () => this.pingAll() },
+      { everyMs: this.limits.pollMs, run: () => void this.sweep() },
+    ]);
   }
 
   /** Number of open streams. */
@@ -192,10 +204,10 @@ export class RealtimeHub implements ChangeFeed {
     // A later bind of this client (a new POST) takes over; its events are its own.
     const current = () => client.bindings === binding && client.queued !== undefined;
     const schema = await this.deps.schemas.schema(client.projectId);
-    const bounds = await trimEvents(schema.db, new Date(this.deps.clock.now() - this.limits.keepMs).toISOString());
+    const bounds = await trimEvents(schema.db, this.trims.keepFrom());
     if (!current()) return;
-    const after = /^(0|[1-9][0-9]{0,15})$/.test(since) ? Number(since) : undefined;
-    if (after === undefined || after < bounds.trimmedThrough || after > bounds.lastSeq) {
+    const after = resumePoint(since, bounds);
+    if (after === undefined) {
       // The client reloads what it shows: as without `since`, its topics start after the log's
       // head. Events the feed queued meanwhile (it may lag behind the log) are in the reload.
       client.lastSeq = Math.max(client.lastSeq, bounds.lastSeq);
@@ -208,18 +220,8 @@ export class RealtimeHub implements ChangeFeed {
     // flight); the feed queues everything after that for this client meanwhile.
     const feed = await this.feed(client.projectId);
     const until = feed.cursor;
-    let last = after;
-    replay: while (last < until) {
-      const events = await readEvents(schema.db, last, PAGE);
-      for (const event of events) {
-        if (!current()) return;
-        if (event.seq > until) break replay;
-        this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
-        last = event.seq;
-      }
-      if (events.length < PAGE) break;
-    }
-    if (current()) await this.flushQueued(client, schema);
+    const deliver = async (event: LoggedEvent) => this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
+    if (await replayRange((from, limit) => readEvents(schema.db, from, limit), after, until, deliver, current)) await this.flushQueued(client, schema);
   }
 
   /** Delivers the events the feed queued for `client` while it was bound, then lets the feed deliver directly again. */
@@ -241,11 +243,9 @@ export class RealtimeHub implements ChangeFeed {
   /** ChangeFeed: this process committed `events`; delivered at once when they are next in line. */
   committed(projectId: string, events: readonly LoggedEvent[]): void {
     if (events.length === 0) return;
-    if (!this.written.has(projectId)) this.written.set(projectId, this.deps.clock.now());
-    const pending = this.feeds.get(projectId);
-    if (!pending) return;
-    void pending.then((feed) =>
-      this.enqueue(feed, async () => {
+    this.trims.wrote(projectId);
+    this.feeds.withFeed(projectId, (feed) =>
+      feed.steps.run(async () => {
         if (events[0]!.seq === feed.cursor + 1) await this.process(feed, events);
         // A gap before or inside them (another writer's number still committing): read the log.
         if (feed.cursor < events[events.length - 1]!.seq) await this.drain(feed);
@@ -255,64 +255,44 @@ export class RealtimeHub implements ChangeFeed {
 
   /** Reads the project's log past the feed's cursor soon (a wake-up from another process, or the poll). */
   wake(projectId: string): void {
-    const pending = this.feeds.get(projectId);
-    if (!pending) return;
-    void pending.then((feed) => {
-      if (feed.drainQueued) return;
-      feed.drainQueued = true;
-      this.enqueue(feed, async () => {
-        feed.drainQueued = false;
-        await this.drain(feed);
-      });
-    });
+    this.feeds.withFeed(projectId, (feed) => feed.steps.drainOnce(() => this.drain(feed)));
   }
 
   /** Ends every stream (graceful shutdown: clients reconnect elsewhere) and stops the timers. */
   close(): void {
     this.closing = true;
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
+    this.timers.stop();
     for (const client of [...this.clients.values()]) client.close();
   }
 
   private feed(projectId: string): Promise<Feed> {
-    let pending = this.feeds.get(projectId);
-    if (!pending) {
-      pending = this.deps.schemas.schema(projectId).then(async ({ db }) => {
-        // Not simply the log's head: on PostgreSQL a lower number may still be committing (a
-        // process starting while writes go on, after a restart say), and a feed never goes back.
-        const recentFrom = new Date(this.deps.clock.now() - START_RECENT_MS).toISOString();
-        const start = await readLogStart(db, db.transactionHorizon !== undefined, recentFrom);
-        if (start.cursor < start.head) setImmediate(() => this.wake(projectId));
-        return {
-          projectId,
-          cursor: start.cursor,
-          clients: new Set<RealtimeClient>(),
-          chain: Promise.resolve(),
-          drainQueued: false,
-          state: undefined,
-          gap: undefined,
-          pathless: new WeakMap(),
-        } satisfies Feed;
-      });
-      this.feeds.set(projectId, pending);
-      pending.catch(() => this.feeds.delete(projectId));
-    }
-    return pending;
+    return this.feeds.get(projectId);
+  }
+
+  /** A project's feed, starting where the log can be read without passing a number still committing. */
+  private async loadFeed(projectId: string): Promise<Feed> {
+    const { db } = await this.deps.schemas.schema(projectId);
+    // Not simply the log's head: on PostgreSQL a lower number may still be committing (a
+    // process starting while writes go on, after a restart say), and a feed never goes back.
+    const recentFrom = new Date(this.deps.clock.now() - START_RECENT_MS).toISOString();
+    const start = await readLogStart(db, db.transactionHorizon !== undefined, recentFrom);
+    if (start.cursor < start.head) setImmediate(() => this.wake(projectId));
+    return {
+      projectId,
+      cursor: start.cursor,
+      clients: new Set<RealtimeClient>(),
+      steps: new FeedQueue((error) => this.deps.log.warn({ err: error, project: projectId }, 'realtime: reading the event log failed; retrying on the next poll')),
+      identities: new IdentityExpiry(this.deps.clock),
+      gap: new GapWatch(this.deps.clock),
+      pathless: new WeakMap(),
+    };
   }
 
   private forget(client: RealtimeClient): void {
     this.clients.delete(client.id);
-    const pending = this.feeds.get(client.projectId);
-    void pending?.then((feed) => {
+    this.feeds.release(client.projectId, (feed) => {
       feed.clients.delete(client);
-      if (feed.clients.size === 0 && this.feeds.get(client.projectId) === pending) this.feeds.delete(client.projectId);
-    });
-  }
-
-  private enqueue(feed: Feed, task: () => Promise<void>): void {
-    feed.chain = feed.chain.then(task).catch((error: unknown) => {
-      this.deps.log.warn({ err: error, project: feed.projectId }, 'realtime: reading the event log failed; retrying on the next poll');
+      return feed.clients.size === 0;
     });
   }
 
@@ -326,46 +306,29 @@ export class RealtimeHub implements ChangeFeed {
         setTimeout(() => this.wake(feed.projectId), GAP_RETRY_MS).unref();
         return;
       }
-      feed.gap = undefined;
+      feed.gap.clear();
       await this.process(feed, events);
       if (events.length < PAGE) return;
     }
   }
 
-  /**
-   * Whether the numbers from `cursor + 1` to `next - 1` are gone for good. A number is taken
-   * just before its transaction commits, so a gap is nearly always a commit in progress; it
-   * is final once every transaction in progress when it was first seen has ended (a rollback)
-   * and a read after that still does not find it. Then the cursor moves past it.
-   */
+  /** Whether the gap before `next` is final (gap-watch.ts); then the cursor has moved past it. */
   private async gapClosed(feed: Feed, db: ProjectSchema['db'], next: number): Promise<boolean> {
-    const at = feed.cursor + 1;
-    if (feed.gap?.at !== at) {
-      feed.gap = { at, since: Date.now(), horizon: db.transactionHorizon ? await db.transactionHorizon() : undefined };
-      return false;
-    }
-    const { horizon, since } = feed.gap;
-    // The horizon is cluster-wide: a long write transaction anywhere (another project, a migration)
-    // holds it back, so a gap older than GAP_GIVE_UP_MS is given up too (a number is taken by the
-    // last statement before COMMIT: a commit still under way after that long is not expected).
-    const timedOut = Date.now() - since > GAP_GIVE_UP_MS;
-    const settled = timedOut || (horizon !== undefined && db.hasSettled ? await db.hasSettled(horizon) : false);
-    if (!settled) return false;
-    const again = await readEvents(db, feed.cursor, 1);
-    if (again[0]?.seq === at) return true;
-    if (timedOut) this.deps.log.warn({ project: feed.projectId, from: at, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
-    feed.cursor = (again[0]?.seq ?? next) - 1;
+    const verdict = await feed.gap.judge(feed.cursor, next, {
+      firstAfter: async (after) => (await readEvents(db, after, 1))[0]?.seq,
+      ...(db.transactionHorizon && { transactionHorizon: () => db.transactionHorizon!() }),
+      ...(db.hasSettled && { hasSettled: (horizon: string) => db.hasSettled!(horizon) }),
+    });
+    if (!verdict) return false;
+    if (verdict.skipped) this.deps.log.warn({ project: feed.projectId, from: feed.cursor + 1, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
+    feed.cursor = verdict.cursor;
     return true;
   }
 
   private async process(feed: Feed, events: readonly LoggedEvent[]): Promise<void> {
     const schema = await this.deps.schemas.schema(feed.projectId);
     await this.checkIdentities(feed);
-    for (const event of events) {
-      if (event.seq !== feed.cursor + 1) {
-        if (event.seq <= feed.cursor) continue;
-        break;
-      }
+    for (const event of nextInLine(feed.cursor, events)) {
       const resolved = await this.resolvePaths(feed, schema, event);
       feed.cursor = event.seq;
       this.deliverAll(feed, schema, event, resolved);
@@ -399,24 +362,9 @@ export class RealtimeHub implements ChangeFeed {
     }
   }
 
-  /** Ends identities whose key or JWT secret was rotated out, or whose token expired. */
+  /** Ends identities whose key or JWT secret was rotated out, or whose token expired (identity-expiry.ts). */
   private async checkIdentities(feed: Feed, force = false): Promise<void> {
-    const state = await this.deps.projectState(feed.projectId);
-    if (!state) {
-      for (const client of [...feed.clients]) client.close();
-      return;
-    }
-    // A key in its grace period ends by time alone: recheck while one exists.
-    const changed = state !== feed.state || (force && state.keys.some((key) => key.expires_at !== null));
-    feed.state = state;
-    // Token expiry alone is checked by each delivery and by the poll (force), not per batch of events.
-    if (!changed && !force) return;
-    const now = this.deps.clock.now();
-    for (const client of feed.clients) {
-      const identity = client.identity;
-      if (!identity) continue;
-      if ((identity.expiresAtMs !== undefined && now >= identity.expiresAtMs) || (changed && !identity.stillValid(state))) client.expire();
-    }
+    feed.identities.check(feed.clients, await this.deps.projectState(feed.projectId), force);
   }
 
   private pingAll(): void {
@@ -425,17 +373,15 @@ export class RealtimeHub implements ChangeFeed {
 
   /** The poll: reads every watched log, checks identities, trims logs this process wrote to. */
   private async sweep(): Promise<void> {
-    for (const [projectId, pending] of this.feeds) {
-      void pending.then((feed) => this.enqueue(feed, () => this.checkIdentities(feed, true)));
+    for (const projectId of this.feeds.projects()) {
+      this.feeds.withFeed(projectId, (feed) => feed.steps.run(() => this.checkIdentities(feed, true)));
       this.wake(projectId);
     }
-    const now = this.deps.clock.now();
-    for (const [projectId, trimmedAt] of this.written) {
-      if (now - trimmedAt < this.limits.trimEveryMs) continue;
-      this.written.delete(projectId);
+    const keepFrom = this.trims.keepFrom();
+    for (const projectId of this.trims.due()) {
       try {
         const { db } = await this.deps.schemas.schema(projectId);
-        await trimEvents(db, new Date(now - this.limits.keepMs).toISOString());
+        await trimEvents(db, keepFrom);
       } catch (error) {
         this.deps.log.warn({ err: error, project: projectId }, 'realtime: trimming the event log failed');
       }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RealtimeClient, RealtimeEvent } from '../../packages/client/src/index.js';
 import { PASSWORD, signUp } from '../helpers/auth-fixtures.js';
+import { eventually } from '../helpers/eventually.js';
 import { createClientProject, recordedClient, type TasksRow } from '../helpers/client-project.js';
 import { putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
@@ -24,11 +25,7 @@ before(async () => {
 after(() => server.close());
 
 async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await eventually(check, { timeoutMs, what });
 }
 
 /**
@@ -79,8 +76,10 @@ describe('client.realtime.subscribe', () => {
       await until(() => cuts.length === 2 && seen.length >= 3, 'the reconnect and the replay');
       await adminCreate('tasks', { title: 't3' });
       await until(() => seen.length >= 4, 'a live event after the replay');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${e.record.title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3']);
+      // A later write it must see: a doubled or extra event before it would show by then.
+      await adminCreate('tasks', { title: 'barrier' });
+      await until(() => seen.some((e) => e.action !== 'reset' && e.record.title === 'barrier'), 'the barrier');
+      assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${e.record.title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3', 'create:barrier']);
       const posts = sent.filter((r) => r.method === 'POST' && r.path.endsWith('/realtime'));
       assert.equal(posts.length, 2, 'one subscription call per stream');
     } finally {
@@ -102,8 +101,10 @@ describe('client.realtime.subscribe', () => {
       await adminCreate('notes', { title: 'theirs', owner: other.user.id });
       await adminCreate('notes', { title: 'mine', owner: me.id });
       await until(() => seen.length === 1, 'my row');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.deepEqual(seen.map((e) => e.action !== 'reset' && (e.record as { title: string }).title), ['mine']);
+      // A later row of mine it must see: their row, had it passed, would be before it.
+      await adminCreate('notes', { title: 'mine, later', owner: me.id });
+      await until(() => seen.length === 2, 'my later row');
+      assert.deepEqual(seen.map((e) => e.action !== 'reset' && (e.record as { title: string }).title), ['mine', 'mine, later']);
     } finally {
       stop();
     }

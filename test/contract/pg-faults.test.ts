@@ -12,6 +12,7 @@ import { sql } from '../../src/query/sql-tree.js';
 import { buildPostgresEngine, type PostgresEngine } from '../../src/store/postgres/pg-engine.js';
 import { ListenConnection } from '../../src/store/postgres/pg-listen-connection.js';
 import { StoreError, type ProjectDatabase } from '../../src/store/types.js';
+import { eventually } from '../helpers/eventually.js';
 import { tableOf } from '../helpers/storage-engines.js';
 import { createTestDatabase, isPostgresReachable, type TestDatabase } from '../helpers/test-database.js';
 
@@ -26,11 +27,7 @@ const deferred = () => {
 };
 /** Polls `check` every 20 ms for up to 5 s; fails the test if it never holds. */
 const waitFor = async (check: () => boolean): Promise<void> => {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    assert.ok(Date.now() < deadline, 'timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(check, { everyMs: 20 });
 };
 const select = { kind: 'select', table: 'notes', columns: [{ name: 'id', type: 'text' }] } as const;
 const NOW = '2026-01-01T00:00:00.000Z';

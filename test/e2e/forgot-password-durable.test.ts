@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
+import { eventually } from '../helpers/eventually.js';
 
 const PROJECT = 'durable-reset';
 const ORIGIN = 'https://app.example.com';
@@ -106,9 +107,7 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
       return response.body.data;
     };
     // Every stored request is resolved (to a mail or to nothing) by the restarted server.
-    const deadline = Date.now() + 20_000;
-    while ((await unresolvedRequests(dataDir, database)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(await unresolvedRequests(dataDir, database), 0, 'requests left unresolved after the restart');
+    await eventually(async () => (await unresolvedRequests(dataDir, database)) === 0, { timeoutMs: 20_000, everyMs: 100, what: 'every stored request to be resolved after the restart' });
     const mails = await outbox();
     for (const email of answeredKnown) {
       const mail = mails.find((m) => m.to === email);

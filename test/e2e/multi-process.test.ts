@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { call, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { eventually } from '../helpers/eventually.js';
 
 const PASSWORD = 'correct horse battery';
 const MAILS = 16;
@@ -154,8 +155,7 @@ describe('two server processes on one PostgreSQL database', () => {
     // Signups on both processes at once: both workers wake and claim from one queue together.
     const emails = Array.from({ length: MAILS }, (_, i) => `mail${i}@example.com`);
     await Promise.all(emails.map((email, i) => signUp(i % 2 === 0 ? a : b, email)));
-    const deadline = Date.now() + 30_000;
-    while (smtp.received.length - before < MAILS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(() => smtp.received.length - before >= MAILS, { timeoutMs: 30_000, everyMs: 100, what: `${MAILS} mails` });
     // Give a duplicate, if any worker were to send one, time to arrive.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const counts = new Map<string, number>();

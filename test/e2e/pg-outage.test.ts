@@ -15,7 +15,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { eventually } from '../helpers/eventually.js';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
+import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { freePort, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 
@@ -249,15 +251,10 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     const client = new pg.Client({ connectionString: cluster.url });
     await client.connect();
     try {
-      const deadline = Date.now() + 5_000;
-      let listening = 0;
-      while (Date.now() < deadline) {
-        const result = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'rowbase-listen'");
-        listening = result.rows[0].n;
-        if (listening === 1) break;
-        await sleep(100);
-      }
-      assert.equal(listening, 1, 'one listening connection, reconnected');
+      await eventually(
+        async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'rowbase-listen'")).rows[0].n === 1,
+        { everyMs: 100, what: 'one listening connection, reconnected' },
+      );
     } finally {
       await client.end();
     }
@@ -290,14 +287,68 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     assert.deepEqual(JSON.parse(afterwards.text).data.allowed_redirect_origins, ['https://restored.example']);
   });
 
+  it('an open realtime stream through a hung server: the process stays up, streams open again and see new writes', async (t) => {
+    const subscribe = async (stream: SseStream) => {
+      const bound = await request('subscribe', 'POST', p('/realtime'), admin, { client_id: stream.clientId, subscriptions: ['notes'] });
+      assert.equal(bound.status, 200, bound.text);
+    };
+    const held = await openStream(server.url, 'outage');
+    await subscribe(held);
+    // Streams of other projects opened and closed throughout, each project in turn: with no
+    // stream of it left open, each opening loads that project's feed anew, and a load the freeze
+    // catches fails while the poll waits on it.
+    const others = Array.from({ length: 12 }, (_, i) => `outage-b${i}`);
+    for (const id of others) {
+      const other = await request('setup', 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: id, id });
+      assert.equal(other.status, 201, other.text);
+    }
+    let opening = true;
+    let attempts = 0;
+    const openers = async () => {
+      while (opening) {
+        attempts++;
+        try {
+          // Aborted once the answer starts: the connection closes, and with it the stream.
+          const controller = new AbortController();
+          const timer = setTimeout(() => controller.abort(), BOUND_MS);
+          await fetch(`${server.url}/p/${others[attempts % others.length]}/realtime`, { signal: controller.signal }).finally(() => clearTimeout(timer));
+          controller.abort();
+        } catch {
+          // A refusal or an ended stream is fine here; the process staying up is what counts.
+        }
+        await sleep(10);
+      }
+    };
+    const running = Promise.all([openers(), openers(), openers()]);
+    outcomes.length = 0;
+    await outage('freeze', 1_500);
+    opening = false;
+    await running;
+    t.diagnostic(`${attempts} stream openings during the outage`);
+    assert.equal(server.child.exitCode, null, `the server process is still running:\n${server.output()}`);
+    assert.doesNotMatch(server.output(), /Unhandled|uncaught/i);
+    const again = await openStream(server.url, 'outage');
+    try {
+      await subscribe(again);
+      const wrote = await request('write', 'POST', p('/api/notes'), admin, { title: 'after the outage, live' });
+      assert.equal(wrote.status, 201, wrote.text);
+      const live = (event: { json?: { record?: { title?: string } } }) => event.json?.record?.title === 'after the outage, live';
+      await again.waitFor(1, live, 10_000);
+      // The stream held through the outage either still delivers, or was ended cleanly.
+      if (!held.ended) await held.waitFor(1, live, 10_000);
+    } finally {
+      again.close();
+      held.close();
+    }
+  });
+
   it('the process never exited, and mail queued after the outage is sent', async () => {
     assert.equal(server.child.exitCode, null, `the server process is still running:\n${server.output()}`);
     assert.doesNotMatch(server.output(), /Unhandled|uncaught/i);
     const before = smtp.received.length;
     const signup = await request('signup', 'POST', p('/auth/signup'), {}, { email: 'after@example.com', password: PASSWORD });
     assert.equal(signup.status, 201, signup.text);
-    const deadline = Date.now() + 10_000;
-    while (!smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')) && Date.now() < deadline) await sleep(100);
+    await eventually(() => smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')), { timeoutMs: 10_000, everyMs: 100, what: 'the mail queued after the outage' });
     assert.ok(smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')), 'the verification mail arrived');
   });
 });

@@ -75,15 +75,18 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
     const adminB = await subscribers.adminB.waitFor(total, undefined, 15_000);
     const adaA = await subscribers.adaA.waitFor(total / 2, undefined, 15_000);
     const adaB = await subscribers.adaB.waitFor(total / 2, undefined, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A later write both admin streams must see: a duplicate before it would show by then.
+    const barrier = await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 9999, owner: users[0]!.id });
+    assert.equal(barrier.status, 201, JSON.stringify(barrier.body));
+    const isBarrier = (e: { json?: { record?: { n?: number } } }) => e.json?.record?.n === 9999;
     const order = (events: typeof adminA) => events.map((e) => `${e.id}:${e.json.record.n}`);
-    assert.equal(subscribers.adminA.received().length, total, 'no duplicates on A');
-    assert.equal(subscribers.adminB.received().length, total, 'no duplicates on B');
+    assert.equal((await subscribers.adminA.before(isBarrier, 15_000)).length, total, 'no duplicates on A');
+    assert.equal((await subscribers.adminB.before(isBarrier, 15_000)).length, total, 'no duplicates on B');
     assert.deepEqual(order(adminB), order(adminA), 'the same order on both processes');
     assert.deepEqual(new Set(adminA.map((e) => e.json.record.n)).size, total, 'every write once');
     const ids = adminA.map((e) => Number(e.id));
     assert.deepEqual(ids, Array.from({ length: total }, (_, i) => ids[0]! + i), 'numbers are gap-free and increasing');
-    assert.equal(subscribers.adaA.received().length, total / 2);
+    assert.equal((await subscribers.adaA.before(isBarrier, 15_000)).length, total / 2);
     assert.deepEqual(order(adaA), order(adaB));
     assert.ok(adaA.every((e) => e.json.record.owner === users[0]!.id), "Ada never sees Bob's rows");
     assert.deepEqual(order(adaA), order(adminA.filter((e) => e.json.record.owner === users[0]!.id)), "Ada's events in the admin's order");
@@ -103,9 +106,9 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
       const marker = 99_000 + round;
       assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: marker, owner: users[0]!.id })).status, 201);
-      await stream.waitFor(1, (e) => e.json?.record?.n === marker, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(stream.received().filter((e) => e.event === 'items').map((e) => e.json.record.n), [marker], `round ${round}`);
+      // The marker is the barrier: an older event sent to the new topics would come before it.
+      const judged = await stream.before((e) => e.json?.record?.n === marker, 10_000);
+      assert.deepEqual(judged.filter((e) => e.event === 'items').map((e) => e.json.record.n), [], `round ${round}`);
     }
   });
 
@@ -123,20 +126,27 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
       assert.equal(bound.status, 200, JSON.stringify(bound.body));
       const marker = 98_000 + round;
       assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: marker, owner: users[0]!.id })).status, 201);
-      await stream.waitFor(1, (e) => e.json?.record?.n === marker, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(stream.received().map((e) => (e.event === 'items' ? e.json.record.n : e.event)), ['reset', marker], `round ${round}`);
+      // The marker is the barrier: an older event sent after the reset would come before it.
+      const judged = await stream.before((e) => e.json?.record?.n === marker, 10_000);
+      assert.deepEqual(judged.map((e) => (e.event === 'items' ? e.json.record.n : e.event)), ['reset'], `round ${round}`);
     }
   });
 
   it('a logout through one process ends the binding on the other (auth_expired)', async () => {
     const login = await call(a.url, 'POST', `/p/${project}/auth/login`, {}, { email: 'ada@example.com', password: PASSWORD });
     const onB = await subscribe(b, { authorization: `Bearer ${login.body.token}` });
+    // Sees every item: once it has one, B's feed has judged that item for onB too.
+    const witness = await subscribe(b, admin);
     assert.equal((await call(a.url, 'POST', `/p/${project}/auth/logout`, { authorization: `Bearer ${login.body.token}` })).status, 204);
     await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 5000, owner: users[0]!.id });
     await onB.waitFor(1, (e) => e.event === 'auth_expired', 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(onB.received().map((e) => e.event), ['auth_expired']);
+    await witness.waitFor(1, (e) => e.json?.record?.n === 5000, 10_000);
+    // Bound again with the admin key, its next event is the barrier: the item written after the
+    // logout, had the ended binding let it through, would come before it.
+    const rebound = await call(b.url, 'POST', `/p/${project}/realtime`, admin, { client_id: onB.clientId, subscriptions: ['items'] });
+    assert.equal(rebound.status, 200, JSON.stringify(rebound.body));
+    assert.equal((await call(a.url, 'POST', `/p/${project}/api/items`, admin, { n: 5001, owner: users[0]!.id })).status, 201);
+    assert.deepEqual((await onB.before((e) => e.json?.record?.n === 5001, 10_000)).map((e) => e.event), ['auth_expired']);
   });
 
   it('SIGTERM closes the streams of the stopping process; a client resumes on the other with since', async () => {

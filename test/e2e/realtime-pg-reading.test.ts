@@ -16,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startProcessPair, type ProcessPair } from '../helpers/process-pair.js';
 import { call, type ServerProcess } from '../helpers/server-process.js';
+import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -81,20 +82,14 @@ describe('realtime reading the shared PostgreSQL log', () => {
     // Written at once: the connections are down (a reconnect takes at least 100 ms).
     for (let n = 4; n <= 6; n++) await write(b, n);
 
-    const deadline = Date.now() + 10_000;
-    let back: number[] = [];
-    while (Date.now() < deadline) {
-      back = (await listeners()).filter((pid) => !cut.includes(pid));
-      if (back.length === 2) break;
-      await sleep(50);
-    }
-    assert.equal(back.length, 2, 'both processes listen again by themselves');
+    await eventually(async () => (await listeners()).filter((pid) => !cut.includes(pid)).length === 2, { timeoutMs: 10_000, what: 'both processes to listen again by themselves' });
     for (let n = 7; n <= 9; n++) await write(b, n);
 
-    const events = await stream.waitFor(9, undefined, 10_000);
-    await sleep(300);
-    assertOnceInOrder(stream.received(), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    assert.equal(events.length, 9);
+    await stream.waitFor(9, undefined, 10_000);
+    // A later write it must see: a doubled event before it would show by then.
+    await write(b, 10);
+    await stream.waitFor(10, undefined, 10_000);
+    assertOnceInOrder(stream.received(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('a number whose transaction commits after a higher one is delivered first, not skipped', async () => {
@@ -120,8 +115,10 @@ describe('realtime reading the shared PostgreSQL log', () => {
       assert.deepEqual(numbers(stream.received()), [], 'nothing passes a number still being committed');
       await late.query('COMMIT');
       await stream.waitFor(2, undefined, 10_000);
-      await sleep(300);
-      assertOnceInOrder(stream.received(), [101, 102]);
+      // A later write it must see: a doubled event before it would show by then.
+      await write(a, 103);
+      await stream.waitFor(3, undefined, 10_000);
+      assertOnceInOrder(stream.received(), [101, 102, 103]);
     } finally {
       await early.query('ROLLBACK').catch(() => undefined);
       await late.query('ROLLBACK').catch(() => undefined);

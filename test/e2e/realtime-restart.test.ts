@@ -14,6 +14,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { call, freePort, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
@@ -35,15 +36,9 @@ describe('realtime across a server restart', () => {
 
   /** Opens a stream as a reconnecting client does: again and again until the server answers. */
   async function reconnect(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
-    for (const deadline = Date.now() + 30_000; ; await sleep(25)) {
-      try {
-        const stream = await openStream(url, PROJECT, headers);
-        streams.push(stream);
-        return stream;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-      }
-    }
+    const stream = await eventually(() => openStream(url, PROJECT, headers), { timeoutMs: 30_000, what: 'the server to answer a stream' });
+    streams.push(stream);
+    return stream;
   }
 
   /** Binds `stream` to the items topic with the admin key, resuming after `since` when given. */
@@ -60,6 +55,9 @@ describe('realtime across a server restart', () => {
   let admin: Record<string, string>;
   /** The id of the last event the subscribers saw before the restart. */
   let last: string;
+  /** Barrier writes (a later event a stream must see) are numbered from here, above every other write. */
+  let nextBarrier = 10_000;
+  const isBarrier = (e: SseEvent) => e.event === 'items' && e.json.record.n >= 10_000;
   const write = async (n: number) => assert.equal((await call(server.url, 'POST', `/p/${PROJECT}/api/items`, admin, { n })).status, 201);
 
   /** Two subscribers see `numbers` written, then the server stops (SIGTERM) and their streams end. */
@@ -83,8 +81,9 @@ describe('realtime across a server restart', () => {
   /** Every event after `last`, once, in order, no reset, with ids above `last`. */
   async function assertResumed(stream: SseStream, numbers: readonly number[]): Promise<void> {
     const events = await stream.waitFor(numbers.length, (e) => e.event === 'items', 10_000);
-    await sleep(300);
-    assert.deepEqual(rows(stream.received()), numbers, 'every event after since once, in order, and no reset');
+    // A later write it must see: a duplicate or a reset before it would show by then.
+    await write(nextBarrier++);
+    assert.deepEqual(rows(await stream.before(isBarrier, 10_000)), numbers, 'every event after since once, in order, and no reset');
     const ids = events.map((e) => Number(e.id));
     assert.ok(ids[0]! > Number(last), `ids keep increasing across the restart (${last} then ${ids.join(', ')})`);
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
@@ -160,10 +159,12 @@ describe('realtime across a server restart', () => {
     await Promise.all([writer(100), writer(200), writer(300), writer(400), back]);
     const stream = await back;
     const events = await stream.waitFor(written.length, (e) => e.event === 'items', 15_000);
-    await sleep(300);
-    assert.deepEqual(stream.received().filter((e) => e.event !== 'items').map((e) => e.event), [], 'no reset');
+    // A later write it must see: a duplicate or a reset before it would show by then.
+    await write(nextBarrier++);
+    const judged = await stream.before(isBarrier, 15_000);
+    assert.deepEqual(judged.filter((e) => e.event !== 'items').map((e) => e.event), [], 'no reset');
     assert.deepEqual(rows(events).sort(), [...written].sort(), 'every write once');
-    assert.equal(stream.received().length, written.length, 'no duplicates');
+    assert.equal(judged.length, written.length, 'no duplicates');
     const ids = events.map((e) => Number(e.id));
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'in id order');
     assert.ok(ids[0]! > Number(last));

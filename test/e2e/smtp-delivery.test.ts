@@ -16,6 +16,7 @@ import { sql } from '../../src/query/sql-tree.js';
 import { freePort } from '../helpers/server-process.js';
 import { startSmtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** Fast retries so that a test sees several attempts within a second. */
 const FAST: AppOptions = { mailWorker: { pollIntervalMs: 100, backoffBaseMs: 100, backoffMaxMs: 300 } };
@@ -61,13 +62,8 @@ async function statuses(target: TestServer, project: TestProject): Promise<Recor
   return Object.fromEntries(response.body.data.map((item: { to: string; status: string }) => [item.to, item.status]));
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Deliveries retry on their own schedule: the shared wait, with room for a retry or two. */
+const queueSettles = (check: () => Promise<boolean>) => eventually(check, { timeoutMs: 10_000, everyMs: 50, what: 'the mail queue' });
 
 async function queueRow(target: TestServer, to: string) {
   return target.built.services.storage.system.first({ kind: 'select', table: MAIL_QUEUE.table, columns: MAIL_QUEUE.columns, where: sql.eq('recipient', to) });
@@ -92,7 +88,7 @@ describe('mail delivery over SMTP', () => {
     assert.equal(second.envelopeFrom, 'noreply@rowbase.test');
     assert.match(second.headers.get('from') ?? '', /Rowbase Test/);
 
-    await eventually(async () => Object.values(await statuses(app, project)).every((s) => s === 'sent'));
+    await queueSettles(async () => Object.values(await statuses(app, project)).every((s) => s === 'sent'));
     assert.equal(smtp.received.length, 2, 'each mail is sent once');
   });
 
@@ -104,7 +100,7 @@ describe('mail delivery over SMTP', () => {
     assert.ok(took < 500, `enqueue took ${took} ms`);
 
     // Several attempts fail (connection refused) and are rescheduled, not dropped.
-    await eventually(async () => Number((await queueRow(app, 'user1@example.com'))?.attempts) >= 2);
+    await queueSettles(async () => Number((await queueRow(app, 'user1@example.com'))?.attempts) >= 2);
     const failing = await queueRow(app, 'user1@example.com');
     assert.equal(failing?.status, 'pending');
     assert.match(String(failing?.last_error), /ECONNECTION|ECONNREFUSED|ESOCKET/);
@@ -112,7 +108,7 @@ describe('mail delivery over SMTP', () => {
     const smtp = await receiver({ port });
     const delivered = await smtp.waitForMail();
     assert.equal(delivered.subject, 'Message 1');
-    await eventually(async () => (await statuses(app, project))['user1@example.com'] === 'sent');
+    await queueSettles(async () => (await statuses(app, project))['user1@example.com'] === 'sent');
   });
 
   it('keeps enqueue and other requests fast while the mail server is slow', async () => {
@@ -128,7 +124,7 @@ describe('mail delivery over SMTP', () => {
     assert.ok(performance.now() - healthStarted < 500);
     assert.equal(smtp.received.length, 0);
     await smtp.waitForMail();
-    await eventually(async () => (await statuses(app, project))['user1@example.com'] === 'sent');
+    await queueSettles(async () => (await statuses(app, project))['user1@example.com'] === 'sent');
   });
 
   it('gives up on a server that never answers within the greeting timeout, and closes without waiting for it', async () => {
@@ -136,7 +132,7 @@ describe('mail delivery over SMTP', () => {
     const app = await server(smtp.url, { ...FAST, smtpTimeouts: { greetingMs: 200 } });
     const project = await createProject(app);
     await app.built.services.mail.enqueue(mail(project, 1));
-    await eventually(async () => /ETIMEDOUT|timeout/i.test(String((await queueRow(app, 'user1@example.com'))?.last_error)));
+    await queueSettles(async () => /ETIMEDOUT|timeout/i.test(String((await queueRow(app, 'user1@example.com'))?.last_error)));
 
     // A send is in flight (or about to be); closing the app aborts it rather than waiting.
     const closeStarted = performance.now();
@@ -151,7 +147,7 @@ describe('mail delivery over SMTP', () => {
     await app.built.services.mail.enqueue(mail(project, 1));
     await app.built.services.mail.enqueue(mail(project, 2));
     await smtp.waitForMail((m) => m.envelopeTo.includes('user2@example.com'));
-    await eventually(async () => (await statuses(app, project))['user1@example.com'] === 'failed');
+    await queueSettles(async () => (await statuses(app, project))['user1@example.com'] === 'failed');
     await new Promise((resolve) => setTimeout(resolve, 400));
     const row = await queueRow(app, 'user1@example.com');
     assert.equal(row?.attempts, 1);
@@ -168,7 +164,7 @@ describe('mail delivery over SMTP', () => {
     await app.built.services.mail.enqueue(mail(project, 2, { text: `Reset: ${link(2)}`, html: `<a href="${link(2)}">Reset</a>` }));
     const delivered = await smtp.waitForMail((m) => m.envelopeTo.includes('user2@example.com'));
     assert.match(delivered.text, /secret-token-2/, 'the mail itself carries the link');
-    await eventually(async () => {
+    await queueSettles(async () => {
       const now = await statuses(app, project);
       return now['user1@example.com'] === 'failed' && now['user2@example.com'] === 'sent';
     });
@@ -190,7 +186,7 @@ describe('mail delivery over SMTP', () => {
     await app.built.services.mail.enqueue(mail(project, 1));
     await app.built.services.mail.enqueue(mail(project, 2));
     await smtp.waitForMail((m) => m.envelopeTo.includes('user2@example.com'));
-    await eventually(async () => Object.keys(await statuses(app, project)).length === 0);
+    await queueSettles(async () => Object.keys(await statuses(app, project)).length === 0);
     assert.equal(smtp.received.length, 1);
   });
 
@@ -209,7 +205,7 @@ describe('mail delivery over SMTP', () => {
     assert.equal(signup.body.user.email_verified, false);
     // Argon2 hashing dominates; a mail server wait (seconds) would show.
     assert.ok(took < 2000, `signup took ${took} ms`);
-    await eventually(async () => Number((await queueRow(app, 'ada@example.com'))?.attempts) >= 1);
+    await queueSettles(async () => Number((await queueRow(app, 'ada@example.com'))?.attempts) >= 1);
     assert.equal((await statuses(app, project))['ada@example.com'], 'pending');
 
     const smtp = await receiver({ port });
@@ -253,7 +249,7 @@ describe('mail delivery over SMTP', () => {
     const smtp = await receiver({ port });
     const after = await server(smtpUrl, { ...FAST, dataDir });
     for (const n of [1, 2, 3]) await smtp.waitForMail((m) => m.envelopeTo.includes(`user${n}@example.com`));
-    await eventually(async () => Object.values(await statuses(after, project)).filter((s) => s === 'sent').length === 3);
+    await queueSettles(async () => Object.values(await statuses(after, project)).filter((s) => s === 'sent').length === 3);
     assert.equal(smtp.received.length, 3);
   });
 });

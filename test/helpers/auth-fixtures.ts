@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { MailView } from '../../src/email/mail-queue.js';
+import { eventually } from './eventually.js';
 import { createProject, putTable, type TestProject, type TestServer } from './test-server.js';
 
 export const PASSWORD = 'correct horse battery';
@@ -84,13 +85,13 @@ export async function mailsTo(server: TestServer, project: TestProject, to: stri
  * and returns the newest. Throws after `timeoutMs`.
  */
 export async function waitForMail(server: TestServer, project: TestProject, to: string, count = 1, timeoutMs = 5000): Promise<OutboxMail> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mails = await mailsTo(server, project, to);
-    if (mails.length >= count) return mails[0]!;
-    if (Date.now() > deadline) throw new Error(`no mail #${count} to ${to} within ${timeoutMs} ms (have ${mails.length})`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return eventually(
+    async () => {
+      const mails = await mailsTo(server, project, to);
+      return mails.length >= count ? mails[0]! : undefined;
+    },
+    { timeoutMs, everyMs: 20, what: `mail #${count} to ${to}` },
+  );
 }
 
 /** The link in a mail's text body (the first http(s) URL). */

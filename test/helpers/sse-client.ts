@@ -3,6 +3,7 @@
  * GET /p/{id}/realtime, parses events as they arrive and lets a test wait for them.
  */
 import assert from 'node:assert/strict';
+import { eventually } from './eventually.js';
 
 /** One parsed event (comments are counted, not kept). */
 export interface SseEvent {
@@ -28,6 +29,12 @@ export interface SseStream {
   waitFor(count: number, match?: (event: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent[]>;
   /** Events after `connect` received so far that satisfy `match`. */
   received(match?: (event: SseEvent) => boolean): SseEvent[];
+  /**
+   * Waits for the first event matching `barrier` (a later write the stream must see) and returns
+   * the events received before it: everything the server judged before the barrier, so what is
+   * missing there was withheld, not merely late.
+   */
+  before(barrier: (event: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent[]>;
   /** Waits until the server ends the stream. */
   waitForEnd(timeoutMs?: number): Promise<void>;
   close(): void;
@@ -62,12 +69,13 @@ export async function openStream(baseUrl: string, projectId: string, headers: Re
         });
       }
     },
+    async before(barrier: (event: SseEvent) => boolean, timeoutMs = 5_000) {
+      await stream.waitFor(1, barrier, timeoutMs);
+      const received = stream.received();
+      return received.slice(0, received.findIndex(barrier));
+    },
     async waitForEnd(timeoutMs = 5_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!stream.ended) {
-        if (Date.now() > deadline) assert.fail('the stream did not end');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually(() => stream.ended, { timeoutMs, what: 'the stream to end' });
     },
     close: () => controller.abort(),
   };
@@ -112,11 +120,8 @@ export async function openStream(baseUrl: string, projectId: string, headers: Re
     stream.ended = true;
     wake();
   })();
-  const deadline = Date.now() + 5_000;
-  while (events.length === 0) {
-    if (stream.ended || Date.now() > deadline) assert.fail('no connect event');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(() => events.length > 0 || stream.ended, { everyMs: 10, what: 'the connect event' });
+  if (events.length === 0) assert.fail('no connect event: the stream ended');
   assert.equal(events[0]!.event, 'connect');
   (stream as { clientId: string }).clientId = (events[0]!.json as { client_id: string }).client_id;
   return stream;

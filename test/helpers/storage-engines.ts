@@ -96,12 +96,3 @@ export function tableOf(name: string, columns: Partial<TableDefinition['columns'
   };
 }
 
-/** Polls `check` until it holds (changes made by another engine reach this one asynchronously on some engines). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { assertError } from '../helpers/assert-error.js';
+import { eventually } from '../helpers/eventually.js';
 import { createProject, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
@@ -35,14 +36,14 @@ describe('project cache: a load that straddles another process\'s key rotation (
 
   /** Resolves once some connection waits for a lock on project_settings. */
   async function waitForBlockedLoad(): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
-      // pg_locks, not pg_stat_activity: a statement blocked while it is parsed still shows the previous query's text.
-      const waiting = await locker.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'rowbase.project_settings'::regclass");
-      if (waiting.rows[0].n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    assert.fail('the project load never waited for the lock');
+    await eventually(
+      async () => {
+        // pg_locks, not pg_stat_activity: a statement blocked while it is parsed still shows the previous query's text.
+        const waiting = await locker.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'rowbase.project_settings'::regclass");
+        return waiting.rows[0].n > 0;
+      },
+      { everyMs: 20, what: 'the project load to wait for the lock' },
+    );
   }
 
   it('the admin key rotated by process B stops working in process A (401 AUTH_INVALID_KEY), not only until the next change', async () => {

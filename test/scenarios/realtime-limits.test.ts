@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../helpers/assert-error.js';
+import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
@@ -14,6 +15,8 @@ describe('realtime limits', () => {
   let server: TestServer;
   let project: TestProject;
   const streams: SseStream[] = [];
+  /** Waits until the server counts `count` open streams (a closed one is noticed when its socket closes). */
+  const streamsOpen = (count: number) => eventually(() => server.built.services.realtime.size === count, { what: `${count} open streams` });
 
   before(async () => {
     server = await startTestServer({}, { realtime: { maxClients: 3, maxBufferedBytes: 256 * 1024, pingMs: 100 } });
@@ -28,27 +31,24 @@ describe('realtime limits', () => {
   it('idle streams get a ": ping" comment', async () => {
     const stream = await openStream(server.url, project.id);
     streams.push(stream);
-    const deadline = Date.now() + 3_000;
-    while (stream.pings < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(stream.pings >= 2, `pings: ${stream.pings}`);
+    await eventually(() => stream.pings >= 2, { timeoutMs: 3_000, what: 'two pings' });
     stream.close();
   });
 
   it('past the per-process stream limit → 503 SERVICE_UNAVAILABLE; a closed stream frees its place', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await streamsOpen(0);
     const open = [await openStream(server.url, project.id), await openStream(server.url, project.id), await openStream(server.url, project.id)];
     streams.push(...open);
     assertError(await server.request('GET', `/p/${project.id}/realtime`), 503, 'SERVICE_UNAVAILABLE');
     open[0]!.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await streamsOpen(2);
     streams.push(await openStream(server.url, project.id));
     for (const stream of open) stream.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
   });
 
   it('a reader that stops reading is disconnected once its unsent events pass the bound', async () => {
     for (const stream of streams) stream.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await streamsOpen(0);
     // A raw request whose body is never read: the kernel buffers fill, then the server's.
     const { clientId, response } = await new Promise<{ clientId: string; response: http.IncomingMessage }>((resolve, reject) => {
       const request = http.get(`${server.url}/p/${project.id}/realtime`, (res) => {
@@ -68,9 +68,7 @@ describe('realtime limits', () => {
       assert.equal(bulk.status, 201);
       if (server.built.services.realtime.size === 0) break;
     }
-    const deadline = Date.now() + 10_000;
-    while (server.built.services.realtime.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(server.built.services.realtime.size, 0, 'the slow reader was not disconnected');
+    await eventually(() => server.built.services.realtime.size === 0, { timeoutMs: 10_000, what: 'the slow reader to be disconnected' });
     assertError(await server.request('POST', `/p/${project.id}/realtime`, { headers: project.admin, body: { client_id: clientId, subscriptions: ['blobs'] } }), 404, 'REALTIME_CLIENT_NOT_FOUND');
     // A reader that stopped does not read the end either: reading again, it finds the connection gone.
     response.on('error', () => undefined);
@@ -83,7 +81,7 @@ describe('realtime limits', () => {
     streams.push(stream);
     assert.equal(stream.headers.get('access-control-allow-origin'), '*');
     stream.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await streamsOpen(0);
   });
 });
 

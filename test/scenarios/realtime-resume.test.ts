@@ -83,10 +83,11 @@ describe('resume with since', () => {
     // Writes racing the replay must neither be lost nor doubled.
     await Promise.all([write(7, 5), second.waitFor(4)]);
     await write(12, 1);
-    await second.waitFor(9);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.deepEqual(numbers(second), [3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    const ids = second.received().map((e) => Number(e.id));
+    // A later write it must see: anything doubled or lost before it would show by then.
+    await write(13, 1);
+    const judged = await second.before((e) => e.json?.record?.n === 13);
+    assert.deepEqual(judged.map((e) => e.json.record.n), [3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    const ids = judged.map((e) => Number(e.id));
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
     assert.equal(new Set(ids).size, ids.length);
   });
@@ -100,8 +101,10 @@ describe('resume with since', () => {
     const target = (await server.request('GET', `/p/${project.id}/api/tasks?filter=${encodeURIComponent('n = 102')}`, { headers: project.admin })).body.data[0];
     const second = await subscribed([`tasks/${target.id}`], mark!.id);
     const [event] = await second.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(second.received().length, 1);
+    // A later update of the same row it must see: no other replayed row came before it.
+    assert.equal((await server.request('PATCH', `/p/${project.id}/api/tasks/${target.id}`, { headers: project.admin, body: { n: 1102 } })).status, 200);
+    const judged = await second.before((e) => e.json?.record?.n === 1102);
+    assert.equal(judged.length, 1);
     assert.equal(event!.json.record.n, 102);
   });
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, createAuthProject, logIn, PASSWORD, signUp, tokenIn, waitForMail, mailsTo, type SignedUp } from '../helpers/auth-fixtures.js';
-import { openStream, type SseStream } from '../helpers/sse-client.js';
+import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 import { putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 const ORIGIN = 'https://app.example.com';
@@ -45,8 +45,6 @@ async function note(project: TestProject, user: SignedUp, title: string): Promis
   return response.body.data;
 }
 
-const pause = (ms = 300) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('owner-only rows', () => {
   let project: TestProject;
   let ada: SignedUp;
@@ -68,13 +66,13 @@ describe('owner-only rows', () => {
     await note(project, bob, 'bob x 2');
     const adas = await note(project, ada, 'ada x 3');
     assert.equal((await server.request('DELETE', `/p/${project.id}/api/notes/${bobsFirst.id}`, { headers: bearer(bob.token) })).status, 204);
-    await admin.waitFor(4);
-    await bobStream.waitFor(3);
-    await adaStream.waitFor(2);
-    await pause();
-    assert.deepEqual(adaStream.received().map((e) => [e.event, e.json.record.id]), [['notes', adas.id], [filter, adas.id]]);
-    assert.deepEqual(bobStream.received().map((e) => e.json.record.title), ['bob x 1', 'bob x 2', 'bob x 1']);
-    assert.equal(admin.received().length, 4);
+    // Later writes each stream must see: what it lacks before them was withheld, not late.
+    await note(project, ada, 'ada barrier');
+    await note(project, bob, 'bob barrier');
+    const titled = (title: string) => (e: SseEvent) => e.json?.record?.title === title;
+    assert.deepEqual((await adaStream.before(titled('ada barrier'))).map((e) => [e.event, e.json.record.id]), [['notes', adas.id], [filter, adas.id]]);
+    assert.deepEqual((await bobStream.before(titled('bob barrier'))).map((e) => e.json.record.title), ['bob x 1', 'bob x 2', 'bob x 1']);
+    assert.equal((await admin.before(titled('ada barrier'))).length, 4);
   });
 
   it('a moved row is judged on its new values: an update giving B’s row to A reaches A, one taking it away does not', async () => {
@@ -84,9 +82,9 @@ describe('owner-only rows', () => {
     assert.equal(give.status, 200);
     const takeBack = await server.request('PATCH', `/p/${project.id}/api/notes/${row.id}`, { headers: project.admin, body: { owner: bob.user.id } });
     assert.equal(takeBack.status, 200);
-    await adaStream.waitFor(1);
-    await pause();
-    assert.deepEqual(adaStream.received().map((e) => [e.json.action, e.json.record.owner]), [['update', ada.user.id]]);
+    await note(project, ada, 'barrier');
+    const judged = await adaStream.before((e) => e.json?.record?.title === 'barrier');
+    assert.deepEqual(judged.map((e) => [e.json.action, e.json.record.owner]), [['update', ada.user.id]]);
   });
 
   it('signup and changes made by the auth endpoints reach subscribers of the auth table', async () => {
@@ -128,23 +126,24 @@ describe('auth_expired: the identity ends, the stream goes quiet until a new POS
       const project = await newProject();
       const user = await signUp(server, project, 'dora@example.com');
       const stream = await streamFor(project, bearer(user.token), ['notes']);
+      // Sees every note: once it has one, the feed has judged that note for every stream.
+      const witness = await streamFor(project, project.admin, ['notes']);
       await note(project, user, 'before');
       await stream.waitFor(1);
       await end(project, user);
       await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { title: 'after', owner: user.user.id } });
       await stream.waitFor(1, (e) => e.event === 'auth_expired');
       await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { title: 'later', owner: user.user.id } });
-      await pause();
-      const events = stream.received();
-      assert.deepEqual(events.map((e) => e.event === 'auth_expired' ? ['auth_expired', e.data] : e.json.record.title), ['before', ['auth_expired', '{}']]);
-      if (name.startsWith('the user row')) return;
-      // A new POST with a valid identity binds again.
-      const fresh = await logIn(server, project, 'dora@example.com', name.startsWith('password') ? 'another good password' : PASSWORD);
-      const again = await server.request('POST', `/p/${project.id}/realtime`, { headers: bearer(fresh.token), body: { client_id: stream.clientId, subscriptions: ['notes'] } });
+      await witness.waitFor(1, (e) => e.json?.record?.title === 'later');
+      // A new POST with a valid identity binds again (the admin key, once the user is gone); its
+      // first event is the barrier: anything the ended binding let through would be before it.
+      const fresh = name.startsWith('the user row') ? undefined : await logIn(server, project, 'dora@example.com', name.startsWith('password') ? 'another good password' : PASSWORD);
+      const again = await server.request('POST', `/p/${project.id}/realtime`, { headers: fresh ? bearer(fresh.token) : project.admin, body: { client_id: stream.clientId, subscriptions: ['notes'] } });
       assert.equal(again.status, 200, again.text);
       await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { title: 'again', owner: user.user.id } });
-      const [last] = await stream.waitFor(1, (e) => e.json?.record?.title === 'again');
-      assert.equal(last!.event, 'notes');
+      const judged = await stream.before((e) => e.json?.record?.title === 'again');
+      assert.deepEqual(judged.map((e) => e.event === 'auth_expired' ? ['auth_expired', e.data] : e.json.record.title), ['before', ['auth_expired', '{}']]);
+      assert.equal(stream.received().at(-1)!.event, 'notes');
     });
   }
 
@@ -152,12 +151,16 @@ describe('auth_expired: the identity ends, the stream goes quiet until a new POS
     const project = await createAuthProject(server);
     await putTable(server, project, 'open', { columns: [{ name: 'title', type: 'text' }], rules: { list: '' } });
     const stream = await streamFor(project, project.anon, ['open']);
+    const witness = await streamFor(project, project.admin, ['open']);
     const rotated = await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: project.admin, body: { type: 'pk' } });
     assert.equal(rotated.status, 200, rotated.text);
     await server.request('POST', `/p/${project.id}/api/open`, { headers: project.admin, body: { title: 'after' } });
     await stream.waitFor(1, (e) => e.event === 'auth_expired');
-    await pause();
-    assert.deepEqual(stream.received().map((e) => e.event), ['auth_expired']);
+    await witness.waitFor(1, (e) => e.json?.record?.title === 'after');
+    // Bound again with the admin key: its first event is the barrier on this stream.
+    assert.equal((await server.request('POST', `/p/${project.id}/realtime`, { headers: project.admin, body: { client_id: stream.clientId, subscriptions: ['open'] } })).status, 200);
+    await server.request('POST', `/p/${project.id}/api/open`, { headers: project.admin, body: { title: 'again' } });
+    assert.deepEqual((await stream.before((e) => e.json?.record?.title === 'again')).map((e) => e.event), ['auth_expired']);
   });
 });
 
@@ -177,10 +180,12 @@ describe('rules that follow relation paths (resolved once per event)', () => {
     assert.equal(created.status, 201, created.text);
     assert.equal((await server.request('DELETE', `/p/${project.id}/api/posts/${created.body.data.id}`, { headers: project.admin })).status, 204);
     await server.request('POST', `/p/${project.id}/api/posts`, { headers: project.admin, body: { title: 'blue news', owner: cy.user.id } });
-    await adaStream.waitFor(2);
-    await cyStream.waitFor(1);
-    await pause();
-    assert.deepEqual(adaStream.received().map((e) => [e.json.action, e.json.record.title]), [['create', 'red news'], ['delete', 'red news']]);
-    assert.deepEqual(cyStream.received().map((e) => [e.json.action, e.json.record.title]), [['create', 'blue news']]);
+    // Later posts each stream must see: what it lacks before them was withheld, not late.
+    for (const [title, owner] of [['red barrier', bob], ['blue barrier', cy]] as const) {
+      assert.equal((await server.request('POST', `/p/${project.id}/api/posts`, { headers: project.admin, body: { title, owner: owner.user.id } })).status, 201);
+    }
+    const titled = (title: string) => (e: SseEvent) => e.json?.record?.title === title;
+    assert.deepEqual((await adaStream.before(titled('red barrier'))).map((e) => [e.json.action, e.json.record.title]), [['create', 'red news'], ['delete', 'red news']]);
+    assert.deepEqual((await cyStream.before(titled('blue barrier'))).map((e) => [e.json.action, e.json.record.title]), [['create', 'blue news']]);
   });
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EventSource } from 'eventsource';
 import { assertError } from '../helpers/assert-error.js';
+import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestResponse, type TestServer } from '../helpers/test-server.js';
 
@@ -102,7 +103,7 @@ describe('POST /p/{id}/realtime', () => {
   it('a closed stream → 404 REALTIME_CLIENT_NOT_FOUND', async () => {
     const closing = await open();
     closing.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually(async () => (await subscribe(closing, project.anon, ['tasks'])).status === 404, { what: 'the server to notice the closed stream' });
     assertError(await subscribe(closing, project.anon, ['tasks']), 404, 'REALTIME_CLIENT_NOT_FOUND');
   });
 });
@@ -118,8 +119,10 @@ describe('events', () => {
     const other = await create('tasks', { title: 'second' });
     assert.equal((await server.request('DELETE', `/p/${project.id}/api/tasks/${row.id}`, { headers: project.admin })).status, 204);
     const events = await stream.waitFor(6);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const seen = stream.received().map((e) => [e.event, e.json.action, e.json.record.id]);
+    // A later write the stream must see: every event of the writes above was judged before it.
+    const barrier = await create('tasks', { title: 'barrier' });
+    const judged = await stream.before((e) => e.event === 'tasks' && e.json.record.id === barrier.id);
+    const seen = judged.map((e) => [e.event, e.json.action, e.json.record.id]);
     assert.deepEqual(seen, [
       ['tasks', 'update', row.id],
       [`tasks/${row.id}`, 'update', row.id],
@@ -132,7 +135,7 @@ describe('events', () => {
     ].slice(0, seen.length));
     assert.equal(seen.length, 7);
     assert.deepEqual(events[0]!.json.record, patched.body.data);
-    const ids = stream.received().map((e) => Number(e.id));
+    const ids = judged.map((e) => Number(e.id));
     for (let i = 1; i < ids.length; i++) assert.ok(ids[i]! >= ids[i - 1]!, `ids increase: ${ids}`);
     assert.equal(new Set(ids).size, 3, 'one id per write, repeated once per matching subscription');
   });
