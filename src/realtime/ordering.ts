@@ -2,7 +2,7 @@
  * Commit order for one feed (docs/realtime.md "Order"): events leave in number order, each
  * once, and one step of the feed (a commit of this process, a wake-up, the poll) runs at a time.
  */
-import type { LoggedEvent } from './event-log.js';
+import type { LoggedEvent } from '../changes/event-log.js';
 
 /**
  * The events of `events` (ascending numbers) that are next in line after `cursor`: those at or

@@ -6,7 +6,7 @@
  * (`committed`, delivered at once when they are next in line), a wake-up from another process
  * (PostgreSQL NOTIFY) and a poll every second, which alone would be enough: correctness never
  * rests on a notification. A feed delivers number `cursor + 1` next and nothing else, so
- * events leave in commit order, once (numbers are gap-free and follow commits, event-log.ts).
+ * events leave in commit order, once (numbers are gap-free and follow commits, changes/event-log.ts).
  *
  * The hub ties together pieces with one job each: feed-registry.ts (loading and sharing feeds),
  * ordering.ts (next in line, one step at a time), gap-watch.ts, replay.ts, identity-expiry.ts,

@@ -2,7 +2,7 @@
  * Resuming a stream from `since` (contract §11, docs/realtime.md "Resume"): whether the kept
  * log still reaches back to it, and reading the entries after it in order, page by page.
  */
-import type { LoggedEvent, LogState } from './event-log.js';
+import type { LoggedEvent, LogState } from '../changes/event-log.js';
 
 /** Entries read per page of a replay. */
 export const REPLAY_PAGE = 500;

@@ -1,7 +1,7 @@
 /** Commit order for one feed (src/realtime/ordering.ts). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LoggedEvent } from '../../../src/realtime/event-log.js';
+import type { LoggedEvent } from '../../../src/changes/event-log.js';
 import { FeedQueue, nextInLine } from '../../../src/realtime/ordering.js';
 
 const events = (...seqs: number[]) => seqs.map((seq) => ({ seq, kind: 'row' }) as unknown as LoggedEvent);

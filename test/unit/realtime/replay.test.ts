@@ -1,7 +1,7 @@
 /** Resuming from `since` (src/realtime/replay.ts) over an in-memory log. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { LoggedEvent } from '../../../src/realtime/event-log.js';
+import type { LoggedEvent } from '../../../src/changes/event-log.js';
 import { replayRange, resumePoint, type EventPages } from '../../../src/realtime/replay.js';
 
 /** A log holding these numbers, counting the pages read. */
