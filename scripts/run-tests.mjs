@@ -27,7 +27,22 @@ function runNodeTests(files, env) {
 }
 
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : find('test').sort();
+// A folder names every test file below it (`node scripts/run-tests.mjs test/unit/docs`).
+const files = (only.length > 0 ? only.flatMap((arg) => (statSync(arg).isDirectory() ? find(arg) : [arg])) : find('test')).sort();
+
+// The whole suite starts with the type checker over server, tests, bench, SDK and dashboard:
+// a type error in a test file fails the run (tsx strips types without checking them).
+if (only.length === 0) {
+  const tsc = path.join('node_modules', 'typescript', 'bin', 'tsc');
+  for (const project of ['tsconfig.json', 'dashboard/tsconfig.json']) {
+    const checked = spawnSync(process.execPath, [tsc, '-p', project, '--noEmit'], { stdio: 'inherit' });
+    if (checked.status !== 0) {
+      console.log(`\nTypecheck of ${project} failed: fix the errors above (npm run typecheck).`);
+      process.exit(1);
+    }
+  }
+  console.log('Typecheck passed (tsconfig.json, dashboard/tsconfig.json).');
+}
 // ROWBASE_TEST_ENGINE=sqlite|postgres runs one pass only; unset runs SQLite, then PostgreSQL.
 const engine = process.env.ROWBASE_TEST_ENGINE;
 // A file marked `@engine sqlite` or `@engine postgres` in its header runs in that pass only.
