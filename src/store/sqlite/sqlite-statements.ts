@@ -19,10 +19,31 @@ const ROWS_PER_INSERT = 100;
 /** Bound parameters per statement: the limit of every SQLite build (newer ones allow 32,766). */
 const SAFE_PARAMETERS = 999;
 
+/** Distinct insert shapes whose SQL text is kept (insertSql). */
+const INSERT_TEXT_CACHE_SIZE = 500;
+
 /** What a multi-row insert read back (RETURNING) and how many rows it wrote. */
 interface InsertResult {
   readonly rows: Row[];
   changes: number;
+}
+
+/**
+ * What an insert's SQL text depends on: its table, columns, returned columns, conflict clause,
+ * and which values are null (compiled as the literal NULL); every other value is a `?`.
+ */
+function insertShape(statement: InsertStatement): string {
+  let key = `${statement.table}\u0000${statement.onConflictDoNothing === true}`;
+  for (const column of statement.columns) key += `\u0000${column.name}`;
+  key += '\u0001';
+  for (const column of statement.returning ?? []) key += `\u0000${column.name}`;
+  key += '\u0001';
+  for (const values of statement.rows) {
+    let mask = '';
+    for (const value of values) mask += value === null || value === undefined ? '0' : '1';
+    key += `${mask},`;
+  }
+  return key;
 }
 
 function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
@@ -65,6 +86,11 @@ export class SqliteStatements {
   private readonly byId = new WeakMap<readonly ColumnRef[], ByIdStatement>();
   /** Moves when prepared statements are forgotten (connection closed, DDL): older by-id entries are stale. */
   private generation = 0;
+  /**
+   * Insert SQL text by shape (insertShape): a bulk write compiles the same few texts for every
+   * row and every event-log chunk, and compiling them was a tenth of its CPU.
+   */
+  private readonly insertTexts = new Map<string, string>();
   /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
   private readonly strictTables = new Map<string, boolean>();
   /** Write statements run so far. */
@@ -76,6 +102,7 @@ export class SqliteStatements {
   /** Forgets prepared statements: their connection is closing. */
   forget(): void {
     this.prepared.clear();
+    this.insertTexts.clear();
     this.strictTables.clear();
     this.generation++;
   }
@@ -92,6 +119,30 @@ export class SqliteStatements {
     return statement;
   }
 
+  /**
+   * An insert's SQL text (compiled once per shape) and its parameters, each value encoded as
+   * the compiler would bind it: the same text and parameters as compileStatement.
+   */
+  private insertSql(statement: InsertStatement): { sql: string; params: unknown[] } {
+    const shape = insertShape(statement);
+    let sql = this.insertTexts.get(shape);
+    if (sql === undefined) {
+      sql = compileStatement(statement).sql;
+      // Drop the oldest entry; Map keeps insertion order.
+      if (this.insertTexts.size >= INSERT_TEXT_CACHE_SIZE) this.insertTexts.delete(this.insertTexts.keys().next().value!);
+      this.insertTexts.set(shape, sql);
+    }
+    const params: unknown[] = [];
+    const { columns } = statement;
+    for (const values of statement.rows) {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        if (value !== null && value !== undefined) params.push(encodeSqliteValue(value, columns[i]!.type));
+      }
+    }
+    return { sql, params };
+  }
+
   all(statement: Parameters<Executor['all']>[0]): Row[] {
     if (statement.kind !== 'select') this.writes++;
     try {
@@ -104,7 +155,7 @@ export class SqliteStatements {
           return [echoed];
         }
       }
-      const { sql, params } = compileStatement(statement);
+      const { sql, params } = statement.kind === 'insert' ? this.insertSql(statement) : compileStatement(statement);
       const prepared = this.prepare(sql);
       if (statement.kind === 'select') {
         const build = this.selectBuilder(prepared, columns);
@@ -163,9 +214,8 @@ export class SqliteStatements {
   /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
   private insertPlain(statement: InsertStatement, rows: readonly (readonly unknown[])[], read: boolean, out: InsertResult): void {
     const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
-    const prepared = this.prepare(compileStatement(chunk).sql);
-    const params: unknown[] = [];
-    for (const values of rows) for (let i = 0; i < values.length; i++) params.push(encodeSqliteValue(values[i], statement.columns[i]!.type));
+    const { sql, params } = this.insertSql(chunk);
+    const prepared = this.prepare(sql);
     if (!prepared.reader) {
       out.changes += prepared.run(...(params as never[])).changes;
       return;
@@ -238,7 +288,8 @@ export class SqliteStatements {
     this.writes++;
     try {
       if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, false).changes;
-      const { sql, params } = compileStatement({ ...statement, returning: undefined });
+      const plain = { ...statement, returning: undefined };
+      const { sql, params } = plain.kind === 'insert' ? this.insertSql(plain) : compileStatement(plain);
       return this.prepare(sql).run(...(params as never[])).changes;
     } catch (error) {
       throw translateSqliteError(error);
