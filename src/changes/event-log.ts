@@ -28,6 +28,8 @@ export interface RowChange {
   readonly action: 'create' | 'update' | 'delete';
   /** The new row for create and update, the row as it was for delete. */
   readonly record: Row;
+  /** `JSON.stringify(record)`, when the writer made it anyway (for its answer): stored as is. */
+  readonly recordJson?: string;
 }
 
 /** An identity that stops being valid: a session, every session of a user, a password version, or all. */
@@ -84,7 +86,7 @@ const START_WINDOW = 500;
  */
 export async function appendRowChanges(tx: Executor, changes: readonly RowChange[], now: string): Promise<LoggedEvent[]> {
   if (changes.length === 0) return [];
-  const seqs = await insert(tx, changes.map((c) => [now, c.table, c.action, JSON.stringify(c.record)]));
+  const seqs = await insert(tx, changes.map((c) => [now, c.table, c.action, c.recordJson ?? JSON.stringify(c.record)]));
   return changes.map((change, i): LoggedEvent => ({ seq: seqs[i]!, kind: 'row', change, createdAt: now }));
 }
 

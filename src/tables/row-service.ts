@@ -52,6 +52,16 @@ export interface RowRead {
   readonly json: RowJson | undefined;
 }
 
+/**
+ * Rows a create wrote, with the answer's JSON text: built from the text of each row that the
+ * event log stored, so a bulk of 1,000 rows is serialised once, not twice.
+ */
+export interface CreatedRows {
+  readonly rows: Row[];
+  /** `{"data": row}` (create) or `{"data": [rows]}` (bulk), the same text JSON.stringify writes. */
+  readonly json: string;
+}
+
 /** What the row service is built from. */
 export interface RowServiceDeps {
   readonly schemas: SchemaService;
@@ -118,13 +128,13 @@ export class RowService {
   }
 
   /** Creates a row. Throws VALIDATION_*, FORBIDDEN, CONFLICT_UNIQUE, CONFLICT_REFERENCE. */
-  async create(context: RowContext, tableName: string, body: unknown): Promise<Row> {
-    const [row] = await this.insert(context, tableName, [body], { bulk: false });
-    return row!;
+  async create(context: RowContext, tableName: string, body: unknown): Promise<CreatedRows> {
+    const { rows, texts } = await this.insert(context, tableName, [body], { bulk: false });
+    return { rows, json: `{"data":${texts[0]!}}` };
   }
 
   /** Creates all rows or none; errors name the index of the first bad row. */
-  async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<Row[]> {
+  async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<CreatedRows> {
     if (!Array.isArray(body)) {
       throw new AppError('VALIDATION_FAILED', { message: 'The bulk body must be a JSON array of row objects.', suggestion: 'Send [{...}, {...}].' });
     }
@@ -134,7 +144,8 @@ export class RowService {
         suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
       });
     }
-    return this.insert(context, tableName, body, { bulk: true });
+    const { rows, texts } = await this.insert(context, tableName, body, { bulk: true });
+    return { rows, json: `{"data":[${texts.join(',')}]}` };
   }
 
   /** Updates a visible row. Throws ROW_NOT_FOUND, VALIDATION_*, FORBIDDEN, CONFLICT_*. */
@@ -178,9 +189,16 @@ export class RowService {
     return schema && openedTable(schema, tableName);
   }
 
-  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], options: CreateOptions): Promise<Row[]> {
+  /** Creates rows; returns them with the JSON text of each (JSON.stringify's, as the event log stored it). */
+  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], options: CreateOptions): Promise<{ rows: Row[]; texts: string[] }> {
     const { db, table } = await this.open(context, tableName);
-    return this.writeCreate(context, db, await this.planCreate(context, table, bodies, options));
+    const plan = await this.planCreate(context, table, bodies, options);
+    let texts: string[] = [];
+    const rows = await this.writeCreateLogged(context, db, plan, (rows) => {
+      texts = rows.map((record) => JSON.stringify(record));
+      return texts;
+    });
+    return { rows, texts };
   }
 
   /**
@@ -188,9 +206,18 @@ export class RowService {
    * realtime events. Throws FORBIDDEN (create rule), CONFLICT_UNIQUE, CONFLICT_REFERENCE, VALIDATION_FAILED.
    */
   async writeCreate(context: RowContext, db: Database, plan: InsertPlan): Promise<Row[]> {
+    return this.writeCreateLogged(context, db, plan, () => undefined);
+  }
+
+  /** writeCreate, with `textsOf` giving the JSON text of the written rows for the log when the caller builds it anyway. */
+  private async writeCreateLogged(context: RowContext, db: Database, plan: InsertPlan, textsOf: (rows: Row[]) => readonly string[] | undefined): Promise<Row[]> {
     const { table } = plan;
+    const changes = (rows: Row[]): RowChange[] => {
+      const texts = textsOf(rows);
+      return rows.map((record, i) => ({ table: table.name, action: 'create' as const, record, ...(texts && { recordJson: texts[i]! }) }));
+    };
     try {
-      return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), (rows) => rows.map((record) => ({ table: table.name, action: 'create' as const, record })), plan.now);
+      return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), changes, plan.now);
     } catch (error) {
       throw translateWriteError(error, table.name);
     }

@@ -132,15 +132,15 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
   });
 
   app.post<TableParams>('/p/:id/api/:table', create, async (request, reply) => {
-    const row = await rows.create(contextOf(request), request.params.table, request.body);
+    const created = await rows.create(contextOf(request), request.params.table, request.body);
     reply.code(201);
-    return { data: row };
+    return asJson(reply, created.json);
   });
 
   app.post<TableParams>(`/p/:id/api/:table/${BULK_SEGMENT}`, { ...create, bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
     const created = await rows.bulkCreate(contextOf(request), request.params.table, request.body);
     reply.code(201);
-    return { data: created };
+    return asJson(reply, created.json);
   });
 
   app.patch<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {

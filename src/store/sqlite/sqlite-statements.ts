@@ -30,18 +30,19 @@ interface InsertResult {
 
 /**
  * What an insert's SQL text depends on: its table, columns, returned columns, conflict clause,
- * and which values are null (compiled as the literal NULL); every other value is a `?`.
+ * and which values are null (compiled as the literal NULL); every other value is a `?`. With
+ * `nullFree` the caller knows no value is null, and the row count stands for the null marks.
  */
-function insertShape(statement: InsertStatement): string {
+function insertShape(statement: InsertStatement, nullFree: boolean): string {
   let key = `${statement.table}\u0000${statement.onConflictDoNothing === true}`;
   for (const column of statement.columns) key += `\u0000${column.name}`;
   key += '\u0001';
   for (const column of statement.returning ?? []) key += `\u0000${column.name}`;
   key += '\u0001';
+  if (nullFree) return `${key}${statement.rows.length}`;
   for (const values of statement.rows) {
-    let mask = '';
-    for (const value of values) mask += value === null || value === undefined ? '0' : '1';
-    key += `${mask},`;
+    key += ',';
+    for (const value of values) key += value === null || value === undefined ? '0' : '1';
   }
   return key;
 }
@@ -123,8 +124,8 @@ export class SqliteStatements {
    * An insert's SQL text (compiled once per shape) and its parameters, each value encoded as
    * the compiler would bind it: the same text and parameters as compileStatement.
    */
-  private insertSql(statement: InsertStatement): { sql: string; params: unknown[] } {
-    const shape = insertShape(statement);
+  private insertSql(statement: InsertStatement, nullFree = false): { sql: string; params: unknown[] } {
+    const shape = insertShape(statement, nullFree);
     let sql = this.insertTexts.get(shape);
     if (sql === undefined) {
       sql = compileStatement(statement).sql;
@@ -214,7 +215,7 @@ export class SqliteStatements {
   /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
   private insertPlain(statement: InsertStatement, rows: readonly (readonly unknown[])[], read: boolean, out: InsertResult): void {
     const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
-    const { sql, params } = this.insertSql(chunk);
+    const { sql, params } = this.insertSql(chunk, true);
     const prepared = this.prepare(sql);
     if (!prepared.reader) {
       out.changes += prepared.run(...(params as never[])).changes;
