@@ -10,9 +10,39 @@
 export const ISO_TIMESTAMP_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})(?:[Tt ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:?\\d{2})?)?$';
 
 const ISO_DATE = new RegExp(ISO_TIMESTAMP_PATTERN);
-/** The length of `YYYY-MM-DDTHH:mm:ss.sssZ`, and its last character. */
-const CANONICAL_LENGTH = 24;
-const Z = 'Z'.charCodeAt(0);
+/** `YYYY-MM-DDTHH:mm:ss.sssZ`: `d` a digit, anything else itself. */
+const CANONICAL_FORM = 'dddd-dd-ddTdd:dd:dd.dddZ';
+const DIGIT = 'd'.charCodeAt(0);
+const ZERO = '0'.charCodeAt(0);
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number written by the digits of `text` from `start` to before `end`. */
+function digits(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) n = n * 10 + text.charCodeAt(i) - ZERO;
+  return n;
+}
+
+/**
+ * True when `text` is a real date and time written as `normaliseTimestamp` would write it, so
+ * it would come back unchanged. Years before 1000 are left to the full parser (Date.UTC reads
+ * years below 100 as 19xx, which decides their February 29th).
+ */
+function isCanonical(text: string): boolean {
+  if (text.length !== CANONICAL_FORM.length || text.charCodeAt(0) === ZERO) return false;
+  for (let i = 0; i < CANONICAL_FORM.length; i++) {
+    const code = text.charCodeAt(i);
+    const expected = CANONICAL_FORM.charCodeAt(i);
+    if (expected === DIGIT ? code < ZERO || code > ZERO + 9 : code !== expected) return false;
+  }
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+  return day <= days && digits(text, 11, 13) < 24 && digits(text, 14, 16) < 60 && digits(text, 17, 19) < 60;
+}
 
 /**
  * Parses an ISO 8601 date or date-time into the canonical `YYYY-MM-DDTHH:mm:ss.sssZ` form,
@@ -22,11 +52,8 @@ const Z = 'Z'.charCodeAt(0);
 export function normaliseTimestamp(text: string): string | undefined {
   // Already canonical (what every answer sends back, so what clients mostly send): a bulk of
   // 1,000 rows parses each timestamp twice (schema format, then the value), and the regular
-  // expression was most of that. A string equal to its own round trip is a real date.
-  if (text.length === CANONICAL_LENGTH && text.charCodeAt(CANONICAL_LENGTH - 1) === Z) {
-    const date = new Date(text);
-    if (!Number.isNaN(date.getTime()) && date.toISOString() === text) return text;
-  }
+  // expression and Date were most of that.
+  if (isCanonical(text)) return text;
   const match = ISO_DATE.exec(text);
   if (match === null) return undefined;
   const [, year, month, day, hour, , , zone] = match;

@@ -11,6 +11,13 @@ test('timestamps of the canonical length that are not real dates are refused or 
   // Dates JavaScript would roll over (February 30th) are refused, not moved to March.
   assert.equal(normaliseTimestamp('2026-02-30T00:00:00.000Z'), undefined);
   assert.equal(normaliseTimestamp('2026-13-01T00:00:00.000Z'), undefined);
+  assert.equal(normaliseTimestamp('2100-02-29T00:00:00.000Z'), undefined);
+  assert.equal(normaliseTimestamp('2000-02-29T23:59:59.999Z'), '2000-02-29T23:59:59.999Z');
+  assert.equal(normaliseTimestamp('2026-04-31T00:00:00.000Z'), undefined);
+  assert.equal(normaliseTimestamp('2026-01-01T00:60:00.000Z'), undefined);
+  // Years below 100 are read as 19xx for the calendar check: 1900 had no February 29th.
+  assert.equal(normaliseTimestamp('0000-02-29T00:00:00.000Z'), undefined);
+  assert.equal(normaliseTimestamp('0999-12-31T00:00:00.000Z'), '0999-12-31T00:00:00.000Z');
   // Hour 24 reads as the next midnight, lower-case letters as their upper-case forms.
   assert.equal(normaliseTimestamp('2026-02-28T24:00:00.000Z'), '2026-03-01T00:00:00.000Z');
   assert.equal(normaliseTimestamp('2026-02-28t10:00:00.000z'), '2026-02-28T10:00:00.000Z');
