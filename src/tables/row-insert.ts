@@ -38,7 +38,9 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
     // auth column (issue 27), and defaults are the row service's to apply on every engine.
     for (const column of table.definition.columns) if (full[column.name] === undefined) full[column.name] = null;
     try {
-      const written = present(columns, full);
+      // The whole column list when every column has a value (the usual case): the same array
+      // on every row lets the store key its compiled statement by it.
+      const written = columns.every((c) => full[c.name] !== undefined) ? columns : present(columns, full);
       const row = await tx.first({ kind: 'insert', table: table.name, columns: written, rows: [written.map((c) => full[c.name])], returning: table.readable });
       if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
       rows.push(row!);

@@ -34,17 +34,25 @@ interface InsertResult {
  * `nullFree` the caller knows no value is null, and the row count stands for the null marks.
  */
 function insertShape(statement: InsertStatement, nullFree: boolean): string {
-  let key = `${statement.table}\u0000${statement.onConflictDoNothing === true}`;
-  for (const column of statement.columns) key += `\u0000${column.name}`;
-  key += '\u0001';
-  for (const column of statement.returning ?? []) key += `\u0000${column.name}`;
-  key += '\u0001';
+  let key = `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001${columnNames(statement.columns)}\u0001${statement.returning ? columnNames(statement.returning) : ''}\u0001`;
   if (nullFree) return `${key}${statement.rows.length}`;
   for (const values of statement.rows) {
     key += ',';
     for (const value of values) key += value === null || value === undefined ? '0' : '1';
   }
   return key;
+}
+
+/** Column lists' names joined, by list: compiled tables and the event log pass the same arrays on every write. */
+const namesOfColumns = new WeakMap<readonly ColumnRef[], string>();
+
+function columnNames(columns: readonly ColumnRef[]): string {
+  let names = namesOfColumns.get(columns);
+  if (names === undefined) {
+    names = columns.map((column) => column.name).join('\u0000');
+    namesOfColumns.set(columns, names);
+  }
+  return names;
 }
 
 function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
