@@ -14,7 +14,13 @@ export function renderErrorTable(): string {
   const rows = Object.entries(ERROR_CODES).map(
     ([code, spec]) => `| \`${code}\` | ${spec.status} | ${escape(spec.message)} | ${escape(spec.suggestion)} |`,
   );
-  return [BEGIN, '| Code | Status | Meaning (default message) | Default suggestion |', '|---|---|---|---|', ...rows, END].join('\n');
+  return [
+    BEGIN,
+    '| Code | Status | Meaning (default message) | Default suggestion |',
+    '|---|---|---|---|',
+    ...rows,
+    END,
+  ].join('\n');
 }
 
 if (process.argv[1]?.endsWith('gen-errors-doc.ts')) {

@@ -27,7 +27,10 @@ export function parseJsonBody(text: string): unknown {
     value = JSON.parse(text);
   } catch {
     throw new AppError('INVALID_JSON', {
-      message: text.trim() === '' ? 'The request body is only whitespace, which is not JSON.' : 'The request body is not valid JSON.',
+      message:
+        text.trim() === ''
+          ? 'The request body is only whitespace, which is not JSON.'
+          : 'The request body is not valid JSON.',
     });
   }
   if (MAY_HOLD_FORBIDDEN_KEY.test(text)) refuseForbiddenKeys(value);
@@ -63,7 +66,9 @@ function refuseForbiddenKeys(value: unknown): void {
     }
     for (const [key, child] of Object.entries(node)) {
       const at = path === '' ? key : `${path}.${key}`;
-      const isPrototypeKey = key === '__proto__' || (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
+      const isPrototypeKey =
+        key === '__proto__' ||
+        (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
       if (isPrototypeKey) {
         throw new AppError('INVALID_JSON', {
           message: `The body holds the key "${key === '__proto__' ? '__proto__' : 'constructor.prototype'}" (at ${at}), which is refused: in JavaScript it would reach the prototype of every object (prototype pollution).`,

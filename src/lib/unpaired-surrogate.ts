@@ -61,14 +61,16 @@ export function findUnpairedSurrogate(value: unknown): SurrogateLocation | undef
       const escape = describeUnpairedSurrogate(item);
       if (escape !== undefined) return { path, inKey: false, escape };
     } else if (Array.isArray(item)) {
-      for (let index = item.length - 1; index >= 0; index -= 1) pending.push({ value: item[index], path: `${path}[${index}]` });
+      for (let index = item.length - 1; index >= 0; index -= 1)
+        pending.push({ value: item[index], path: `${path}[${index}]` });
     } else if (typeof item === 'object' && item !== null) {
       const entries = Object.entries(item);
       for (const [key] of entries) {
         const escape = describeUnpairedSurrogate(key);
         if (escape !== undefined) return { path, inKey: true, escape };
       }
-      for (const [key, child] of entries.reverse()) pending.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+      for (const [key, child] of entries.reverse())
+        pending.push({ value: child, path: path === '' ? key : `${path}.${key}` });
     }
   }
   return undefined;

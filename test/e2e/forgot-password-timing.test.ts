@@ -56,19 +56,45 @@ describe('forgot-password timing', () => {
   it('known and unknown emails alternate; their medians are within 10 %', async (t) => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-timing-'));
     database = testEngine() === 'postgres' ? await createTestDatabase() : undefined;
-    server = await startServerProcess(dataDir, database ? { DATABASE_URL: database.url } : { SQLITE_SYNCHRONOUS: 'normal' });
+    server = await startServerProcess(
+      dataDir,
+      database ? { DATABASE_URL: database.url } : { SQLITE_SYNCHRONOUS: 'normal' },
+    );
     const { url } = server;
-    const created = await call(url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: PROJECT, id: PROJECT });
+    const created = await call(
+      url,
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': PROCESS_PLATFORM_KEY },
+      { name: PROJECT, id: PROJECT },
+    );
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const admin = { 'x-admin-key': created.body.data.admin_key as string };
-    assert.equal((await call(url, 'PUT', `/p/${PROJECT}/v1/tables/users`, admin, { auth_table: true, columns: [] })).status, 201);
-    assert.equal((await call(url, 'PUT', `/p/${PROJECT}/v1/redirect-origins`, admin, { allowed_redirect_origins: [ORIGIN] })).status, 200);
+    assert.equal(
+      (await call(url, 'PUT', `/p/${PROJECT}/v1/tables/users`, admin, { auth_table: true, columns: [] })).status,
+      201,
+    );
+    assert.equal(
+      (await call(url, 'PUT', `/p/${PROJECT}/v1/redirect-origins`, admin, { allowed_redirect_origins: [ORIGIN] }))
+        .status,
+      200,
+    );
     const known = Array.from({ length: KNOWN_USERS }, (_, i) => `member${i}@example.com`);
-    for (const email of known) assert.equal((await call(url, 'POST', `/p/${PROJECT}/auth/signup`, {}, { email, password: 'correct horse battery' })).status, 201);
+    for (const email of known)
+      assert.equal(
+        (await call(url, 'POST', `/p/${PROJECT}/auth/signup`, {}, { email, password: 'correct horse battery' })).status,
+        201,
+      );
 
     const timed = async (email: string): Promise<number> => {
       const started = performance.now();
-      const response = await call(url, 'POST', `/p/${PROJECT}/auth/forgot-password`, {}, { email, redirect_url: `${ORIGIN}/reset` });
+      const response = await call(
+        url,
+        'POST',
+        `/p/${PROJECT}/auth/forgot-password`,
+        {},
+        { email, redirect_url: `${ORIGIN}/reset` },
+      );
       const elapsed = performance.now() - started;
       assert.equal(response.status, 200, JSON.stringify(response.body));
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
@@ -97,7 +123,9 @@ describe('forgot-password timing', () => {
       const knownMedian = median(knownTimes);
       const unknownMedian = median(unknownTimes);
       ratio = Math.max(knownMedian, unknownMedian) / Math.min(knownMedian, unknownMedian);
-      summary.push(`after ${knownTimes.length} pairs: median known ${knownMedian.toFixed(3)} ms, unknown ${unknownMedian.toFixed(3)} ms, ratio ${ratio.toFixed(3)}`);
+      summary.push(
+        `after ${knownTimes.length} pairs: median known ${knownMedian.toFixed(3)} ms, unknown ${unknownMedian.toFixed(3)} ms, ratio ${ratio.toFixed(3)}`,
+      );
     }
     t.diagnostic(summary.join('; '));
     assert.ok(ratio <= 1.1, `medians differ by more than 10 %: ${summary.join('; ')}`);
@@ -107,6 +135,9 @@ describe('forgot-password timing', () => {
     assert.equal(mails.status, 200);
     const recipients = new Set((mails.body.data as { to: string }[]).map((mail) => mail.to));
     for (const email of known) assert.ok(recipients.has(email), `no reset mail to ${email}`);
-    assert.ok(![...recipients].some((to) => to.startsWith('nobody') || to.startsWith('warm')), 'mail to an unknown address');
+    assert.ok(
+      ![...recipients].some((to) => to.startsWith('nobody') || to.startsWith('warm')),
+      'mail to an unknown address',
+    );
   });
 });

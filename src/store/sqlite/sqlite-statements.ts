@@ -37,8 +37,23 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
  */
 function idLookup(statement: SelectStatement): string | undefined {
   const { where } = statement;
-  if (where?.kind !== 'compare' || where.op !== '=' || where.left.kind !== 'column' || where.left.name !== 'id' || where.right.kind !== 'value') return undefined;
-  if (statement.aggregates || statement.computed || statement.perValueLimit || statement.orderBy || statement.limit !== undefined || statement.offset !== undefined) return undefined;
+  if (
+    where?.kind !== 'compare' ||
+    where.op !== '=' ||
+    where.left.kind !== 'column' ||
+    where.left.name !== 'id' ||
+    where.right.kind !== 'value'
+  )
+    return undefined;
+  if (
+    statement.aggregates ||
+    statement.computed ||
+    statement.perValueLimit ||
+    statement.orderBy ||
+    statement.limit !== undefined ||
+    statement.offset !== undefined
+  )
+    return undefined;
   return where.right.type === 'text' && typeof where.right.value === 'string' ? where.right.value : undefined;
 }
 
@@ -138,17 +153,28 @@ export class SqliteStatements {
     const out: InsertResult = { rows: [], changes: 0 };
     const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(SAFE_PARAMETERS / statement.columns.length)));
     // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
-    const echoable = read && statement.returning !== undefined && statement.returning.every((r) => statement.columns.some((c) => c.name === r.name));
+    const echoable =
+      read &&
+      statement.returning !== undefined &&
+      statement.returning.every((r) => statement.columns.some((c) => c.name === r.name));
     let plain: (readonly unknown[])[] = [];
     const writePlain = () => {
       let i = 0;
-      for (; i + perStatement <= plain.length; i += perStatement) this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
+      for (; i + perStatement <= plain.length; i += perStatement)
+        this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
       for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], read, out);
       plain = [];
     };
-    const single = (values: readonly unknown[]): InsertStatement => ({ ...statement, rows: [values], ...(!read && { returning: undefined }) });
+    const single = (values: readonly unknown[]): InsertStatement => ({
+      ...statement,
+      rows: [values],
+      ...(!read && { returning: undefined }),
+    });
     for (const values of statement.rows) {
-      if (!values.some((value) => value === null || value === undefined) && !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))) {
+      if (
+        !values.some((value) => value === null || value === undefined) &&
+        !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))
+      ) {
         plain.push(values);
         continue;
       }
@@ -161,11 +187,17 @@ export class SqliteStatements {
   }
 
   /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
-  private insertPlain(statement: InsertStatement, rows: readonly (readonly unknown[])[], read: boolean, out: InsertResult): void {
+  private insertPlain(
+    statement: InsertStatement,
+    rows: readonly (readonly unknown[])[],
+    read: boolean,
+    out: InsertResult,
+  ): void {
     const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
     const prepared = this.prepare(compileStatement(chunk).sql);
     const params: unknown[] = [];
-    for (const values of rows) for (let i = 0; i < values.length; i++) params.push(encodeSqliteValue(values[i], statement.columns[i]!.type));
+    for (const values of rows)
+      for (let i = 0; i < values.length; i++) params.push(encodeSqliteValue(values[i], statement.columns[i]!.type));
     if (!prepared.reader) {
       out.changes += prepared.run(...(params as never[])).changes;
       return;
@@ -182,7 +214,10 @@ export class SqliteStatements {
     prepared.raw(true);
     let build = this.builders.get(prepared);
     if (!build) {
-      build = buildRowBuilder(prepared.columns().map((column) => column.name), columns);
+      build = buildRowBuilder(
+        prepared.columns().map((column) => column.name),
+        columns,
+      );
       this.builders.set(prepared, build);
     }
     return build;
@@ -191,7 +226,11 @@ export class SqliteStatements {
   private isStrict(table: string): boolean {
     let strict = this.strictTables.get(table);
     if (strict === undefined) {
-      strict = this.connection().prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?').pluck().get(table) === 1;
+      strict =
+        this.connection()
+          .prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?')
+          .pluck()
+          .get(table) === 1;
       this.strictTables.set(table, strict);
     }
     return strict;
@@ -218,7 +257,12 @@ export class SqliteStatements {
     if (cached === undefined || cached.generation !== this.generation || cached.table !== statement.table) {
       // The compiled text has one parameter, the id.
       const prepared = this.prepare(compileStatement(statement).sql);
-      cached = { table: statement.table, generation: this.generation, statement: prepared, build: this.selectBuilder(prepared, statement.columns) };
+      cached = {
+        table: statement.table,
+        generation: this.generation,
+        statement: prepared,
+        build: this.selectBuilder(prepared, statement.columns),
+      };
       this.byId.set(statement.columns, cached);
     }
     const raw = cached.statement.get(id) as unknown[] | undefined;
@@ -228,7 +272,11 @@ export class SqliteStatements {
   count(statement: Parameters<Executor['count']>[0]): number {
     try {
       const { sql, params } = compileStatement(statement);
-      return (this.prepare(sql).pluck().get(...(params as never[])) as number) ?? 0;
+      return (
+        (this.prepare(sql)
+          .pluck()
+          .get(...(params as never[])) as number) ?? 0
+      );
     } catch (error) {
       throw translateSqliteError(error);
     }
