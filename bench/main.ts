@@ -42,7 +42,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       `Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ${options.events.toLocaleString('en-US')} events through the bulk API...`,
     );
     const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
-    let seeded;
+    let seeded: Awaited<ReturnType<typeof seedBenchProject>>;
     try {
       let shown = 0;
       seeded = await seedBenchProject(seeder.url, platformKey, {

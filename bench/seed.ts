@@ -88,7 +88,9 @@ async function bulkInsert(
       next += size;
       const rows = Array.from({ length: size }, (_, i) => row(start + i));
       const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${table}/bulk`, headers, rows);
-      (response.body.data as { id: string }[]).forEach((created, i) => (ids[start + i] = created.id));
+      (response.body.data as { id: string }[]).forEach((created, i) => {
+        ids[start + i] = created.id;
+      });
       done += size;
       onProgress?.(done);
     }
@@ -139,7 +141,7 @@ export async function seedBenchProject(
       body: `note ${n}`,
     }));
     const byUser = new Map<string, string[]>(users.map((u) => [u.id, []]));
-    ids.forEach((id, n) => byUser.get(users[n % users.length]!.id)!.push(id));
+    for (const [n, id] of ids.entries()) byUser.get(users[n % users.length]!.id)!.push(id);
     return byUser;
   });
   const posts = options.posts ?? 0;

@@ -10,9 +10,10 @@ export const END = '<!-- error-table:end -->';
 
 /** The markdown table of every code: code, status, message, suggestion. */
 export function renderErrorTable(): string {
-  const escape = (text: string) => text.replaceAll('|', '\\|');
+  const escapePipes = (text: string) => text.replaceAll('|', '\\|');
   const rows = Object.entries(ERROR_CODES).map(
-    ([code, spec]) => `| \`${code}\` | ${spec.status} | ${escape(spec.message)} | ${escape(spec.suggestion)} |`,
+    ([code, spec]) =>
+      `| \`${code}\` | ${spec.status} | ${escapePipes(spec.message)} | ${escapePipes(spec.suggestion)} |`,
   );
   return [
     BEGIN,

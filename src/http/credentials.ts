@@ -74,7 +74,7 @@ export function requireAdminKey(
     });
   }
   const key = registry.matchKey(state, presented);
-  if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
+  if (key?.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
   registry.noteKeyUsed(key);
   return key;
 }
@@ -108,7 +108,7 @@ export function requireAdminOrPublishableKey(
     });
   }
   const key = registry.matchKey(state, apiKey);
-  if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
+  if (key?.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
   registry.noteKeyUsed(key);
   return 'public';
 }
@@ -171,7 +171,7 @@ export function resolveCaller(
   const apiKey = header(request, 'x-api-key');
   if (apiKey !== undefined) {
     const key = registry.matchKey(state, apiKey);
-    if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
+    if (key?.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
     registry.noteKeyUsed(key);
     return { kind: 'public' };
   }
@@ -208,8 +208,7 @@ function keyOfGrant(grant: DashboardGrant, state: ProjectState, registry: Projec
   }
   const key = registry.liveKey(state, grant.scope.keyId);
   // The token lasts as long as the key it came from: a rotation that ends the key ends its tokens.
-  if (!key || key.type !== 'sk')
-    throw invalidToken('The admin key this dashboard token was made from has been rotated out.');
+  if (key?.type !== 'sk') throw invalidToken('The admin key this dashboard token was made from has been rotated out.');
   registry.noteKeyUsed(key);
   return key;
 }
@@ -252,7 +251,7 @@ export async function proveKeyForDashboard(
   }
   const state = await registry.get(projectId);
   const key = registry.matchKey(state, presented);
-  if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
+  if (key?.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
   registry.noteKeyUsed(key);
   return { kind: 'project', projectId: state.project.id, keyId: key.id };
 }

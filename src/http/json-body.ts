@@ -61,7 +61,7 @@ function refuseForbiddenKeys(value: unknown): void {
     const { value: node, path } = pending.pop()!;
     if (typeof node !== 'object' || node === null) continue;
     if (Array.isArray(node)) {
-      node.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]` }));
+      for (const [index, item] of node.entries()) pending.push({ value: item, path: `${path}[${index}]` });
       continue;
     }
     for (const [key, child] of Object.entries(node)) {

@@ -31,7 +31,9 @@ async function outputOf(env: Record<string, string>): Promise<string> {
 }
 
 describe('log format', () => {
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('LOG_FORMAT=pretty writes one readable line per request, with secrets redacted', async () => {
     const output = await outputOf({ LOG_FORMAT: 'pretty' });

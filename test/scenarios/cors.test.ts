@@ -549,8 +549,14 @@ describe('no extra work: GET by id without Origin skips CORS entirely; with Orig
     const registry = server.built.services.registry;
     const counts = { find: 0, cached: 0 };
     const { find, cached, peek } = registry;
-    registry.find = (id) => ((counts.find += 1), find.call(registry, id));
-    registry.cached = (id) => ((counts.cached += 1), cached.call(registry, id));
+    registry.find = (id) => {
+      counts.find += 1;
+      return find.call(registry, id);
+    };
+    registry.cached = (id) => {
+      counts.cached += 1;
+      return cached.call(registry, id);
+    };
     registry.peek = (id) => {
       const state = peek.call(registry, id);
       if (state) counts.find += 1;

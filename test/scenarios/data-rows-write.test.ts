@@ -64,6 +64,7 @@ describe('data API writes', () => {
       ['integer: 2^53−1', { n: MAX }],
       ['integer: −(2^53−1)', { n: -MAX }],
       ['integer: 1.0 is a whole number', { n: 1.0 }, { n: 1 }],
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: any fraction will do; this is not π
       ['number: fractions', { x: 3.14159 }],
       ['number: large and small', { x: 1.5e300 }],
       ['number: tiny', { x: -2.5e-300 }],

@@ -49,7 +49,7 @@ describe('data API bodies holding an unpaired surrogate → 400 VALIDATION_FAILE
     ['create with a lone high surrogate in a text column', 'POST', '', { title: LONE_HIGH }, 'title'],
     ['create with a lone low surrogate in a text column', 'POST', '', { title: LONE_LOW }, 'title'],
     ['create with one inside a json value', 'POST', '', { title: 't', doc: { a: [1, LONE_HIGH] } }, 'doc'],
-    ['create with one in a json key', 'POST', '', { title: 't', doc: { ['k\udfff']: 1 } }, 'doc'],
+    ['create with one in a json key', 'POST', '', { title: 't', doc: { 'k\udfff': 1 } }, 'doc'],
     ['bulk create naming the row index', 'POST', '/bulk', [{ title: 'ok' }, { title: LONE_LOW }], 'row 1: title:'],
   ];
   for (const [name, method, path, body, field] of cases) {

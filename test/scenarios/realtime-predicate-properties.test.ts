@@ -136,7 +136,7 @@ describe('realtime predicates match the SQL of both engines', () => {
       { headers: project.admin },
     );
     const now = isoNow(server.built.services.clock);
-    let where;
+    let where: ReturnType<typeof parseListParams>['where'];
     try {
       where = parseListParams({ filter }, columns, now).where;
     } catch {

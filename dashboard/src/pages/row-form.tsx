@@ -100,6 +100,7 @@ export function RowForm({
           </p>
         )}
         {columns.map((c) => (
+          // biome-ignore lint/a11y/noLabelWithoutControl: the control is inside <Field>, which Biome cannot see into
           <label key={c.name}>
             <span>
               <span class="mono">{c.name}</span> <span class="muted small">{describe(c)}</span>

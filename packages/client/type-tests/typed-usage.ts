@@ -185,7 +185,9 @@ export function typedRealtime(): () => void {
     'tasks',
     (event: { action: 'create'; record: UsersRow; id: string } | { action: 'reset' }) => void event,
   );
-  return () => [stopAll, stopOne, stopFiltered, stopUsers].forEach((stop) => stop());
+  return () => {
+    for (const stop of [stopAll, stopOne, stopFiltered, stopUsers]) stop();
+  };
 }
 
 // --- Interfaces qualify as a Database too (the constraint is a mapped type, not an index signature). ---

@@ -28,7 +28,7 @@ export function parseTimestamptz(text: string): string {
     (text.length === 22 || text.charCodeAt(19) === 46)
   ) {
     const digits = text.length === 22 ? '' : text.slice(20, -3);
-    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(digits + '000').slice(0, 3)}Z`;
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${digits}000`.slice(0, 3)}Z`;
   }
   const match = TIMESTAMPTZ.exec(text);
   if (!match) return text;

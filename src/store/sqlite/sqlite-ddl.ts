@@ -125,7 +125,7 @@ function rebuildTable(
       sources.push(fill ? `COALESCE(${quoteIdent(column.name)}, ?)` : quoteIdent(column.name));
       if (fill) params.push(encodeSqliteValue(fallback, column.type));
     } else if (column.origin === 'auth') {
-      continue; // auth columns of a table turned into an auth table: NOT NULL fails below unless empty
+      // auth columns of a table turned into an auth table: NOT NULL fails below unless empty
     } else {
       targets.push(quoteIdent(column.name));
       sources.push(fallback === undefined || fallback === null ? 'NULL' : '?');

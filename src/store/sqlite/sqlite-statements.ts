@@ -153,10 +153,7 @@ export class SqliteStatements {
     const out: InsertResult = { rows: [], changes: 0 };
     const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(SAFE_PARAMETERS / statement.columns.length)));
     // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
-    const echoable =
-      read &&
-      statement.returning !== undefined &&
-      statement.returning.every((r) => statement.columns.some((c) => c.name === r.name));
+    const echoable = read && statement.returning?.every((r) => statement.columns.some((c) => c.name === r.name));
     let plain: (readonly unknown[])[] = [];
     const writePlain = () => {
       let i = 0;

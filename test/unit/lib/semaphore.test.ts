@@ -7,7 +7,14 @@ function gate(): { work: () => Promise<string>; release: () => void; started: ()
   let release!: () => void;
   let started = false;
   const done = new Promise<string>((resolve) => (release = () => resolve('done')));
-  return { work: () => ((started = true), done), release, started: () => started };
+  return {
+    work: () => {
+      started = true;
+      return done;
+    },
+    release,
+    started: () => started,
+  };
 }
 
 describe('Semaphore', () => {

@@ -8,7 +8,10 @@ import { definitionsOf, EVERY_OPTION_SCHEMA, NO_AUTH_SCHEMA } from '../../helper
 const target = { projectId: 'demo', publicUrl: 'https://api.example.com/' };
 
 function keysSorted(value: unknown, path = '$'): void {
-  if (Array.isArray(value)) return value.forEach((item, i) => keysSorted(item, `${path}[${i}]`));
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) keysSorted(item, `${path}[${i}]`);
+    return;
+  }
   if (value === null || typeof value !== 'object') return;
   const keys = Object.keys(value);
   assert.deepEqual(keys, [...keys].sort(), `keys of ${path} are not sorted`);
