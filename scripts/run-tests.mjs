@@ -32,7 +32,7 @@ const files = (
   only.length > 0 ? only.flatMap((arg) => (statSync(arg).isDirectory() ? find(arg) : [arg])) : find('test')
 ).sort();
 
-// The whole suite starts with the type checker over server, tests, bench, SDK and dashboard:
+// The whole suite starts with the type checker, then the linter, over server, tests, bench, SDK and dashboard:
 // a type error in a test file fails the run (tsx strips types without checking them).
 if (only.length === 0) {
   const tsc = path.join('node_modules', 'typescript', 'bin', 'tsc');
@@ -44,6 +44,16 @@ if (only.length === 0) {
     }
   }
   console.log('Typecheck passed (tsconfig.json, dashboard/tsconfig.json).');
+  // Then Biome (lint and format check, biome.json), so style drift fails the run as a type error does.
+  const biome = path.join('node_modules', '@biomejs', 'biome', 'bin', 'biome');
+  const linted = spawnSync(process.execPath, [biome, 'check'], { stdio: 'inherit' });
+  if (linted.status !== 0) {
+    console.log(
+      '\nLint failed (biome check): run `npm run format` for formatting, fix the rest by hand (npm run lint).',
+    );
+    process.exit(1);
+  }
+  console.log('Lint passed (biome check).');
 }
 // ROWBASE_TEST_ENGINE=sqlite|postgres runs one pass only; unset runs SQLite, then PostgreSQL.
 const engine = process.env.ROWBASE_TEST_ENGINE;
