@@ -21,7 +21,9 @@ export function judgeCheck(results: readonly ScenarioResult[]): CheckVerdict {
   for (const result of results) {
     for (const target of result.ratioTargets) {
       if (!result.ratio) {
-        lines.push(`  ${result.id.padEnd(18)} no ratio measured${result.skipped ? ` (skipped: ${result.skipped})` : ''}  FAIL`);
+        lines.push(
+          `  ${result.id.padEnd(18)} no ratio measured${result.skipped ? ` (skipped: ${result.skipped})` : ''}  FAIL`,
+        );
         ok = false;
         continue;
       }
@@ -30,7 +32,9 @@ export function judgeCheck(results: readonly ScenarioResult[]): CheckVerdict {
       if (!pass) ok = false;
       const baselineCpu = result.series.find((series) => series.target === 'baseline')?.serverCpu.median;
       const cpu = `${result.cpuRatio ? `, CPU efficiency ${result.cpuRatio.median.toFixed(2)}` : ''}${baselineCpu === undefined ? '' : `, baseline server ${(baselineCpu * 100).toFixed(0)} % of its core`}`;
-      lines.push(`  ${result.id.padEnd(18)} ${result.ratio.median.toFixed(2)} × (${result.ratio.min.toFixed(2)}–${result.ratio.max.toFixed(2)}, noise ±${noise.toFixed(2)}${cpu}) target ≥ ${target}  ${pass ? (result.ratio.median >= target ? 'ok' : 'ok within noise') : 'FAIL'}`);
+      lines.push(
+        `  ${result.id.padEnd(18)} ${result.ratio.median.toFixed(2)} × (${result.ratio.min.toFixed(2)}–${result.ratio.max.toFixed(2)}, noise ±${noise.toFixed(2)}${cpu}) target ≥ ${target}  ${pass ? (result.ratio.median >= target ? 'ok' : 'ok within noise') : 'FAIL'}`,
+      );
     }
   }
   return { ok, lines };

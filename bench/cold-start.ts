@@ -31,7 +31,13 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts Rowbase `starts` times over `dataDir` and times spawn → first answered GET by id. */
-export async function measureColdStart(dataDir: string, platformKey: string, seeded: SeededProject, cpus: string | undefined, starts = 3): Promise<ColdStartResult> {
+export async function measureColdStart(
+  dataDir: string,
+  platformKey: string,
+  seeded: SeededProject,
+  cpus: string | undefined,
+  starts = 3,
+): Promise<ColdStartResult> {
   const times: number[] = [];
   const path = `/p/${seeded.projectId}/api/${ITEMS.name}/${seeded.itemIds[0]}`;
   for (let n = 0; n < starts; n++) {

@@ -20,23 +20,45 @@ const BATCH = 10_000;
 const headers = { 'x-platform-key': PLATFORM_KEY, 'content-type': 'application/json' };
 
 async function send(base: string, method: string, route: string, body?: unknown): Promise<void> {
-  const response = await fetch(`${base}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
   await response.arrayBuffer();
 }
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-bench-dashboard-'));
-const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', PLATFORM_KEY, RATE_LIMITS: 'off', DATA_DIR: dataDir, PORT: '0', SQLITE_SYNCHRONOUS: 'normal' });
+const config = loadConfig({
+  ...process.env,
+  LOG_LEVEL: 'silent',
+  PLATFORM_KEY,
+  RATE_LIMITS: 'off',
+  DATA_DIR: dataDir,
+  PORT: '0',
+  SQLITE_SYNCHRONOUS: 'normal',
+});
 const { app } = await buildApp(config);
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 try {
   await send(base, 'POST', '/v1/projects', { name: 'Dashboard bench', id: 'bench-dash' });
-  await send(base, 'PUT', `/p/bench-dash/v1/tables/${EVENTS.name}`, { ...EVENTS.definition, indexes: [...(EVENTS.definition.indexes as string[][]), ['score']] });
+  await send(base, 'PUT', `/p/bench-dash/v1/tables/${EVENTS.name}`, {
+    ...EVENTS.definition,
+    indexes: [...(EVENTS.definition.indexes as string[][]), ['score']],
+  });
   const seeded = performance.now();
   for (let start = 0; start < ROWS; start += BATCH) {
     const rows = Array.from({ length: Math.min(BATCH, ROWS - start) }, (_, i) => eventRow(start + i));
@@ -61,13 +83,23 @@ try {
     await firstRow.waitFor();
     console.log(`${what}: ${(performance.now() - started).toFixed(0)} ms`);
   };
-  await measure('time to first rows (cold page load, 50 of the total)', () => page.goto(`${base}/_/#/p/bench-dash/tables/${EVENTS.name}`));
+  await measure('time to first rows (cold page load, 50 of the total)', () =>
+    page.goto(`${base}/_/#/p/bench-dash/tables/${EVENTS.name}`),
+  );
   await page.getByTestId('page-info').getByText(`of ${ROWS}`).waitFor();
-  await measure('sort by score (indexed), first page', () => page.getByTestId('sort-score').click(), '[data-testid=sort-score][aria-sort=ascending]');
-  await measure('filter kind = "k7" (indexed), first page', async () => {
-    await page.locator('input[name=filter]').fill('kind = "k7"');
-    await page.getByTestId('apply-filter').click();
-  }, `[data-testid=page-info]:has-text("of ${Math.ceil(ROWS / 100)}")`);
+  await measure(
+    'sort by score (indexed), first page',
+    () => page.getByTestId('sort-score').click(),
+    '[data-testid=sort-score][aria-sort=ascending]',
+  );
+  await measure(
+    'filter kind = "k7" (indexed), first page',
+    async () => {
+      await page.locator('input[name=filter]').fill('kind = "k7"');
+      await page.getByTestId('apply-filter').click();
+    },
+    `[data-testid=page-info]:has-text("of ${Math.ceil(ROWS / 100)}")`,
+  );
   await measure('next page', () => page.getByTestId('next-page').click(), '[data-testid=page-info]:has-text("51–")');
 } finally {
   await browser.close();

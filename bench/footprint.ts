@@ -57,7 +57,14 @@ export async function runFootprint(options: FootprintOptions): Promise<Footprint
       while (next < options.projects) {
         const n = next++;
         const id = `fp-${String(n).padStart(4, '0')}`;
-        const project = await expectStatus(201, seeder.url, 'POST', '/v1/projects', { 'x-platform-key': options.platformKey }, { name: `Footprint ${n}`, id });
+        const project = await expectStatus(
+          201,
+          seeder.url,
+          'POST',
+          '/v1/projects',
+          { 'x-platform-key': options.platformKey },
+          { name: `Footprint ${n}`, id },
+        );
         const admin = { 'x-admin-key': project.body.data.admin_key as string };
         for (let t = 0; t < options.tablesPerProject; t++) {
           await expectStatus(201, seeder.url, 'PUT', `/p/${id}/v1/tables/t${t}`, admin, ITEMS.definition);
@@ -78,17 +85,28 @@ export async function runFootprint(options: FootprintOptions): Promise<Footprint
     const rssIdle = server.rss();
     const cold = new Float64Array(keys.length);
     for (const [i, key] of keys.entries()) {
-      cold[i] = await timedGet(server.url, `/p/${key.id}/api/t${i % options.tablesPerProject}?limit=1`, { 'x-api-key': key.pk });
+      cold[i] = await timedGet(server.url, `/p/${key.id}/api/t${i % options.tablesPerProject}?limit=1`, {
+        'x-api-key': key.pk,
+      });
     }
     const rssAfterTouch = server.rss();
     // The last projects touched are still open: their second request is a warm one.
     const recent = keys.slice(-Math.min(100, keys.length));
     const warm = new Float64Array(recent.length);
-    for (const [i, key] of recent.entries()) warm[i] = await timedGet(server.url, `/p/${key.id}/api/t0?limit=1`, { 'x-api-key': key.pk });
+    for (const [i, key] of recent.entries())
+      warm[i] = await timedGet(server.url, `/p/${key.id}/api/t0?limit=1`, { 'x-api-key': key.pk });
     const coldFirstRequest = summariseLatency(cold);
     const goals: GoalResult[] = [
-      { text: `RSS after touching ${keys.length} projects < ${formatMiB(RSS_LIMIT)}`, measured: formatMiB(rssAfterTouch), met: rssAfterTouch < RSS_LIMIT },
-      { text: `first request to a cold project p50 < ${COLD_LIMIT_MS} ms`, measured: `${formatMs(coldFirstRequest.p50)} ms (p99 ${formatMs(coldFirstRequest.p99)} ms)`, met: coldFirstRequest.p50 < COLD_LIMIT_MS },
+      {
+        text: `RSS after touching ${keys.length} projects < ${formatMiB(RSS_LIMIT)}`,
+        measured: formatMiB(rssAfterTouch),
+        met: rssAfterTouch < RSS_LIMIT,
+      },
+      {
+        text: `first request to a cold project p50 < ${COLD_LIMIT_MS} ms`,
+        measured: `${formatMs(coldFirstRequest.p50)} ms (p99 ${formatMs(coldFirstRequest.p99)} ms)`,
+        met: coldFirstRequest.p50 < COLD_LIMIT_MS,
+      },
     ];
     return {
       projects: keys.length,

@@ -10,7 +10,13 @@ export interface ApiResponse {
 }
 
 /** Sends one request to `base`; a body is sent as JSON. Never throws on a non-2xx status. */
-export async function call(base: string, method: string, route: string, headers: Record<string, string> = {}, body?: unknown): Promise<ApiResponse> {
+export async function call(
+  base: string,
+  method: string,
+  route: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<ApiResponse> {
   const response = await fetch(`${base}${route}`, {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
@@ -27,7 +33,14 @@ export async function call(base: string, method: string, route: string, headers:
 }
 
 /** Like `call`, but throws unless the status is `expected` (the error says what came back). */
-export async function expectStatus(expected: number, base: string, method: string, route: string, headers: Record<string, string> = {}, body?: unknown): Promise<ApiResponse> {
+export async function expectStatus(
+  expected: number,
+  base: string,
+  method: string,
+  route: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<ApiResponse> {
   const response = await call(base, method, route, headers, body);
   if (response.status !== expected) {
     const shown = JSON.stringify(response.body)?.slice(0, 400);

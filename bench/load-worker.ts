@@ -28,7 +28,12 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 function toAutocannon(request: LoadRequest): AutocannonRequest {
   const headers: Record<string, string> = { ...request.headers };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
-  return { method: request.method, path: request.path, headers, ...(request.body !== undefined && { body: request.body }) };
+  return {
+    method: request.method,
+    path: request.path,
+    headers,
+    ...(request.body !== undefined && { body: request.body }),
+  };
 }
 
 /** Runs one load and resolves with what it measured. */

@@ -38,9 +38,11 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
 
   if (scenarios.length > 0) {
     const dataDir = path.join(runDir, 'rowbase');
-    log(`Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ${options.events.toLocaleString('en-US')} events through the bulk API...`);
+    log(
+      `Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ${options.events.toLocaleString('en-US')} events through the bulk API...`,
+    );
     const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
-    let seeded;
+    let seeded: Awaited<ReturnType<typeof seedBenchProject>>;
     try {
       let shown = 0;
       seeded = await seedBenchProject(seeder.url, platformKey, {
@@ -50,7 +52,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         events: options.events,
         posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0,
         onProgress: (rows) => {
-          if (rows - shown >= 100_000) log(`  events: ${(shown = rows).toLocaleString('en-US')}`);
+          if (rows - shown >= 100_000) log(`  events: ${((shown = rows)).toLocaleString('en-US')}`);
         },
       });
     } finally {
@@ -62,15 +64,22 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     // The baseline serves a copy of the same file: same rows, same indexes, same page layout.
     // The seeding server closed cleanly, so the file is checkpointed and complete on its own.
     const projectFile = path.join(dataDir, 'projects', `${BENCH_PROJECT}.db`);
-    if (existsSync(`${projectFile}-wal`)) throw new Error(`${projectFile}-wal still exists: the seeding server did not close cleanly`);
+    if (existsSync(`${projectFile}-wal`))
+      throw new Error(`${projectFile}-wal still exists: the seeding server did not close cleanly`);
     const baselineFile = path.join(runDir, 'baseline.db');
     copyFileSync(projectFile, baselineFile);
 
     if (wanted('cold-start')) {
       coldStart = await measureColdStart(dataDir, platformKey, seeded, pinning?.server);
-      log(`cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`);
+      log(
+        `cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`,
+      );
     }
-    log(pinning ? `Servers pinned to CPU ${pinning.server}, ${options.loader} to CPU ${pinning.load} (taskset).` : `Not pinned; load generator: ${options.loader}.`);
+    log(
+      pinning
+        ? `Servers pinned to CPU ${pinning.server}, ${options.loader} to CPU ${pinning.load} (taskset).`
+        : `Not pinned; load generator: ${options.loader}.`,
+    );
     const rowbaseOptions = { ...(pinning && { cpus: pinning.server }), ...(options.dist && { dist: options.dist }) };
     let rowbase = await startRowbase(dataDir, platformKey, rowbaseOptions);
     let baseline: ServerProcess;
@@ -79,14 +88,22 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       const abDir = path.join(runDir, 'rowbase-ab');
       cpSync(dataDir, abDir, { recursive: true });
       rmSync(path.join(abDir, 'rowbase.pid'), { force: true });
-      baseline = await startRowbase(abDir, platformKey, { ...(pinning && { cpus: pinning.server }), dist: options.ab, name: 'ab' });
+      baseline = await startRowbase(abDir, platformKey, {
+        ...(pinning && { cpus: pinning.server }),
+        dist: options.ab,
+        name: 'ab',
+      });
       log(`A/B: "baseline" is the Rowbase build in ${options.ab}.`);
     } else {
       baseline = await startBaseline(baselineFile, pinning?.server);
     }
     try {
       const sessions = await signIn(rowbase.url, seeded);
-      log(sessions ? `Signed in ${sessions.length} users.` : 'No login endpoint in this build: auth scenarios are skipped.');
+      log(
+        sessions
+          ? `Signed in ${sessions.length} users.`
+          : 'No login endpoint in this build: auth scenarios are skipped.',
+      );
       const context: ScenarioContext = { seeded, sessions };
       const servers: Record<'rowbase' | 'baseline', ServerProcess> = { rowbase, baseline };
       // Scenarios with settings of their own run last, each on a Rowbase restarted with them.
@@ -97,7 +114,14 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
           servers.rowbase = rowbase;
         }
         log(`${scenario.id}: ${scenario.title}`);
-        results.push(await runScenario(scenario, context, servers, { ...options, scratchDir: runDir, log, ...(pinning && { loadCpus: pinning.load }) }));
+        results.push(
+          await runScenario(scenario, context, servers, {
+            ...options,
+            scratchDir: runDir,
+            log,
+            ...(pinning && { loadCpus: pinning.load }),
+          }),
+        );
       }
     } finally {
       await Promise.all([rowbase.stop(), baseline.stop()]);
@@ -122,7 +146,9 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       start: (seeding) => startRowbase(dataDir, platformKey, { seeding }),
       log,
     });
-    log(`  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`);
+    log(
+      `  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`,
+    );
   }
 
   let realtime: RealtimeResult | undefined;
@@ -132,7 +158,14 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     // BENCH_REALTIME_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the realtime servers.
     realtime = await runRealtimeBench({
       platformKey,
-      start: (name, env, cpus) => startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, { name, env, ...(cpus && { cpus }), ...(options.dist && { dist: options.dist }), ...(process.env.BENCH_REALTIME_NODE_ARGS && { nodeArgs: process.env.BENCH_REALTIME_NODE_ARGS.split(' ') }) }),
+      start: (name, env, cpus) =>
+        startRowbase(path.join(runDir, `${name}-${++counter}`), platformKey, {
+          name,
+          env,
+          ...(cpus && { cpus }),
+          ...(options.dist && { dist: options.dist }),
+          ...(process.env.BENCH_REALTIME_NODE_ARGS && { nodeArgs: process.env.BENCH_REALTIME_NODE_ARGS.split(' ') }),
+        }),
       ...(pinning && { pinning: { server: pinning.server, load: pinning.load } }),
       postgresUrl: options.postgresUrl,
       subscribers: options.quick ? 200 : 1000,
@@ -152,7 +185,13 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     wallSeconds: (Date.now() - started) / 1000,
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     quick: options.quick,
-    plan: { runs: options.runs, durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds, loader: options.loader, ...(pinning && { pinning }) },
+    plan: {
+      runs: options.runs,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      loader: options.loader,
+      ...(pinning && { pinning }),
+    },
     machine,
     seeding,
     scenarios: results,
@@ -184,16 +223,36 @@ async function main(): Promise<number> {
       return 0;
     }
     const report = await benchmark(options, runDir, platformKey);
-    writeReport(report, path.join(ROOT, 'bench', 'results', options.check ? 'last-check.json' : options.ab ? 'last-ab.json' : options.quick ? 'last-quick-run.json' : 'last-run.json'), options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined);
+    writeReport(
+      report,
+      path.join(
+        ROOT,
+        'bench',
+        'results',
+        options.check
+          ? 'last-check.json'
+          : options.ab
+            ? 'last-ab.json'
+            : options.quick
+              ? 'last-quick-run.json'
+              : 'last-run.json',
+      ),
+      options.docs ? path.join(ROOT, 'docs', 'benchmarks.md') : undefined,
+    );
     const failures = report.scenarios.flatMap((s) => s.failures);
     if (options.check) {
       const verdict = judgeCheck(report.scenarios);
       for (const line of verdict.lines) log(line);
       if (failures.length > 0) for (const failure of failures) log(`  FAILED: ${failure}`);
-      log(`\nCheck ${verdict.ok && failures.length === 0 ? 'passed' : 'FAILED'} in ${report.wallSeconds.toFixed(0)} s.`);
+      log(
+        `\nCheck ${verdict.ok && failures.length === 0 ? 'passed' : 'FAILED'} in ${report.wallSeconds.toFixed(0)} s.`,
+      );
       return verdict.ok && failures.length === 0 ? 0 : 1;
     }
-    const unmet = [...report.scenarios.flatMap((s) => s.goals.map((g) => ({ ...g, scenario: s.id }))), ...(report.footprint?.goals ?? []).map((g) => ({ ...g, scenario: 'footprint' }))].filter((g) => g.met === false);
+    const unmet = [
+      ...report.scenarios.flatMap((s) => s.goals.map((g) => ({ ...g, scenario: s.id }))),
+      ...(report.footprint?.goals ?? []).map((g) => ({ ...g, scenario: 'footprint' })),
+    ].filter((g) => g.met === false);
     log(`\nDone in ${report.wallSeconds.toFixed(0)} s.${options.docs ? ' Wrote docs/benchmarks.md.' : ''}`);
     for (const goal of unmet) log(`  target not met: ${goal.scenario}: ${goal.text} (measured ${goal.measured})`);
     if (failures.length > 0) {
@@ -214,7 +273,7 @@ process.once('SIGTERM', () => process.exit(143));
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   },
 );

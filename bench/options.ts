@@ -90,7 +90,28 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     else if (next !== undefined && !next.startsWith('--')) flags.set(name, argv[++i]!);
     else flags.set(name, true);
   }
-  const known = ['quick', 'runs', 'duration', 'warmup', 'events', 'projects', 'only', 'docs', 'no-docs', 'profile', 'profile-seconds', 'statement-times', 'keep', 'help', 'loader', 'no-pin', 'check', 'postgres', 'ab', 'dist'];
+  const known = [
+    'quick',
+    'runs',
+    'duration',
+    'warmup',
+    'events',
+    'projects',
+    'only',
+    'docs',
+    'no-docs',
+    'profile',
+    'profile-seconds',
+    'statement-times',
+    'keep',
+    'help',
+    'loader',
+    'no-pin',
+    'check',
+    'postgres',
+    'ab',
+    'dist',
+  ];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n\n${USAGE}`);
   if (flags.has('help')) throw new Error(USAGE);
 
@@ -104,7 +125,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const list = (name: string, fallback: string[]): string[] => {
     const value = flags.get(name);
     if (value === undefined) return [];
-    return value === true ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
+    return value === true
+      ? fallback
+      : value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   };
 
   const check = flags.has('check');
@@ -112,10 +138,18 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const only = flags.has('only') ? list('only', []) : check ? [...CHECKED_SCENARIOS] : [];
   const loader = flags.get('loader') ?? (wrkAvailable() ? 'wrk' : 'autocannon');
   if (loader !== 'wrk' && loader !== 'autocannon') throw new Error(`--loader is wrk or autocannon\n\n${USAGE}`);
-  if (loader === 'wrk' && !wrkAvailable()) throw new Error('--loader wrk: /usr/bin/wrk is not installed (Debian: apt install wrk)');
+  if (loader === 'wrk' && !wrkAvailable())
+    throw new Error('--loader wrk: /usr/bin/wrk is not installed (Debian: apt install wrk)');
   const postgres = flags.get('postgres');
   // The check stays on SQLite unless --postgres is given; full runs include PostgreSQL unless --postgres off.
-  const postgresUrl = postgres === 'off' ? undefined : typeof postgres === 'string' ? postgres : check || (flags.has('only') && !only.some((id) => id.startsWith('pg-'))) ? undefined : DEFAULT_POSTGRES_URL;
+  const postgresUrl =
+    postgres === 'off'
+      ? undefined
+      : typeof postgres === 'string'
+        ? postgres
+        : check || (flags.has('only') && !only.some((id) => id.startsWith('pg-')))
+          ? undefined
+          : DEFAULT_POSTGRES_URL;
   return {
     quick,
     runs: Math.max(1, Math.round(number('runs', check ? 3 : quick ? 1 : 3))),

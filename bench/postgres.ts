@@ -65,7 +65,15 @@ function startPgBaseline(url: string, cpus: string | undefined): Promise<ServerP
     name: 'pg-baseline',
     cwd: ROOT,
     ...(cpus && { cpus }),
-    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline', 'pg-server.ts'), '--url', url, '--schema', `p_${BENCH_PROJECT}`],
+    args: [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'bench', 'baseline', 'pg-server.ts'),
+      '--url',
+      url,
+      '--schema',
+      `p_${BENCH_PROJECT}`,
+    ],
     env: { NODE_ENV: 'production' },
   });
 }
@@ -76,7 +84,14 @@ async function countConnections(admin: pg.Client, database: string): Promise<num
 }
 
 /** Runs the PostgreSQL scenarios (those in `wanted`) and the two-process run. */
-export async function runPostgresBench(options: BenchOptions, runDir: string, platformKey: string, pinning: Pinning | undefined, wanted: (id: string) => boolean, log: (line: string) => void): Promise<PostgresBenchResult> {
+export async function runPostgresBench(
+  options: BenchOptions,
+  runDir: string,
+  platformKey: string,
+  pinning: Pinning | undefined,
+  wanted: (id: string) => boolean,
+  log: (line: string) => void,
+): Promise<PostgresBenchResult> {
   const scenarios = POSTGRES_SCENARIOS.filter((s) => wanted(s.id));
   const wantTwo = wanted('pg-two-processes');
   if (scenarios.length === 0 && !wantTwo) return { scenarios: [], seeding: {} };
@@ -86,7 +101,9 @@ export async function runPostgresBench(options: BenchOptions, runDir: string, pl
     await admin.connect();
   } catch (error) {
     // No PostgreSQL here: the SQLite figures still stand; say so rather than lose the run.
-    log(`PostgreSQL at ${options.postgresUrl} does not answer (${(error as Error).message}): PostgreSQL scenarios skipped (--postgres URL to choose a server, --postgres off to silence this).`);
+    log(
+      `PostgreSQL at ${options.postgresUrl} does not answer (${(error as Error).message}): PostgreSQL scenarios skipped (--postgres URL to choose a server, --postgres off to silence this).`,
+    );
     return { scenarios: [], seeding: {} };
   }
   await admin.query(`CREATE DATABASE "${database}"`);
@@ -96,20 +113,38 @@ export async function runPostgresBench(options: BenchOptions, runDir: string, pl
   let twoProcesses: TwoProcessResult | undefined;
   let seeding: Record<string, number> = {};
   try {
-    log(`PostgreSQL: seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users and their notes in database ${database} (no 1M-row table)...`);
+    log(
+      `PostgreSQL: seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users and their notes in database ${database} (no 1M-row table)...`,
+    );
     const seeder = await startRowbase(path.join(runDir, 'pg-seed'), platformKey, { env, name: 'rowbase-pg-seed' });
-    const seeded = await seedBenchProject(seeder.url, platformKey, { items: options.items, users: options.users, notesPerUser: options.notesPerUser, events: 0 }).finally(() => seeder.stop());
+    const seeded = await seedBenchProject(seeder.url, platformKey, {
+      items: options.items,
+      users: options.users,
+      notesPerUser: options.notesPerUser,
+      events: 0,
+    }).finally(() => seeder.stop());
     seeding = Object.fromEntries(Object.entries(seeded.timings).map(([step, seconds]) => [`pg ${step}`, seconds]));
     await admin.query(`VACUUM ANALYZE`).catch(() => undefined);
 
-    const rowbase = await startRowbase(path.join(runDir, 'pg-a'), platformKey, { env, name: 'rowbase-pg', ...(pinning && { cpus: pinning.server }) });
+    const rowbase = await startRowbase(path.join(runDir, 'pg-a'), platformKey, {
+      env,
+      name: 'rowbase-pg',
+      ...(pinning && { cpus: pinning.server }),
+    });
     const baseline = await startPgBaseline(url, pinning?.server);
     let context: ScenarioContext;
     try {
       context = { seeded, sessions: await signIn(rowbase.url, seeded) };
       for (const scenario of scenarios) {
         log(`${scenario.id}: ${scenario.title}`);
-        results.push(await runScenario(scenario, context, { rowbase, baseline }, { ...options, scratchDir: runDir, log, ...(pinning && { loadCpus: pinning.load }) }));
+        results.push(
+          await runScenario(
+            scenario,
+            context,
+            { rowbase, baseline },
+            { ...options, scratchDir: runDir, log, ...(pinning && { loadCpus: pinning.load }) },
+          ),
+        );
       }
     } finally {
       await Promise.all([rowbase.stop(), baseline.stop()]);
@@ -124,7 +159,14 @@ export async function runPostgresBench(options: BenchOptions, runDir: string, pl
         const getById = SCENARIOS.find((s) => s.id === 'get-by-id')!;
         const requests = getById.requests(context, 'rowbase');
         const half = Math.ceil(getById.connections / 2);
-        const spec = (server: ServerProcess, connections: number, durationSeconds: number) => ({ url: server.url, connections, durationSeconds, requests, loader: options.loader, ...(pinning && { loadCpus: pinning.load }) });
+        const spec = (server: ServerProcess, connections: number, durationSeconds: number) => ({
+          url: server.url,
+          connections,
+          durationSeconds,
+          requests,
+          loader: options.loader,
+          ...(pinning && { loadCpus: pinning.load }),
+        });
         const rps: number[] = [];
         const p99: number[] = [];
         const one: number[] = [];
@@ -134,15 +176,38 @@ export async function runPostgresBench(options: BenchOptions, runDir: string, pl
         for (let run = 1; run <= options.runs; run++) {
           const single: LoadResult = await runLoad(spec(a, getById.connections, options.durationSeconds), runDir);
           one.push(single.rps);
-          const sampler = setInterval(() => void countConnections(admin, database).then((n) => (connections = Math.max(connections, n)), () => undefined), 250);
-          const [ra, rb] = await Promise.all([runLoad(spec(a, half, options.durationSeconds), runDir), runLoad(spec(b, half, options.durationSeconds), runDir)]);
+          const sampler = setInterval(
+            () =>
+              void countConnections(admin, database).then(
+                (n) => (connections = Math.max(connections, n)),
+                () => undefined,
+              ),
+            250,
+          );
+          const [ra, rb] = await Promise.all([
+            runLoad(spec(a, half, options.durationSeconds), runDir),
+            runLoad(spec(b, half, options.durationSeconds), runDir),
+          ]);
           clearInterval(sampler);
-          for (const r of [single, ra, rb]) if (r.errors + r.non2xx > 0) throw new Error(`pg-two-processes: ${r.errors} errors, ${r.non2xx} non-2xx; first: ${JSON.stringify(r.firstFailure)}`);
+          for (const r of [single, ra, rb])
+            if (r.errors + r.non2xx > 0)
+              throw new Error(
+                `pg-two-processes: ${r.errors} errors, ${r.non2xx} non-2xx; first: ${JSON.stringify(r.firstFailure)}`,
+              );
           rps.push(ra.rps + rb.rps);
           p99.push(Math.max(ra.latency.p99, rb.latency.p99));
-          log(`  run ${run}/${options.runs}: one process ${formatCount(single.rps)} req/s; two processes ${formatCount(ra.rps + rb.rps)} req/s (p99 ${formatMs(p99.at(-1)!)} ms), ${connections} PostgreSQL connections`);
+          log(
+            `  run ${run}/${options.runs}: one process ${formatCount(single.rps)} req/s; two processes ${formatCount(ra.rps + rb.rps)} req/s (p99 ${formatMs(p99.at(-1)!)} ms), ${connections} PostgreSQL connections`,
+          );
         }
-        twoProcesses = { connectionsPerProcess: half, rps: spread(rps), p99: spread(p99), oneProcessRps: spread(one), pgConnections: connections, pinned: pinning ? `load generator on CPU ${pinning.load}; servers and PostgreSQL unpinned` : 'nothing pinned' };
+        twoProcesses = {
+          connectionsPerProcess: half,
+          rps: spread(rps),
+          p99: spread(p99),
+          oneProcessRps: spread(one),
+          pgConnections: connections,
+          pinned: pinning ? `load generator on CPU ${pinning.load}; servers and PostgreSQL unpinned` : 'nothing pinned',
+        };
       } finally {
         await Promise.all([a.stop(), b.stop()]);
       }

@@ -52,7 +52,12 @@ function keyOf(frame: CallFrame): string {
 
 function areaOf(frame: CallFrame): string {
   const url = frame.url;
-  if (!url) return frame.functionName === '(garbage collector)' ? 'garbage collection' : frame.functionName === '(idle)' ? 'idle (waiting for I/O)' : 'native / program';
+  if (!url)
+    return frame.functionName === '(garbage collector)'
+      ? 'garbage collection'
+      : frame.functionName === '(idle)'
+        ? 'idle (waiting for I/O)'
+        : 'native / program';
   if (url.includes('/dist/')) return 'Rowbase (dist/), incl. SQLite calls made from it';
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return `package ${modules[1]}`;
@@ -101,12 +106,18 @@ export function summariseProfile(file: string, count = 25, skipMs = 0): ProfileS
     }
   }
   const busy = new Map([...inclusive].filter(([key]) => !key.startsWith('(')));
-  return { totalMs: total / 1000, self: top(self, total, count), inclusive: top(busy, total, count), areas: top(areas, total, 20) };
+  return {
+    totalMs: total / 1000,
+    self: top(self, total, count),
+    inclusive: top(busy, total, count),
+    areas: top(areas, total, 20),
+  };
 }
 
 /** The summary as plain text tables. */
 export function formatProfile(title: string, summary: ProfileSummary): string {
-  const rows = (spots: readonly HotSpot[]) => spots.map((s) => `${s.percent.toFixed(1).padStart(6)} %  ${s.ms.toFixed(0).padStart(7)} ms  ${s.name}`);
+  const rows = (spots: readonly HotSpot[]) =>
+    spots.map((s) => `${s.percent.toFixed(1).padStart(6)} %  ${s.ms.toFixed(0).padStart(7)} ms  ${s.name}`);
   return [
     `# ${title}`,
     `${summary.totalMs.toFixed(0)} ms profiled`,

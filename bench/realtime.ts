@@ -85,7 +85,10 @@ export async function runRealtimeBench(options: RealtimeBenchOptions): Promise<R
     await admin.query(`CREATE DATABASE ${database}`);
     const url = new URL(options.postgresUrl);
     url.pathname = `/${database}`;
-    const processes = await Promise.all([options.start('rowbase-rt-a', { DATABASE_URL: url.toString() }), options.start('rowbase-rt-b', { DATABASE_URL: url.toString() })]);
+    const processes = await Promise.all([
+      options.start('rowbase-rt-a', { DATABASE_URL: url.toString() }),
+      options.start('rowbase-rt-b', { DATABASE_URL: url.toString() }),
+    ]);
     try {
       fanOut.push(await measureFanOut(options, processes, 'postgres'));
     } finally {
@@ -110,7 +113,11 @@ export async function runRealtimeBench(options: RealtimeBenchOptions): Promise<R
     };
   });
   goals.push(
-    { text: `RSS growth with ${idle.clients} idle subscribed clients < 200 MiB`, measured: formatMiB(idle.rssAfter - idle.rssBefore), met: idle.rssAfter - idle.rssBefore < 200 * 2 ** 20 },
+    {
+      text: `RSS growth with ${idle.clients} idle subscribed clients < 200 MiB`,
+      measured: formatMiB(idle.rssAfter - idle.rssBefore),
+      met: idle.rssAfter - idle.rssBefore < 200 * 2 ** 20,
+    },
     {
       text: 'GET by id with them connected ≥ 0.9 × without',
       measured: `${(idle.rpsWith / idle.rpsWithout).toFixed(2)} (medians: ${idle.rpsWith.toFixed(0)} vs ${idle.rpsWithout.toFixed(0)} req/s; runs with ${idle.runsWith.map((r) => r.toFixed(0)).join(', ')}; without ${idle.runsWithout.map((r) => r.toFixed(0)).join(', ')})`,
@@ -129,20 +136,40 @@ interface Setup {
 
 async function setUp(options: RealtimeBenchOptions, url: string): Promise<Setup> {
   const projectId = `rt-${Date.now().toString(36)}`;
-  const created = await expectStatus(201, url, 'POST', '/v1/projects', { 'x-platform-key': options.platformKey }, { name: 'Realtime bench', id: projectId });
+  const created = await expectStatus(
+    201,
+    url,
+    'POST',
+    '/v1/projects',
+    { 'x-platform-key': options.platformKey },
+    { name: 'Realtime bench', id: projectId },
+  );
   const admin = { 'x-admin-key': created.body.data.admin_key as string };
   await expectStatus(201, url, 'PUT', `/p/${projectId}/v1/tables/users`, admin, { columns: [], auth_table: true });
   await expectStatus(201, url, 'PUT', `/p/${projectId}/v1/tables/feed`, admin, {
-    columns: [{ name: 'n', type: 'integer' }, { name: 'owner', type: 'text' }],
+    columns: [
+      { name: 'n', type: 'integer' },
+      { name: 'owner', type: 'text' },
+    ],
     rules: { list: '', view: '' },
   });
   await expectStatus(201, url, 'PUT', `/p/${projectId}/v1/tables/mine`, admin, {
-    columns: [{ name: 'n', type: 'integer' }, { name: 'owner', type: 'text' }],
+    columns: [
+      { name: 'n', type: 'integer' },
+      { name: 'owner', type: 'text' },
+    ],
     rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id' },
   });
   const users = [];
   for (let i = 0; i < USERS; i++) {
-    const signup = await expectStatus(201, url, 'POST', `/p/${projectId}/auth/signup`, {}, { email: `rt${i}@example.com`, password: PASSWORD });
+    const signup = await expectStatus(
+      201,
+      url,
+      'POST',
+      `/p/${projectId}/auth/signup`,
+      {},
+      { email: `rt${i}@example.com`, password: PASSWORD },
+    );
     users.push({ id: signup.body.user.id as string, token: signup.body.token as string });
   }
   return { projectId, admin, pk: created.body.data.publishable_key as string, users };
@@ -156,12 +183,20 @@ async function setUp(options: RealtimeBenchOptions, url: string): Promise<Setup>
  * chunked-encoding size lines between the server's writes; readers look for whole SSE frames
  * only, which a write never splits.
  */
-function subscribe(url: string, projectId: string, headers: Record<string, string>, topics: string[], onData: (chunk: Buffer) => void): Promise<net.Socket> {
+function subscribe(
+  url: string,
+  projectId: string,
+  headers: Record<string, string>,
+  topics: string[],
+  onData: (chunk: Buffer) => void,
+): Promise<net.Socket> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     socket.setNoDelay(true);
-    socket.write(`GET /p/${projectId}/realtime HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    socket.write(
+      `GET /p/${projectId}/realtime HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
     let preamble = '';
     let bound = false;
     socket.on('data', (chunk: Buffer) => {
@@ -174,7 +209,10 @@ function subscribe(url: string, projectId: string, headers: Record<string, strin
       if (!connect) return;
       bound = true;
       const clientId = JSON.parse(connect[1]!).client_id as string;
-      expectStatus(200, url, 'POST', `/p/${projectId}/realtime`, headers, { client_id: clientId, subscriptions: topics }).then(() => resolve(socket), reject);
+      expectStatus(200, url, 'POST', `/p/${projectId}/realtime`, headers, {
+        client_id: clientId,
+        subscriptions: topics,
+      }).then(() => resolve(socket), reject);
     });
     socket.once('error', reject);
   });
@@ -183,7 +221,11 @@ function subscribe(url: string, projectId: string, headers: Record<string, strin
 const FRAME_END = Buffer.from('\n\n');
 const N_KEY = Buffer.from('"n":');
 
-async function measureFanOut(options: RealtimeBenchOptions, servers: readonly ServerProcess[], engine: 'sqlite' | 'postgres'): Promise<FanOutResult> {
+async function measureFanOut(
+  options: RealtimeBenchOptions,
+  servers: readonly ServerProcess[],
+  engine: 'sqlite' | 'postgres',
+): Promise<FanOutResult> {
   const setup = await setUp(options, servers[0]!.url);
   const sentAt = new Map<number, number>();
   const latencies: number[] = [];
@@ -213,9 +255,15 @@ async function measureFanOut(options: RealtimeBenchOptions, servers: readonly Se
     const server = servers[i % servers.length]!;
     const owner = setup.users[i % USERS]!;
     // Half on the open table with the pk_ key, half on the owner-only table as a user.
-    streams.push(await (i < half ? subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed'], recorder()) : subscribe(server.url, setup.projectId, { authorization: `Bearer ${owner.token}` }, ['mine'], recorder())));
+    streams.push(
+      await (i < half
+        ? subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed'], recorder())
+        : subscribe(server.url, setup.projectId, { authorization: `Bearer ${owner.token}` }, ['mine'], recorder())),
+    );
   }
-  options.log(`  ${engine}: ${options.subscribers} subscribers on ${servers.length} process(es); writing ${options.writesPerSecond}/s for ${options.seconds} s`);
+  options.log(
+    `  ${engine}: ${options.subscribers} subscribers on ${servers.length} process(es); writing ${options.writesPerSecond}/s for ${options.seconds} s`,
+  );
   const total = Math.round(options.writesPerSecond * options.seconds);
   const cpuBefore = servers.reduce((sum, server) => sum + server.cpuSeconds(), 0);
   const readerBefore = process.cpuUsage();
@@ -231,12 +279,21 @@ async function measureFanOut(options: RealtimeBenchOptions, servers: readonly Se
     const table = n % 2 === 0 ? 'feed' : 'mine';
     const sent = performance.now();
     sentAt.set(n, sent);
-    pending.push(post(server.url, `/p/${setup.projectId}/api/${table}`, setup.admin, { n, owner: setup.users[n % USERS]!.id }).then(() => writeTimes.push(performance.now() - sent)));
+    pending.push(
+      post(server.url, `/p/${setup.projectId}/api/${table}`, setup.admin, {
+        n,
+        owner: setup.users[n % USERS]!.id,
+      }).then(() => writeTimes.push(performance.now() - sent)),
+    );
   }
   await Promise.all(pending);
   const feedWrites = Math.ceil(total / 2);
   // Each "mine" write reaches the subscribers bound to its owner.
-  const boundTo = Array.from({ length: USERS }, (_, u) => Array.from({ length: options.subscribers }, (_, i) => i).filter((i) => i >= half && i % USERS === u).length);
+  const boundTo = Array.from(
+    { length: USERS },
+    (_, u) =>
+      Array.from({ length: options.subscribers }, (_, i) => i).filter((i) => i >= half && i % USERS === u).length,
+  );
   let expected = feedWrites * half;
   for (let n = 1; n < total; n += 2) expected += boundTo[n % USERS]!;
   const deadline = Date.now() + 10_000;
@@ -245,15 +302,32 @@ async function measureFanOut(options: RealtimeBenchOptions, servers: readonly Se
   const readerCpu = process.cpuUsage(readerBefore);
   const readerCpuSeconds = (readerCpu.user + readerCpu.system) / 1e6;
   for (const stream of streams) stream.destroy();
-  return { engine, processes: servers.length, subscribers: options.subscribers, writes: total, expectedDeliveries: Math.round(expected), deliveries: latencies.length, latency: summariseLatency(Float64Array.from(latencies)), writeLatency: summariseLatency(Float64Array.from(writeTimes)), serverCpuSeconds, readerCpuSeconds };
+  return {
+    engine,
+    processes: servers.length,
+    subscribers: options.subscribers,
+    writes: total,
+    expectedDeliveries: Math.round(expected),
+    deliveries: latencies.length,
+    latency: summariseLatency(Float64Array.from(latencies)),
+    writeLatency: summariseLatency(Float64Array.from(writeTimes)),
+    serverCpuSeconds,
+    readerCpuSeconds,
+  };
 }
 
 function post(url: string, route: string, headers: Record<string, string>, body: unknown): Promise<void> {
   return new Promise((resolve, reject) => {
-    const request = http.request(`${url}${route}`, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json' } }, (response) => {
-      response.resume();
-      response.on('end', () => (response.statusCode === 201 ? resolve() : reject(new Error(`POST ${route}: ${response.statusCode}`))));
-    });
+    const request = http.request(
+      `${url}${route}`,
+      { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json' } },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 201 ? resolve() : reject(new Error(`POST ${route}: ${response.statusCode}`)),
+        );
+      },
+    );
     request.on('error', reject);
     request.end(JSON.stringify(body));
   });
@@ -267,7 +341,13 @@ async function measureIdle(options: RealtimeBenchOptions, server: ServerProcess)
     connections: 10,
     durationSeconds: seconds,
     loader: options.loader,
-    requests: [{ method: 'GET' as const, path: `/p/${setup.projectId}/api/feed/${row.body.data.id}`, headers: { 'x-api-key': setup.pk } }],
+    requests: [
+      {
+        method: 'GET' as const,
+        path: `/p/${setup.projectId}/api/feed/${row.body.data.id}`,
+        headers: { 'x-api-key': setup.pk },
+      },
+    ],
     ...(options.pinning && { loadCpus: options.pinning.load }),
   });
   // Three runs without clients, three with, three without again: single runs differ by more
@@ -283,7 +363,9 @@ async function measureIdle(options: RealtimeBenchOptions, server: ServerProcess)
   options.log(`  idle: opening ${options.idleClients} subscribed streams`);
   const streams: net.Socket[] = [];
   for (let i = 0; i < options.idleClients; i += 50) {
-    const batch = Array.from({ length: Math.min(50, options.idleClients - i) }, () => subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed/none'], () => undefined));
+    const batch = Array.from({ length: Math.min(50, options.idleClients - i) }, () =>
+      subscribe(server.url, setup.projectId, { 'x-api-key': setup.pk }, ['feed/none'], () => undefined),
+    );
     streams.push(...(await Promise.all(batch)));
   }
   const rssAfter = server.rss();
@@ -292,5 +374,13 @@ async function measureIdle(options: RealtimeBenchOptions, server: ServerProcess)
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const after = await runs(3);
   const runsWithout = [...before, ...after];
-  return { clients: options.idleClients, rssBefore, rssAfter, rpsWithout: spread(runsWithout).median, rpsWith: spread(withClients).median, runsWithout, runsWith: withClients };
+  return {
+    clients: options.idleClients,
+    rssBefore,
+    rssAfter,
+    rpsWithout: spread(runsWithout).median,
+    rpsWith: spread(withClients).median,
+    runsWithout,
+    runsWith: withClients,
+  };
 }

@@ -64,7 +64,9 @@ function scenarioRows(report: BenchReport): string[] {
       );
       if (series.background) {
         const b = series.background;
-        rows.push(`| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | | | | ${b.errors} / ${b.non2xx} | |`);
+        rows.push(
+          `| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | | | | ${b.errors} / ${b.non2xx} | |`,
+        );
       }
     }
   }
@@ -93,7 +95,8 @@ function met(value: boolean | null): string {
 function goalRows(report: BenchReport): string[] {
   const rows = ['| Scenario | Target | Measured (median of runs) | Met |', '|---|---|---|---|'];
   for (const scenario of report.scenarios) {
-    for (const goal of scenario.goals) rows.push(`| ${scenario.title} | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
+    for (const goal of scenario.goals)
+      rows.push(`| ${scenario.title} | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   }
   // The proof that the load generator was not the limit: the baseline's server used its whole core.
   for (const scenario of report.scenarios) {
@@ -101,19 +104,27 @@ function goalRows(report: BenchReport): string[] {
     // Writes wait for the disk (the baseline fsyncs in COMMIT): only reads can saturate a core.
     if (!baseline || scenario.connections < 10 || /create|bulk/.test(scenario.id)) continue;
     const loader = baseline.loaderCpu ? `; load generator ${baseline.loaderCpu.median.toFixed(2)} core` : '';
-    rows.push(`| ${scenario.title} | baseline server ≥ 0.95 of its core (the load generator is not the limit) | ${cores(baseline.serverCpu)}${loader} | ${met(baseline.serverCpu.median >= 0.95)} |`);
+    rows.push(
+      `| ${scenario.title} | baseline server ≥ 0.95 of its core (the load generator is not the limit) | ${cores(baseline.serverCpu)}${loader} | ${met(baseline.serverCpu.median >= 0.95)} |`,
+    );
   }
-  for (const goal of report.footprint?.goals ?? []) rows.push(`| footprint | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
+  for (const goal of report.footprint?.goals ?? [])
+    rows.push(`| footprint | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   const c = report.coldStart;
-  if (c) rows.push(`| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ${c.starts} starts) | ${met(c.target.met)} |`);
-  for (const goal of report.realtime?.goals ?? []) rows.push(`| realtime | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
+  if (c)
+    rows.push(
+      `| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ${c.starts} starts) | ${met(c.target.met)} |`,
+    );
+  for (const goal of report.realtime?.goals ?? [])
+    rows.push(`| realtime | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
   return rows;
 }
 
 function footprintLines(report: BenchReport): string[] {
   const f = report.footprint;
   if (!f) return [`Footprint: skipped (${report.footprintSkipped ?? 'not run'}).`];
-  const latency = (l: FootprintResult['coldFirstRequest']) => `p50 ${formatMs(l.p50)} ms, p99 ${formatMs(l.p99)} ms, max ${formatMs(l.max)} ms`;
+  const latency = (l: FootprintResult['coldFirstRequest']) =>
+    `p50 ${formatMs(l.p50)} ms, p99 ${formatMs(l.p99)} ms, max ${formatMs(l.max)} ms`;
   return [
     `${f.projects} projects × ${f.tablesPerProject} tables (created in ${f.seedSeconds.toFixed(0)} s through the API, then a fresh server process):`,
     '',
@@ -128,10 +139,13 @@ function realtimeLines(report: BenchReport): string[] {
   const r = report.realtime;
   if (!r) return ['Realtime: not run (select it with `--only realtime`, or run without `--only`).'];
   const lines = r.fanOut.map(
-    (f) => `- ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''}, ${f.subscribers} subscribers (half owner-only), ${f.writes} writes: write-to-delivery p50 ${formatMs(f.latency.p50)} ms, p99 **${formatMs(f.latency.p99)} ms**, max ${formatMs(f.latency.max)} ms; ${f.deliveries} of ${f.expectedDeliveries} deliveries`,
+    (f) =>
+      `- ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''}, ${f.subscribers} subscribers (half owner-only), ${f.writes} writes: write-to-delivery p50 ${formatMs(f.latency.p50)} ms, p99 **${formatMs(f.latency.p99)} ms**, max ${formatMs(f.latency.max)} ms; ${f.deliveries} of ${f.expectedDeliveries} deliveries`,
   );
   const i = r.idle;
-  lines.push(`- ${i.clients} idle subscribed clients: RSS ${formatMiB(i.rssBefore)} → ${formatMiB(i.rssAfter)}; GET by id ${i.rpsWithout.toFixed(0)} req/s without, ${i.rpsWith.toFixed(0)} req/s with them`);
+  lines.push(
+    `- ${i.clients} idle subscribed clients: RSS ${formatMiB(i.rssBefore)} → ${formatMiB(i.rssAfter)}; GET by id ${i.rpsWithout.toFixed(0)} req/s without, ${i.rpsWith.toFixed(0)} req/s with them`,
+  );
   return lines;
 }
 
@@ -155,7 +169,9 @@ function twoProcessLines(report: BenchReport): string[] {
 export function renderResults(report: BenchReport): string {
   const m = report.machine;
   const failures = report.scenarios.flatMap((s) => s.failures);
-  const seeding = Object.entries(report.seeding).map(([step, seconds]) => `${step} ${seconds.toFixed(1)} s`).join('; ');
+  const seeding = Object.entries(report.seeding)
+    .map(([step, seconds]) => `${step} ${seconds.toFixed(1)} s`)
+    .join('; ');
   return [
     START_MARKER,
     '',
@@ -167,7 +183,9 @@ export function renderResults(report: BenchReport): string {
     `- Load: ${report.plan.loader ?? 'autocannon'}${report.plan.pinning ? `, servers pinned to CPU ${report.plan.pinning.server} and the load generator to CPU ${report.plan.pinning.load} (taskset)` : ', not pinned'}`,
     `- Plan: per scenario and server a ${report.plan.warmupSeconds} s warm-up, then ${report.plan.runs} run${report.plan.runs === 1 ? '' : 's'} of ${report.plan.durationSeconds} s, Rowbase and baseline alternating; figures are medians over runs with the range in brackets`,
     `- Seeding through the API (not measured): ${seeding}`,
-    failures.length > 0 ? `- **FAILURES** (errors or non-2xx answers):\n${failures.map((f) => `  - ${f}`).join('\n')}` : '- Errors and non-2xx answers: none',
+    failures.length > 0
+      ? `- **FAILURES** (errors or non-2xx answers):\n${failures.map((f) => `  - ${f}`).join('\n')}`
+      : '- Errors and non-2xx answers: none',
     '',
     '### Targets',
     '',
@@ -203,6 +221,9 @@ export function writeReport(report: BenchReport, resultsFile: string, docsFile: 
   const current = existsSync(docsFile) ? readFileSync(docsFile, 'utf8') : '# Benchmarks\n\n## Latest results\n\n';
   const start = current.indexOf(START_MARKER.slice(0, 25));
   const end = current.indexOf(END_MARKER);
-  const next = start !== -1 && end > start ? `${current.slice(0, start)}${section}${current.slice(end + END_MARKER.length)}` : `${current.trimEnd()}\n\n${section}\n`;
+  const next =
+    start !== -1 && end > start
+      ? `${current.slice(0, start)}${section}${current.slice(end + END_MARKER.length)}`
+      : `${current.trimEnd()}\n\n${section}\n`;
   writeFileSync(docsFile, next);
 }

@@ -102,18 +102,42 @@ function goalText(goal: Goal, reference = 'reference'): string {
 const ratioText = (r: Spread) => `${r.median.toFixed(2)} × (${r.min.toFixed(2)}–${r.max.toFixed(2)})`;
 
 /** The measured load against its reference, run by run (req/s or a latency percentile). */
-function judgeReference(goal: Goal & { kind: 'reference-rps' | 'reference-latency' }, label: string, measured: readonly LoadResult[], reference: readonly LoadResult[] | undefined, note: string): GoalResult {
+function judgeReference(
+  goal: Goal & { kind: 'reference-rps' | 'reference-latency' },
+  label: string,
+  measured: readonly LoadResult[],
+  reference: readonly LoadResult[] | undefined,
+  note: string,
+): GoalResult {
   const text = goalText(goal, label);
   if (!reference) return { text, measured: 'no reference run', met: false };
   if (goal.kind === 'reference-rps') {
-    const r = pairedRatio(measured.map((m) => m.rps), reference.map((m) => m.rps));
-    return { text, measured: `${ratioText(r)}; ${formatCount(spread(measured.map((m) => m.rps)).median)} vs ${formatCount(spread(reference.map((m) => m.rps)).median)} req/s${note}`, met: r.median >= goal.min };
+    const r = pairedRatio(
+      measured.map((m) => m.rps),
+      reference.map((m) => m.rps),
+    );
+    return {
+      text,
+      measured: `${ratioText(r)}; ${formatCount(spread(measured.map((m) => m.rps)).median)} vs ${formatCount(spread(reference.map((m) => m.rps)).median)} req/s${note}`,
+      met: r.median >= goal.min,
+    };
   }
-  const r = pairedRatio(measured.map((m) => m.latency[goal.stat]), reference.map((m) => m.latency[goal.stat]));
-  return { text, measured: `${ratioText(r)}; ${formatMs(spread(measured.map((m) => m.latency[goal.stat])).median)} vs ${formatMs(spread(reference.map((m) => m.latency[goal.stat])).median)} ms${note}`, met: r.median <= goal.maxRatio };
+  const r = pairedRatio(
+    measured.map((m) => m.latency[goal.stat]),
+    reference.map((m) => m.latency[goal.stat]),
+  );
+  return {
+    text,
+    measured: `${ratioText(r)}; ${formatMs(spread(measured.map((m) => m.latency[goal.stat])).median)} vs ${formatMs(spread(reference.map((m) => m.latency[goal.stat])).median)} ms${note}`,
+    met: r.median <= goal.maxRatio,
+  };
 }
 
-function judge(goal: Goal & { kind: 'ratio' | 'latency' }, rowbase: SeriesSummary, ratio: Spread | undefined): GoalResult {
+function judge(
+  goal: Goal & { kind: 'ratio' | 'latency' },
+  rowbase: SeriesSummary,
+  ratio: Spread | undefined,
+): GoalResult {
   if (goal.kind === 'ratio') {
     if (!ratio) return { text: goalText(goal), measured: 'no baseline run', met: false };
     return { text: goalText(goal), measured: ratioText(ratio), met: ratio.median >= goal.min };
@@ -123,11 +147,31 @@ function judge(goal: Goal & { kind: 'ratio' | 'latency' }, rowbase: SeriesSummar
 }
 
 /** Runs `scenario` against the servers it applies to. Never throws for a failing load: it reports it. */
-export async function runScenario(scenario: Scenario, given: ScenarioContext, servers: Readonly<Record<Target, ServerProcess | undefined>>, plan: RunPlan): Promise<ScenarioResult> {
-  const base = { id: scenario.id, title: scenario.title, connections: scenario.connections, ratioTargets: scenario.goals.flatMap((g) => (g.kind === 'ratio' ? [g.min] : [])) };
+export async function runScenario(
+  scenario: Scenario,
+  given: ScenarioContext,
+  servers: Readonly<Record<Target, ServerProcess | undefined>>,
+  plan: RunPlan,
+): Promise<ScenarioResult> {
+  const base = {
+    id: scenario.id,
+    title: scenario.title,
+    connections: scenario.connections,
+    ratioTargets: scenario.goals.flatMap((g) => (g.kind === 'ratio' ? [g.min] : [])),
+  };
   if (scenario.needsAuth && !given.sessions) {
     const skipped = 'this build has no POST /p/{id}/auth/login yet';
-    return { ...base, skipped, series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal, scenario.reference?.label), measured: 'skipped', met: null })), failures: [] };
+    return {
+      ...base,
+      skipped,
+      series: [],
+      goals: scenario.goals.map((goal) => ({
+        text: goalText(goal, scenario.reference?.label),
+        measured: 'skipped',
+        met: null,
+      })),
+      failures: [],
+    };
   }
   let context = given;
   if (scenario.prepare) {
@@ -136,17 +180,39 @@ export async function runScenario(scenario: Scenario, given: ScenarioContext, se
     } catch (error) {
       const failure = `${scenario.id} set-up: ${(error as Error).message}`;
       plan.log(`  ** ${failure}`);
-      return { ...base, skipped: 'its set-up failed', series: [], goals: scenario.goals.map((goal) => ({ text: goalText(goal, scenario.reference?.label), measured: 'set-up failed', met: false })), failures: [failure] };
+      return {
+        ...base,
+        skipped: 'its set-up failed',
+        series: [],
+        goals: scenario.goals.map((goal) => ({
+          text: goalText(goal, scenario.reference?.label),
+          measured: 'set-up failed',
+          met: false,
+        })),
+        failures: [failure],
+      };
     }
   }
   // A reference load runs on Rowbase too, alternating with the measured one like a baseline would.
-  const targets: SeriesTarget[] = scenario.reference ? ['rowbase', 'reference'] : scenario.baseline && servers.baseline ? ['rowbase', 'baseline'] : ['rowbase'];
+  const targets: SeriesTarget[] = scenario.reference
+    ? ['rowbase', 'reference']
+    : scenario.baseline && servers.baseline
+      ? ['rowbase', 'baseline']
+      : ['rowbase'];
   const serverOf = (target: SeriesTarget) => servers[target === 'reference' ? 'rowbase' : target]!;
   const labelOf = (target: SeriesTarget) => (target === 'reference' ? scenario.reference!.label : target);
   const specs = new Map<SeriesTarget, LoadSpec>();
   for (const target of targets) {
-    const requests = target === 'reference' ? scenario.reference!.requests(context) : scenario.requests(context, target);
-    specs.set(target, { url: serverOf(target).url, connections: scenario.connections, durationSeconds: plan.durationSeconds, requests, loader: plan.loader, ...(plan.loadCpus && { loadCpus: plan.loadCpus }) });
+    const requests =
+      target === 'reference' ? scenario.reference!.requests(context) : scenario.requests(context, target);
+    specs.set(target, {
+      url: serverOf(target).url,
+      connections: scenario.connections,
+      durationSeconds: plan.durationSeconds,
+      requests,
+      loader: plan.loader,
+      ...(plan.loadCpus && { loadCpus: plan.loadCpus }),
+    });
   }
   const background: LoadSpec | undefined = scenario.background && {
     url: servers.rowbase!.url,
@@ -196,7 +262,9 @@ export async function runScenario(scenario: Scenario, given: ScenarioContext, se
       serverCpu.get(target)!.push(result.seconds > 0 ? (cpuAfter - cpuBefore) / result.seconds : 0);
       const failure = failureOf(`${scenario.id} ${labelOf(target)} run ${run}`, result);
       if (failure) failures.push(failure);
-      plan.log(`  ${scenario.id.padEnd(16)} ${labelOf(target).padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ${percent(serverCpu.get(target)!.at(-1)!)} of a core${result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : ''}${failure ? '  ** FAILED **' : ''}`);
+      plan.log(
+        `  ${scenario.id.padEnd(16)} ${labelOf(target).padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ${percent(serverCpu.get(target)!.at(-1)!)} of a core${result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : ''}${failure ? '  ** FAILED **' : ''}`,
+      );
     }
   }
 
@@ -208,15 +276,31 @@ export async function runScenario(scenario: Scenario, given: ScenarioContext, se
     peakRss: peaks.get(target)!,
     cpuPerRequest: spread(cpu.get(target)!),
     serverCpu: spread(serverCpu.get(target)!),
-    ...(runs.get(target)!.every((r) => r.loaderCpu !== undefined) && { loaderCpu: spread(runs.get(target)!.map((r) => r.loaderCpu!)) }),
+    ...(runs.get(target)!.every((r) => r.loaderCpu !== undefined) && {
+      loaderCpu: spread(runs.get(target)!.map((r) => r.loaderCpu!)),
+    }),
     ...(target === 'rowbase' && backgroundRuns.length > 0 && { background: summariseRuns(backgroundRuns) }),
   }));
   const paired = targets.includes('baseline');
-  const ratio = paired ? pairedRatio(runs.get('rowbase')!.map((r) => r.rps), runs.get('baseline')!.map((r) => r.rps)) : undefined;
+  const ratio = paired
+    ? pairedRatio(
+        runs.get('rowbase')!.map((r) => r.rps),
+        runs.get('baseline')!.map((r) => r.rps),
+      )
+    : undefined;
   const cpuRatio = paired ? pairedRatio(cpu.get('baseline')!, cpu.get('rowbase')!) : undefined;
-  const note = context.deepCursor && scenario.prepare ? ` (page ${context.deepCursor.page.toLocaleString('en-US')})` : '';
+  const note =
+    context.deepCursor && scenario.prepare ? ` (page ${context.deepCursor.page.toLocaleString('en-US')})` : '';
   const goals = scenario.goals.map((goal) =>
-    goal.kind === 'reference-rps' || goal.kind === 'reference-latency' ? judgeReference(goal, scenario.reference?.label ?? 'reference', runs.get('rowbase')!, runs.get('reference'), note) : judge(goal, series[0]!.summary, ratio),
+    goal.kind === 'reference-rps' || goal.kind === 'reference-latency'
+      ? judgeReference(
+          goal,
+          scenario.reference?.label ?? 'reference',
+          runs.get('rowbase')!,
+          runs.get('reference'),
+          note,
+        )
+      : judge(goal, series[0]!.summary, ratio),
   );
   for (const failure of failures) plan.log(`  ** ${failure}`);
   return { ...base, series, ...(ratio && { ratio }), ...(cpuRatio && { cpuRatio }), goals, failures };

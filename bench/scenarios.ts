@@ -4,7 +4,18 @@
  */
 import type { LoadRequest } from './load-spec.js';
 import { expectStatus } from './http-client.js';
-import { EVENT_KINDS, EVENTS, INBOX, ITEM_CATEGORIES, itemRow, ITEMS, NOTES, POST_TOPICS, POSTS, USER_PASSWORD } from './schema.js';
+import {
+  EVENT_KINDS,
+  EVENTS,
+  INBOX,
+  ITEM_CATEGORIES,
+  itemRow,
+  ITEMS,
+  NOTES,
+  POST_TOPICS,
+  POSTS,
+  USER_PASSWORD,
+} from './schema.js';
 import { COMMENTS_PER_POST, type SeededProject, type Session } from './seed.js';
 
 export type Target = 'rowbase' | 'baseline';
@@ -87,10 +98,20 @@ const api = (context: ScenarioContext, table: string) => `/p/${context.seeded.pr
 const auth = (context: ScenarioContext) => `/p/${context.seeded.projectId}/auth`;
 
 function getById(context: ScenarioContext): LoadRequest[] {
-  return shuffled(context.seeded.itemIds).map((id) => ({ method: 'GET', path: `${api(context, ITEMS.name)}/${id}`, headers: pk(context) }));
+  return shuffled(context.seeded.itemIds).map((id) => ({
+    method: 'GET',
+    path: `${api(context, ITEMS.name)}/${id}`,
+    headers: pk(context),
+  }));
 }
 
-function listPage(context: ScenarioContext, table: string, column: string, values: string[], count: boolean): LoadRequest[] {
+function listPage(
+  context: ScenarioContext,
+  table: string,
+  column: string,
+  values: string[],
+  count: boolean,
+): LoadRequest[] {
   return values.map((value) => ({
     method: 'GET',
     path: `${api(context, table)}?filter=${encodeURIComponent(`${column} = '${value}'`)}&sort=-created_at&limit=20${count ? '' : '&count=none'}`,
@@ -120,8 +141,13 @@ async function checkExpand(context: ScenarioContext, base: string): Promise<Scen
   const [request] = postPages(context, 'author,comments(post)');
   const response = await expectStatus(200, base, 'GET', request!.path, pk(context));
   const rows = response.body.data as { expand?: { author?: unknown; 'comments(post)'?: unknown[] } }[];
-  const bare = rows.filter((row) => !row.expand?.author || (row.expand['comments(post)']?.length ?? 0) !== COMMENTS_PER_POST);
-  if (rows.length !== 20 || bare.length > 0) throw new Error(`the expanded page has ${rows.length} rows, ${bare.length} without an author or ${COMMENTS_PER_POST} comments`);
+  const bare = rows.filter(
+    (row) => !row.expand?.author || (row.expand['comments(post)']?.length ?? 0) !== COMMENTS_PER_POST,
+  );
+  if (rows.length !== 20 || bare.length > 0)
+    throw new Error(
+      `the expanded page has ${rows.length} rows, ${bare.length} without an author or ${COMMENTS_PER_POST} comments`,
+    );
   return context;
 }
 
@@ -146,7 +172,8 @@ async function findDeepCursor(context: ScenarioContext, base: string): Promise<S
     const limit = Math.min(1000, skip);
     const response = await expectStatus(200, base, 'GET', eventsPage(context, limit, after), pk(context));
     const cursor = response.body.meta?.next_cursor as unknown;
-    if (typeof cursor !== 'string' || response.body.data.length !== limit) throw new Error(`cursor walk stopped early, ${skip} rows before page ${page}`);
+    if (typeof cursor !== 'string' || response.body.data.length !== limit)
+      throw new Error(`cursor walk stopped early, ${skip} rows before page ${page}`);
     after = cursor;
     skip -= limit;
   }
@@ -154,7 +181,11 @@ async function findDeepCursor(context: ScenarioContext, base: string): Promise<S
 }
 
 function logins(context: ScenarioContext): LoadRequest[] {
-  return (context.sessions ?? []).map((s) => ({ method: 'POST', path: `${auth(context)}/login`, body: JSON.stringify({ email: s.email, password: USER_PASSWORD }) }));
+  return (context.sessions ?? []).map((s) => ({
+    method: 'POST',
+    path: `${auth(context)}/login`,
+    body: JSON.stringify({ email: s.email, password: USER_PASSWORD }),
+  }));
 }
 
 /** Every scenario, in the order they run: reads, then auth, then writes (which grow `inbox` only). */
@@ -179,7 +210,10 @@ export const SCENARIOS: readonly Scenario[] = [
     baseline: true,
     needsAuth: false,
     requests: getById,
-    goals: [{ kind: 'ratio', min: 0.8 }, { kind: 'latency', stat: 'p99', maxMs: 2 }],
+    goals: [
+      { kind: 'ratio', min: 0.8 },
+      { kind: 'latency', stat: 'p99', maxMs: 2 },
+    ],
   },
   {
     id: 'get-by-id-owner',
@@ -244,7 +278,9 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 1,
     baseline: false,
     needsAuth: false,
-    requests: (context) => [{ method: 'GET', path: `${api(context, EVENTS.name)}?select=kind,count()&limit=100`, headers: pk(context) }],
+    requests: (context) => [
+      { method: 'GET', path: `${api(context, EVENTS.name)}?select=kind,count()&limit=100`, headers: pk(context) },
+    ],
     goals: [{ kind: 'latency', stat: 'p50', maxMs: 300 }],
   },
   EXPAND_LIST,
@@ -253,7 +289,8 @@ export const SCENARIOS: readonly Scenario[] = [
     // write to the project is (and every request on PostgreSQL): what the expansion's reads cost.
     ...EXPAND_LIST,
     id: 'expand-list-uncached',
-    title: 'list 20 posts with expand=author,comments(post), no rows kept (EXPAND_CACHE_MB=0) (vs the same list without expand)',
+    title:
+      'list 20 posts with expand=author,comments(post), no rows kept (EXPAND_CACHE_MB=0) (vs the same list without expand)',
     rowbaseEnv: { EXPAND_CACHE_MB: '0' },
     goals: [],
   },
@@ -282,7 +319,10 @@ export const SCENARIOS: readonly Scenario[] = [
       if (!context.deepCursor) throw new Error('cursor-deep: no cursor (its prepare step did not run)');
       return [{ method: 'GET', path: eventsPage(context, 20, context.deepCursor.after), headers: pk(context) }];
     },
-    reference: { label: 'page 1', requests: (context) => [{ method: 'GET', path: eventsPage(context, 20), headers: pk(context) }] },
+    reference: {
+      label: 'page 1',
+      requests: (context) => [{ method: 'GET', path: eventsPage(context, 20), headers: pk(context) }],
+    },
     goals: [{ kind: 'reference-latency', stat: 'p50', maxRatio: 1.5 }],
   },
   {
@@ -300,7 +340,12 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 10,
     baseline: false,
     needsAuth: true,
-    requests: (context) => (context.sessions ?? []).map((s) => ({ method: 'POST', path: `${auth(context)}/refresh`, body: JSON.stringify({ refresh_token: s.refreshToken }) })),
+    requests: (context) =>
+      (context.sessions ?? []).map((s) => ({
+        method: 'POST',
+        path: `${auth(context)}/refresh`,
+        body: JSON.stringify({ refresh_token: s.refreshToken }),
+      })),
     goals: [],
   },
   {
@@ -319,7 +364,9 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 10,
     baseline: true,
     needsAuth: false,
-    requests: (context) => [{ method: 'POST', path: api(context, INBOX.name), headers: pk(context), body: JSON.stringify(itemRow(7)) }],
+    requests: (context) => [
+      { method: 'POST', path: api(context, INBOX.name), headers: pk(context), body: JSON.stringify(itemRow(7)) },
+    ],
     goals: [{ kind: 'ratio', min: 1.0 }],
   },
   {
@@ -328,7 +375,17 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 1,
     baseline: true,
     needsAuth: false,
-    requests: (context) => [{ method: 'POST', path: `${api(context, INBOX.name)}/bulk`, headers: pk(context), body: JSON.stringify(Array.from({ length: 1000 }, (_, n) => itemRow(n))) }],
-    goals: [{ kind: 'ratio', min: 0.8 }, { kind: 'latency', stat: 'p50', maxMs: 50 }],
+    requests: (context) => [
+      {
+        method: 'POST',
+        path: `${api(context, INBOX.name)}/bulk`,
+        headers: pk(context),
+        body: JSON.stringify(Array.from({ length: 1000 }, (_, n) => itemRow(n))),
+      },
+    ],
+    goals: [
+      { kind: 'ratio', min: 0.8 },
+      { kind: 'latency', stat: 'p50', maxMs: 50 },
+    ],
   },
 ];

@@ -41,7 +41,13 @@ const itemColumns = [
 export const ITEMS: BenchTable = {
   name: 'items',
   definition: { columns: itemColumns, rules: OPEN_RULES, indexes: [['category', 'created_at', 'id']] },
-  columns: [...SYSTEM, { name: 'title', type: 'text' }, { name: 'category', type: 'text' }, { name: 'score', type: 'integer' }, { name: 'done', type: 'boolean' }],
+  columns: [
+    ...SYSTEM,
+    { name: 'title', type: 'text' },
+    { name: 'category', type: 'text' },
+    { name: 'score', type: 'integer' },
+    { name: 'done', type: 'boolean' },
+  ],
 };
 
 /** Same shape as items; the write scenarios (create, bulk) grow this one so reads stay at 10,000 rows. */
@@ -51,7 +57,12 @@ export const INBOX: BenchTable = { ...ITEMS, name: 'inbox', definition: { ...ITE
 export const USERS: BenchTable = {
   name: 'users',
   definition: { auth_table: true, columns: [{ name: 'display_name', type: 'text' }] },
-  columns: [...SYSTEM, { name: 'email', type: 'text' }, { name: 'email_verified', type: 'boolean' }, { name: 'display_name', type: 'text' }],
+  columns: [
+    ...SYSTEM,
+    { name: 'email', type: 'text' },
+    { name: 'email_verified', type: 'boolean' },
+    { name: 'display_name', type: 'text' },
+  ],
 };
 
 /** Rows visible only to their owner (the bearer-token GET scenario). */
@@ -62,7 +73,13 @@ export const NOTES: BenchTable = {
       { name: 'owner', type: 'text', required: true, references: { table: 'users', on_delete: 'cascade' } },
       { name: 'body', type: 'text' },
     ],
-    rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id', create: null, update: null, delete: null },
+    rules: {
+      list: 'owner = @request.auth.id',
+      view: 'owner = @request.auth.id',
+      create: null,
+      update: null,
+      delete: null,
+    },
   },
   columns: [...SYSTEM, { name: 'owner', type: 'text' }, { name: 'body', type: 'text' }],
 };
@@ -79,7 +96,12 @@ export const EVENTS: BenchTable = {
     rules: OPEN_RULES,
     indexes: [['kind', 'created_at', 'id']],
   },
-  columns: [...SYSTEM, { name: 'kind', type: 'text' }, { name: 'score', type: 'integer' }, { name: 'payload', type: 'text' }],
+  columns: [
+    ...SYSTEM,
+    { name: 'kind', type: 'text' },
+    { name: 'score', type: 'integer' },
+    { name: 'payload', type: 'text' },
+  ],
 };
 
 /** Topics of `posts` (10 values, so a topic's list has 1,000 posts). */
@@ -97,7 +119,12 @@ export const POSTS: BenchTable = {
     rules: OPEN_RULES,
     indexes: [['topic', 'created_at', 'id']],
   },
-  columns: [...SYSTEM, { name: 'title', type: 'text' }, { name: 'topic', type: 'text' }, { name: 'author', type: 'text' }],
+  columns: [
+    ...SYSTEM,
+    { name: 'title', type: 'text' },
+    { name: 'topic', type: 'text' },
+    { name: 'author', type: 'text' },
+  ],
 };
 
 /** Comments on posts (the reverse path `comments(post)`; Rowbase indexes every reference column itself). */
@@ -124,7 +151,12 @@ export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, 
 
 /** The n-th item row as a client would send it. */
 export function itemRow(n: number): Record<string, unknown> {
-  return { title: `Item number ${n} with a title of ordinary length`, category: `c${n % ITEM_CATEGORIES}`, score: n % 1000, done: n % 3 === 0 };
+  return {
+    title: `Item number ${n} with a title of ordinary length`,
+    category: `c${n % ITEM_CATEGORIES}`,
+    score: n % 1000,
+    done: n % 3 === 0,
+  };
 }
 
 /** The n-th event row as a client would send it. */

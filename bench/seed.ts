@@ -6,7 +6,22 @@
  * which is not what rows written over time look like.
  */
 import { call, expectStatus } from './http-client.js';
-import { BENCH_TABLES, COMMENTS, eventRow, EVENTS, INBOX, itemRow, ITEMS, NOTES, POST_TOPICS, POSTS, RELATION_TABLES, USER_PASSWORD, userEmail, USERS } from './schema.js';
+import {
+  BENCH_TABLES,
+  COMMENTS,
+  eventRow,
+  EVENTS,
+  INBOX,
+  itemRow,
+  ITEMS,
+  NOTES,
+  POST_TOPICS,
+  POSTS,
+  RELATION_TABLES,
+  USER_PASSWORD,
+  userEmail,
+  USERS,
+} from './schema.js';
 
 export const BENCH_PROJECT = 'bench';
 /** Rows per request: items have 10 categories, so a category's page has ties of 10 rows at most. */
@@ -53,7 +68,15 @@ async function timed<T>(timings: Record<string, number>, step: string, work: () 
 }
 
 /** Writes `count` rows made by `row(n)` in bulk requests of `batch` rows, two in flight; returns their ids. */
-async function bulkInsert(base: string, headers: Record<string, string>, table: string, batch: number, count: number, row: (n: number) => Record<string, unknown>, onProgress?: (rows: number) => void): Promise<string[]> {
+async function bulkInsert(
+  base: string,
+  headers: Record<string, string>,
+  table: string,
+  batch: number,
+  count: number,
+  row: (n: number) => Record<string, unknown>,
+  onProgress?: (rows: number) => void,
+): Promise<string[]> {
   const ids: string[] = new Array(count);
   let next = 0;
   let done = 0;
@@ -65,7 +88,9 @@ async function bulkInsert(base: string, headers: Record<string, string>, table: 
       next += size;
       const rows = Array.from({ length: size }, (_, i) => row(start + i));
       const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${table}/bulk`, headers, rows);
-      (response.body.data as { id: string }[]).forEach((created, i) => (ids[start + i] = created.id));
+      (response.body.data as { id: string }[]).forEach((created, i) => {
+        ids[start + i] = created.id;
+      });
       done += size;
       onProgress?.(done);
     }
@@ -75,41 +100,81 @@ async function bulkInsert(base: string, headers: Record<string, string>, table: 
 }
 
 /** Creates the project, its tables and rows. Throws with the server's answer when a step fails. */
-export async function seedBenchProject(base: string, platformKey: string, options: SeedOptions): Promise<SeededProject> {
+export async function seedBenchProject(
+  base: string,
+  platformKey: string,
+  options: SeedOptions,
+): Promise<SeededProject> {
   const timings: Record<string, number> = {};
   const created = await timed(timings, 'project and tables', async () => {
-    const project = await expectStatus(201, base, 'POST', '/v1/projects', { 'x-platform-key': platformKey }, { name: 'Benchmarks', id: BENCH_PROJECT });
+    const project = await expectStatus(
+      201,
+      base,
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': platformKey },
+      { name: 'Benchmarks', id: BENCH_PROJECT },
+    );
     const admin = { 'x-admin-key': project.body.data.admin_key as string };
-    for (const table of [...BENCH_TABLES, ...(options.posts ? RELATION_TABLES : [])]) await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/${table.name}`, admin, table.definition);
+    for (const table of [...BENCH_TABLES, ...(options.posts ? RELATION_TABLES : [])])
+      await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/${table.name}`, admin, table.definition);
     return project.body.data as { admin_key: string; publishable_key: string };
   });
   const admin = { 'x-admin-key': created.admin_key };
 
-  const itemIds = await timed(timings, `${ITEMS.name} (${options.items} rows)`, () => bulkInsert(base, admin, ITEMS.name, ITEM_BATCH, options.items, itemRow));
+  const itemIds = await timed(timings, `${ITEMS.name} (${options.items} rows)`, () =>
+    bulkInsert(base, admin, ITEMS.name, ITEM_BATCH, options.items, itemRow),
+  );
   await timed(timings, `${INBOX.name} (1 row)`, () => bulkInsert(base, admin, INBOX.name, 1, 1, itemRow));
   const users = await timed(timings, `${USERS.name} (${options.users} rows, argon2id)`, async () => {
-    const rows = Array.from({ length: options.users }, (_, n) => ({ email: userEmail(n), password: USER_PASSWORD, display_name: `User ${n}` }));
+    const rows = Array.from({ length: options.users }, (_, n) => ({
+      email: userEmail(n),
+      password: USER_PASSWORD,
+      display_name: `User ${n}`,
+    }));
     const response = await expectStatus(201, base, 'POST', `/p/${BENCH_PROJECT}/api/${USERS.name}/bulk`, admin, rows);
     return (response.body.data as { id: string; email: string }[]).map(({ id, email }) => ({ id, email }));
   });
   const notesByUser = await timed(timings, `${NOTES.name} (${options.users * options.notesPerUser} rows)`, async () => {
-    const ids = await bulkInsert(base, admin, NOTES.name, NOTE_BATCH, users.length * options.notesPerUser, (n) => ({ owner: users[n % users.length]!.id, body: `note ${n}` }));
+    const ids = await bulkInsert(base, admin, NOTES.name, NOTE_BATCH, users.length * options.notesPerUser, (n) => ({
+      owner: users[n % users.length]!.id,
+      body: `note ${n}`,
+    }));
     const byUser = new Map<string, string[]>(users.map((u) => [u.id, []]));
-    ids.forEach((id, n) => byUser.get(users[n % users.length]!.id)!.push(id));
+    for (const [n, id] of ids.entries()) byUser.get(users[n % users.length]!.id)!.push(id);
     return byUser;
   });
   const posts = options.posts ?? 0;
   if (posts > 0) {
     const postIds = await timed(timings, `${POSTS.name} (${posts} rows)`, () =>
-      bulkInsert(base, admin, POSTS.name, ITEM_BATCH, posts, (n) => ({ title: `Post number ${n}`, topic: `t${n % POST_TOPICS}`, author: itemIds[(n * 7) % itemIds.length] })),
+      bulkInsert(base, admin, POSTS.name, ITEM_BATCH, posts, (n) => ({
+        title: `Post number ${n}`,
+        topic: `t${n % POST_TOPICS}`,
+        author: itemIds[(n * 7) % itemIds.length],
+      })),
     );
     await timed(timings, `${COMMENTS.name} (${posts * COMMENTS_PER_POST} rows)`, () =>
-      bulkInsert(base, admin, COMMENTS.name, NOTE_BATCH, posts * COMMENTS_PER_POST, (n) => ({ post: postIds[n % posts], body: `comment ${n}` })),
+      bulkInsert(base, admin, COMMENTS.name, NOTE_BATCH, posts * COMMENTS_PER_POST, (n) => ({
+        post: postIds[n % posts],
+        body: `comment ${n}`,
+      })),
     );
   }
-  await timed(timings, `${EVENTS.name} (${options.events} rows)`, () => bulkInsert(base, admin, EVENTS.name, EVENT_BATCH, options.events, eventRow, options.onProgress));
+  await timed(timings, `${EVENTS.name} (${options.events} rows)`, () =>
+    bulkInsert(base, admin, EVENTS.name, EVENT_BATCH, options.events, eventRow, options.onProgress),
+  );
 
-  return { projectId: BENCH_PROJECT, adminKey: created.admin_key, publishableKey: created.publishable_key, itemIds, users, notesByUser, eventRows: options.events, postRows: posts, timings };
+  return {
+    projectId: BENCH_PROJECT,
+    adminKey: created.admin_key,
+    publishableKey: created.publishable_key,
+    itemIds,
+    users,
+    notesByUser,
+    eventRows: options.events,
+    postRows: posts,
+    timings,
+  };
 }
 
 /** A signed-in benchmark user. */
@@ -128,12 +193,25 @@ export interface Session {
 export async function signIn(base: string, seeded: SeededProject): Promise<Session[] | undefined> {
   const sessions: Session[] = [];
   for (const user of seeded.users) {
-    const response = await call(base, 'POST', `/p/${seeded.projectId}/auth/login`, {}, { email: user.email, password: USER_PASSWORD });
+    const response = await call(
+      base,
+      'POST',
+      `/p/${seeded.projectId}/auth/login`,
+      {},
+      { email: user.email, password: USER_PASSWORD },
+    );
     if (response.status === 404 && response.body?.error?.code === 'NOT_FOUND') return undefined;
     if (response.status !== 200 || typeof response.body?.token !== 'string') {
-      throw new Error(`login of ${user.email} failed: ${response.status} ${JSON.stringify(response.body).slice(0, 400)}`);
+      throw new Error(
+        `login of ${user.email} failed: ${response.status} ${JSON.stringify(response.body).slice(0, 400)}`,
+      );
     }
-    sessions.push({ userId: user.id, email: user.email, token: response.body.token, refreshToken: response.body.refresh_token });
+    sessions.push({
+      userId: user.id,
+      email: user.email,
+      token: response.body.token,
+      refreshToken: response.body.refresh_token,
+    });
   }
   return sessions;
 }

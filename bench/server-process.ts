@@ -53,7 +53,9 @@ process.once('exit', () => {
  */
 export async function startServer(options: StartOptions): Promise<ServerProcess> {
   // taskset execs node in the same process, so the PID is the server's.
-  const [command, args] = options.cpus ? ['taskset', ['-c', options.cpus, process.execPath, ...options.args]] : [process.execPath, [...options.args]];
+  const [command, args] = options.cpus
+    ? ['taskset', ['-c', options.cpus, process.execPath, ...options.args]]
+    : [process.execPath, [...options.args]];
   const child = spawn(command as string, args as string[], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     cwd: options.cwd,
@@ -62,14 +64,20 @@ export async function startServer(options: StartOptions): Promise<ServerProcess>
   const pid = child.pid;
   if (pid === undefined) throw new Error(`${options.name}: could not start node`);
   running.set(pid, child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    running.delete(pid);
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(pid);
+      resolve();
+    }),
+  );
 
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.name} did not start within ${options.startTimeoutMs ?? 20_000} ms:\n${output}`)), options.startTimeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`${options.name} did not start within ${options.startTimeoutMs ?? 20_000} ms:\n${output}`)),
+      options.startTimeoutMs ?? 20_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/[^\s;]+)/.exec(output);

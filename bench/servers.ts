@@ -15,12 +15,27 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
  * RATE_LIMITS=off: the login scenarios send thousands of logins a minute from one address,
  * which the default limits would answer with 429; the benchmark measures the work, not the limiter.
  */
-export function startRowbase(dataDir: string, platformKey: string, options: { nodeArgs?: readonly string[]; seeding?: boolean; cpus?: string; env?: Readonly<Record<string, string>>; name?: string; dist?: string } = {}): Promise<ServerProcess> {
+export function startRowbase(
+  dataDir: string,
+  platformKey: string,
+  options: {
+    nodeArgs?: readonly string[];
+    seeding?: boolean;
+    cpus?: string;
+    env?: Readonly<Record<string, string>>;
+    name?: string;
+    dist?: string;
+  } = {},
+): Promise<ServerProcess> {
   return startServer({
     name: options.name ?? 'rowbase',
     cwd: ROOT,
     ...(options.cpus && { cpus: options.cpus }),
-    args: [...(options.nodeArgs ?? []), path.join(options.dist ? path.resolve(ROOT, options.dist) : path.join(ROOT, 'dist'), 'main.js'), 'serve'],
+    args: [
+      ...(options.nodeArgs ?? []),
+      path.join(options.dist ? path.resolve(ROOT, options.dist) : path.join(ROOT, 'dist'), 'main.js'),
+      'serve',
+    ],
     env: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',

@@ -51,17 +51,56 @@ async function takeTotals(server: ServerProcess, file: string): Promise<Statemen
   return JSON.parse(readFileSync(file, 'utf8')) as StatementTotal[];
 }
 
-async function measure(server: ServerProcess, file: string, label: string, requests: LoadRequest[], connections: number, options: BenchOptions, loadCpus: string | undefined, runDir: string): Promise<Window> {
+async function measure(
+  server: ServerProcess,
+  file: string,
+  label: string,
+  requests: LoadRequest[],
+  connections: number,
+  options: BenchOptions,
+  loadCpus: string | undefined,
+  runDir: string,
+): Promise<Window> {
   // A short warm-up, then a clean window.
-  await runLoad({ url: server.url, connections, durationSeconds: 1, requests, loader: options.loader, ...(loadCpus && { loadCpus }) }, runDir);
+  await runLoad(
+    {
+      url: server.url,
+      connections,
+      durationSeconds: 1,
+      requests,
+      loader: options.loader,
+      ...(loadCpus && { loadCpus }),
+    },
+    runDir,
+  );
   await takeTotals(server, file);
   const cpuBefore = server.cpuSeconds();
-  const result = await runLoad({ url: server.url, connections, durationSeconds: options.profileSeconds, requests, loader: options.loader, ...(loadCpus && { loadCpus }) }, runDir);
+  const result = await runLoad(
+    {
+      url: server.url,
+      connections,
+      durationSeconds: options.profileSeconds,
+      requests,
+      loader: options.loader,
+      ...(loadCpus && { loadCpus }),
+    },
+    runDir,
+  );
   const cpu = server.cpuSeconds() - cpuBefore;
   const statements = (await takeTotals(server, file)).sort((a, b) => b.ns - a.ns);
-  if (result.errors > 0 || result.non2xx > 0) throw new Error(`${label}: ${result.errors} errors, ${result.non2xx} non-2xx; first: ${JSON.stringify(result.firstFailure)}`);
+  if (result.errors > 0 || result.non2xx > 0)
+    throw new Error(
+      `${label}: ${result.errors} errors, ${result.non2xx} non-2xx; first: ${JSON.stringify(result.firstFailure)}`,
+    );
   const sqliteNs = statements.reduce((sum, s) => sum + s.ns, 0);
-  return { label, requests: result.requests, rps: result.rps, cpuMicros: (cpu * 1e6) / result.requests, sqliteMicros: sqliteNs / 1000 / result.requests, statements };
+  return {
+    label,
+    requests: result.requests,
+    rps: result.rps,
+    cpuMicros: (cpu * 1e6) / result.requests,
+    sqliteMicros: sqliteNs / 1000 / result.requests,
+    statements,
+  };
 }
 
 function formatWindow(window: Window): string[] {
@@ -75,31 +114,70 @@ function formatWindow(window: Window): string[] {
     const perRequest = s.calls / window.requests;
     if (perRequest < 0.01) continue;
     const sql = s.sql.replace(/\s+/g, ' ');
-    lines.push(`  ${perRequest.toFixed(2).padStart(9)}   ${(s.ns / s.calls / 1000).toFixed(1).padStart(7)}   ${(s.rows / s.calls).toFixed(1).padStart(9)}   ${((s.ns / 1000) / window.requests).toFixed(1).padStart(6)}   ${sql.length > 140 ? `${sql.slice(0, 140)}…` : sql}`);
+    lines.push(
+      `  ${perRequest.toFixed(2).padStart(9)}   ${(s.ns / s.calls / 1000).toFixed(1).padStart(7)}   ${(s.rows / s.calls).toFixed(1).padStart(9)}   ${(s.ns / 1000 / window.requests).toFixed(1).padStart(6)}   ${sql.length > 140 ? `${sql.slice(0, 140)}…` : sql}`,
+    );
   }
   return lines;
 }
 
 /** Times SQLite statements under each scenario in `options.statementTimes`. */
-export async function runStatementTimes(options: BenchOptions, runDir: string, platformKey: string, log: (line: string) => void): Promise<void> {
+export async function runStatementTimes(
+  options: BenchOptions,
+  runDir: string,
+  platformKey: string,
+  log: (line: string) => void,
+): Promise<void> {
   const scenarios = scenariosById(options.statementTimes);
   const pinning = choosePinning(options.pin);
   const dataDir = path.join(runDir, 'statement-data');
   const seeded = await seedForScenarios(options, dataDir, platformKey, scenarios);
   for (const scenario of scenarios) {
     const file = path.join(runDir, `statements-${scenario.id}.json`);
-    const server = await startRowbase(dataDir, platformKey, { nodeArgs: ['--import', TIMER], env: { ...scenario.rowbaseEnv, BENCH_STATEMENT_TIMES: file }, ...(options.dist && { dist: options.dist }), ...(pinning && { cpus: pinning.server }) });
+    const server = await startRowbase(dataDir, platformKey, {
+      nodeArgs: ['--import', TIMER],
+      env: { ...scenario.rowbaseEnv, BENCH_STATEMENT_TIMES: file },
+      ...(options.dist && { dist: options.dist }),
+      ...(pinning && { cpus: pinning.server }),
+    });
     const windows: Window[] = [];
     try {
       const sessions = scenario.needsAuth ? await signIn(server.url, seeded) : undefined;
       const given: ScenarioContext = { seeded, sessions };
       const context = scenario.prepare ? await scenario.prepare(given, server.url) : given;
-      windows.push(await measure(server, file, `${scenario.id}: ${scenario.title}`, scenario.requests(context, 'rowbase'), scenario.connections, options, pinning?.load, runDir));
-      if (scenario.reference) windows.push(await measure(server, file, `${scenario.id}, reference: ${scenario.reference.label}`, scenario.reference.requests(context), scenario.connections, options, pinning?.load, runDir));
+      windows.push(
+        await measure(
+          server,
+          file,
+          `${scenario.id}: ${scenario.title}`,
+          scenario.requests(context, 'rowbase'),
+          scenario.connections,
+          options,
+          pinning?.load,
+          runDir,
+        ),
+      );
+      if (scenario.reference)
+        windows.push(
+          await measure(
+            server,
+            file,
+            `${scenario.id}, reference: ${scenario.reference.label}`,
+            scenario.reference.requests(context),
+            scenario.connections,
+            options,
+            pinning?.load,
+            runDir,
+          ),
+        );
     } finally {
       await server.stop();
     }
-    const text = [`# SQLite statement times under ${scenario.id} (${options.profileSeconds} s of load each, timer preloaded, server CPU ${pinning?.server ?? 'unpinned'})`, '', ...windows.flatMap((w) => [...formatWindow(w), ''])].join('\n');
+    const text = [
+      `# SQLite statement times under ${scenario.id} (${options.profileSeconds} s of load each, timer preloaded, server CPU ${pinning?.server ?? 'unpinned'})`,
+      '',
+      ...windows.flatMap((w) => [...formatWindow(w), '']),
+    ].join('\n');
     const out = path.join(ROOT, 'bench', 'results', `statements-${scenario.id}.txt`);
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, text);

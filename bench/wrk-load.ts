@@ -75,7 +75,18 @@ export async function runWrk(spec: LoadSpec, scratchDir: string): Promise<LoadRe
   requestsFile(spec, file);
   const threads = Math.max(1, Math.min(spec.threads ?? 1, spec.connections));
   // wrk takes whole seconds only.
-  const wrkArgs = [`-t${threads}`, `-c${spec.connections}`, `-d${Math.max(1, Math.round(spec.durationSeconds))}s`, `--timeout`, `${spec.timeoutSeconds ?? 10}s`, '-s', SCRIPT, spec.url, '--', file];
+  const wrkArgs = [
+    `-t${threads}`,
+    `-c${spec.connections}`,
+    `-d${Math.max(1, Math.round(spec.durationSeconds))}s`,
+    `--timeout`,
+    `${spec.timeoutSeconds ?? 10}s`,
+    '-s',
+    SCRIPT,
+    spec.url,
+    '--',
+    file,
+  ];
   const [command, args] = spec.loadCpus ? ['taskset', ['-c', spec.loadCpus, WRK, ...wrkArgs]] : [WRK, wrkArgs];
   const child = spawn(command, args as string[], { stdio: ['ignore', 'pipe', 'pipe'] });
   const started = performance.now();
@@ -95,7 +106,11 @@ export async function runWrk(spec: LoadSpec, scratchDir: string): Promise<LoadRe
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearInterval(sampler);
-  const line = stdout.trim().split('\n').reverse().find((l) => l.startsWith('{"requests"'));
+  const line = stdout
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{"requests"'));
   if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${stderr}${stdout}`);
   const out = JSON.parse(line) as WrkOutput;
   const seconds = out.duration_us / 1e6;
@@ -107,7 +122,13 @@ export async function runWrk(spec: LoadSpec, scratchDir: string): Promise<LoadRe
     requests: out.requests,
     seconds,
     rps: seconds > 0 ? out.requests / seconds : 0,
-    latency: { p50: ms(out.latency_us.p50), p90: ms(out.latency_us.p90), p99: ms(out.latency_us.p99), max: ms(out.latency_us.max), mean: ms(out.latency_us.mean) },
+    latency: {
+      p50: ms(out.latency_us.p50),
+      p90: ms(out.latency_us.p90),
+      p99: ms(out.latency_us.p99),
+      max: ms(out.latency_us.max),
+      mean: ms(out.latency_us.mean),
+    },
     errors,
     non2xx,
     loader: 'wrk',

@@ -10,12 +10,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 
 if (!args.includes('--help')) {
-  const build = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const build = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: root, stdio: 'inherit' },
+  );
   if (build.status !== 0) {
     process.stderr.write('bench: the build failed; fix it before benchmarking.\n');
     process.exit(build.status ?? 1);
   }
 }
 
-const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'main.ts'), ...args], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'bench', 'main.ts'), ...args], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(run.status ?? 1);

@@ -49,7 +49,15 @@ const targets = [
     // (an incremental build rewrites only the files that changed).
     markers: [at('dist', 'main.js'), at('dist', '.server-built')],
     stamp: at('dist', '.server-built'),
-    build: () => run(process.execPath, [at('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo']),
+    build: () =>
+      run(process.execPath, [
+        at('node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        'tsconfig.build.json',
+        '--incremental',
+        '--tsBuildInfoFile',
+        'dist/.tsbuildinfo',
+      ]),
   },
   {
     name: 'dashboard',

@@ -10,11 +10,18 @@ export const END = '<!-- error-table:end -->';
 
 /** The markdown table of every code: code, status, message, suggestion. */
 export function renderErrorTable(): string {
-  const escape = (text: string) => text.replaceAll('|', '\\|');
+  const escapePipes = (text: string) => text.replaceAll('|', '\\|');
   const rows = Object.entries(ERROR_CODES).map(
-    ([code, spec]) => `| \`${code}\` | ${spec.status} | ${escape(spec.message)} | ${escape(spec.suggestion)} |`,
+    ([code, spec]) =>
+      `| \`${code}\` | ${spec.status} | ${escapePipes(spec.message)} | ${escapePipes(spec.suggestion)} |`,
   );
-  return [BEGIN, '| Code | Status | Meaning (default message) | Default suggestion |', '|---|---|---|---|', ...rows, END].join('\n');
+  return [
+    BEGIN,
+    '| Code | Status | Meaning (default message) | Default suggestion |',
+    '|---|---|---|---|',
+    ...rows,
+    END,
+  ].join('\n');
 }
 
 if (process.argv[1]?.endsWith('gen-errors-doc.ts')) {

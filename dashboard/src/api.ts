@@ -123,12 +123,19 @@ interface Answer<T> {
   etag: string | null;
 }
 
-async function send<T>(session: Session, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer<T>> {
+async function send<T>(
+  session: Session,
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Answer<T>> {
   try {
     return await request<T>(credentialHeaders(session), method, path, body, extraHeaders);
   } catch (error) {
     // The token ended (12 hours passed, signed out in another tab, its key rotated out): back to sign-in.
-    if (error instanceof RowbaseError && (error.code === 'AUTH_TOKEN_EXPIRED' || error.code === 'AUTH_INVALID_TOKEN')) endSession(error.code === 'AUTH_TOKEN_EXPIRED');
+    if (error instanceof RowbaseError && (error.code === 'AUTH_TOKEN_EXPIRED' || error.code === 'AUTH_INVALID_TOKEN'))
+      endSession(error.code === 'AUTH_TOKEN_EXPIRED');
     throw error;
   }
 }
@@ -136,8 +143,21 @@ async function send<T>(session: Session, method: string, path: string, body?: un
 /** Never a cached answer, and never the browser's cookies: the token header is the only credential. */
 const PAGE_FETCH: RequestInit = { cache: 'no-store', credentials: 'omit' };
 
-async function request<T>(credentials: Record<string, string>, method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer<T>> {
-  const answer = await sendJson<T>({ method, url: path, server: location.origin, headers: { ...credentials, ...extraHeaders }, body, init: PAGE_FETCH });
+async function request<T>(
+  credentials: Record<string, string>,
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Answer<T>> {
+  const answer = await sendJson<T>({
+    method,
+    url: path,
+    server: location.origin,
+    headers: { ...credentials, ...extraHeaders },
+    body,
+    init: PAGE_FETCH,
+  });
   return { body: answer.body, etag: answer.headers.get('etag') };
 }
 
@@ -188,28 +208,41 @@ export const api = {
     const answer =
       key.kind === 'platform'
         ? await request<{ data: DashboardToken }>({ 'x-platform-key': key.key }, 'POST', SESSIONS_PATH, {})
-        : await request<{ data: DashboardToken }>({ 'x-admin-key': key.key }, 'POST', SESSIONS_PATH, { project_id: key.projectId });
+        : await request<{ data: DashboardToken }>({ 'x-admin-key': key.key }, 'POST', SESSIONS_PATH, {
+            project_id: key.projectId,
+          });
     const { token, expires_at: expiresAt, project_id: projectId } = answer.body.data;
-    return projectId === null ? { kind: 'platform', token, expiresAt } : { kind: 'project', projectId, token, expiresAt };
+    return projectId === null
+      ? { kind: 'platform', token, expiresAt }
+      : { kind: 'project', projectId, token, expiresAt };
   },
   /** Signs the token out on the server. Its refusal (already ended) is the caller's to ignore: it does not end another session. */
-  signOut: (s: Session) => request<void>(credentialHeaders(s), 'DELETE', `${SESSIONS_PATH}/current`).then(() => undefined),
+  signOut: (s: Session) =>
+    request<void>(credentialHeaders(s), 'DELETE', `${SESSIONS_PATH}/current`).then(() => undefined),
 
-  listProjects: (s: Session, limit = 1000, offset = 0) => call<Page<Project>>(s, 'GET', `/v1/projects?limit=${limit}&offset=${offset}`),
-  createProject: (s: Session, body: { name: string; id?: string }) => call<{ data: CreatedProject }>(s, 'POST', '/v1/projects', body).then((r) => r.data),
+  listProjects: (s: Session, limit = 1000, offset = 0) =>
+    call<Page<Project>>(s, 'GET', `/v1/projects?limit=${limit}&offset=${offset}`),
+  createProject: (s: Session, body: { name: string; id?: string }) =>
+    call<{ data: CreatedProject }>(s, 'POST', '/v1/projects', body).then((r) => r.data),
   deleteProject: (s: Session, id: string) => call<void>(s, 'DELETE', `/v1/projects/${enc(id)}`),
 
-  listTables: (s: Session, id: string) => call<{ data: Table[] }>(s, 'GET', `${project(id)}/v1/tables`).then((r) => r.data),
-  getTable: (s: Session, id: string, table: string) => call<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then((r) => r.data),
-  readTable: (s: Session, id: string, table: string) => send<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then(versioned),
+  listTables: (s: Session, id: string) =>
+    call<{ data: Table[] }>(s, 'GET', `${project(id)}/v1/tables`).then((r) => r.data),
+  getTable: (s: Session, id: string, table: string) =>
+    call<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then((r) => r.data),
+  readTable: (s: Session, id: string, table: string) =>
+    send<{ data: Table }>(s, 'GET', `${project(id)}/v1/tables/${enc(table)}`).then(versioned),
   putTable: (s: Session, id: string, table: string, body: Omit<Table, 'name'>, write: TableWrite = {}) => {
     const headers: Record<string, string> = {};
     if (write.createOnly) headers['if-none-match'] = '*';
     if (write.ifMatch) headers['if-match'] = write.ifMatch;
     const query = write.allowDestructive ? '?allow_destructive=true' : '';
-    return send<{ data: Table }>(s, 'PUT', `${project(id)}/v1/tables/${enc(table)}${query}`, body, headers).then(versioned);
+    return send<{ data: Table }>(s, 'PUT', `${project(id)}/v1/tables/${enc(table)}${query}`, body, headers).then(
+      versioned,
+    );
   },
-  deleteTable: (s: Session, id: string, table: string) => call<void>(s, 'DELETE', `${project(id)}/v1/tables/${enc(table)}`),
+  deleteTable: (s: Session, id: string, table: string) =>
+    call<void>(s, 'DELETE', `${project(id)}/v1/tables/${enc(table)}`),
 
   listRows: (s: Session, id: string, table: string, params: ListParams) => {
     const query = new URLSearchParams({ limit: String(params.limit) });
@@ -220,25 +253,42 @@ export const api = {
     if (params.expand) query.set('expand', params.expand);
     return call<Page<Row>>(s, 'GET', `${project(id)}/api/${enc(table)}?${query}`);
   },
-  createRow: (s: Session, id: string, table: string, body: Record<string, unknown>) => call<{ data: Row }>(s, 'POST', `${project(id)}/api/${enc(table)}`, body).then((r) => r.data),
+  createRow: (s: Session, id: string, table: string, body: Record<string, unknown>) =>
+    call<{ data: Row }>(s, 'POST', `${project(id)}/api/${enc(table)}`, body).then((r) => r.data),
   updateRow: (s: Session, id: string, table: string, rowId: string, body: Record<string, unknown>) =>
     call<{ data: Row }>(s, 'PATCH', `${project(id)}/api/${enc(table)}/${enc(rowId)}`, body).then((r) => r.data),
-  deleteRow: (s: Session, id: string, table: string, rowId: string) => call<void>(s, 'DELETE', `${project(id)}/api/${enc(table)}/${enc(rowId)}`),
+  deleteRow: (s: Session, id: string, table: string, rowId: string) =>
+    call<void>(s, 'DELETE', `${project(id)}/api/${enc(table)}/${enc(rowId)}`),
 
-  getSettings: (s: Session, id: string) => call<{ data: Settings }>(s, 'GET', `${project(id)}/v1/settings`).then((r) => r.data),
-  patchSettings: (s: Session, id: string, patch: Settings) => call<{ data: Settings }>(s, 'PATCH', `${project(id)}/v1/settings`, patch).then((r) => r.data),
+  getSettings: (s: Session, id: string) =>
+    call<{ data: Settings }>(s, 'GET', `${project(id)}/v1/settings`).then((r) => r.data),
+  patchSettings: (s: Session, id: string, patch: Settings) =>
+    call<{ data: Settings }>(s, 'PATCH', `${project(id)}/v1/settings`, patch).then((r) => r.data),
   rotateKeys: (s: Session, id: string, body: { type?: 'sk' | 'pk'; grace_seconds?: number }) =>
-    call<{ data: { admin_key?: string; publishable_key?: string } }>(s, 'POST', `${project(id)}/v1/rotate-keys`, body).then((r) => r.data),
+    call<{ data: { admin_key?: string; publishable_key?: string } }>(
+      s,
+      'POST',
+      `${project(id)}/v1/rotate-keys`,
+      body,
+    ).then((r) => r.data),
   rotateJwtSecret: (s: Session, id: string, revokeSessions: boolean) =>
-    call<{ data: { rotated_at: string } }>(s, 'POST', `${project(id)}/v1/rotate-jwt-secret`, { revoke_sessions: revokeSessions }).then((r) => r.data),
-  listKeys: (s: Session, id: string) => call<{ data: KeyInfo[] }>(s, 'GET', `${project(id)}/v1/keys`).then((r) => r.data),
-  listEmails: (s: Session, id: string, limit = 100, offset = 0) => call<Page<Email>>(s, 'GET', `${project(id)}/v1/emails?limit=${limit}&offset=${offset}`),
+    call<{ data: { rotated_at: string } }>(s, 'POST', `${project(id)}/v1/rotate-jwt-secret`, {
+      revoke_sessions: revokeSessions,
+    }).then((r) => r.data),
+  listKeys: (s: Session, id: string) =>
+    call<{ data: KeyInfo[] }>(s, 'GET', `${project(id)}/v1/keys`).then((r) => r.data),
+  listEmails: (s: Session, id: string, limit = 100, offset = 0) =>
+    call<Page<Email>>(s, 'GET', `${project(id)}/v1/emails?limit=${limit}&offset=${offset}`),
 
-  listUserSessions: (s: Session, id: string, userId: string) => call<{ data: UserSession[] }>(s, 'GET', `${project(id)}/v1/users/${enc(userId)}/sessions`).then((r) => r.data),
-  endUserSessions: (s: Session, id: string, userId: string) => call<void>(s, 'DELETE', `${project(id)}/v1/users/${enc(userId)}/sessions`),
+  listUserSessions: (s: Session, id: string, userId: string) =>
+    call<{ data: UserSession[] }>(s, 'GET', `${project(id)}/v1/users/${enc(userId)}/sessions`).then((r) => r.data),
+  endUserSessions: (s: Session, id: string, userId: string) =>
+    call<void>(s, 'DELETE', `${project(id)}/v1/users/${enc(userId)}/sessions`),
   /** Asks the auth API for a reset mail to `email` (contract §5); the answer is the same whether or not the email exists. */
-  sendPasswordReset: (s: Session, id: string, body: { email: string; redirect_url: string }) => call<{ message: string }>(s, 'POST', `${project(id)}/auth/forgot-password`, body),
-  subscribe: (s: Session, id: string, clientId: string, subscriptions: string[]) => call<unknown>(s, 'POST', `${project(id)}/realtime`, { client_id: clientId, subscriptions }),
+  sendPasswordReset: (s: Session, id: string, body: { email: string; redirect_url: string }) =>
+    call<{ message: string }>(s, 'POST', `${project(id)}/auth/forgot-password`, body),
+  subscribe: (s: Session, id: string, clientId: string, subscriptions: string[]) =>
+    call<unknown>(s, 'POST', `${project(id)}/realtime`, { client_id: clientId, subscriptions }),
 };
 
 /**
@@ -248,10 +298,20 @@ export const api = {
  * realtime costs one 404 and nothing else. `onLive` says whether the subscription is active.
  * Returns the function that stops watching.
  */
-export function watchTable(session: Session, projectId: string, table: string, onChange: () => void, onLive: (live: boolean) => void): () => void {
+export function watchTable(
+  session: Session,
+  projectId: string,
+  table: string,
+  onChange: () => void,
+  onLive: (live: boolean) => void,
+): () => void {
   const abort = new AbortController();
   const run = async () => {
-    const response = await fetch(`${project(projectId)}/realtime`, { ...PAGE_FETCH, headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    const response = await fetch(`${project(projectId)}/realtime`, {
+      ...PAGE_FETCH,
+      headers: { accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
     if (!response.ok || !response.body) return;
     await readEventStream(response.body, async (event) => {
       if (event.event === 'connect') {

@@ -57,7 +57,17 @@ export function App() {
   return <Shell session={session} route={route} onSignOut={signOut} onSessionChange={setSession} />;
 }
 
-function Shell({ session, route, onSignOut, onSessionChange }: { session: Session; route: string[]; onSignOut: () => void; onSessionChange: (s: Session) => void }) {
+function Shell({
+  session,
+  route,
+  onSignOut,
+  onSessionChange,
+}: {
+  session: Session;
+  route: string[];
+  onSignOut: () => void;
+  onSessionChange: (s: Session) => void;
+}) {
   const projectId = route[0] === 'p' ? route[1] : session.kind === 'project' ? session.projectId : undefined;
   return (
     <div class="shell">
@@ -94,7 +104,8 @@ function Shell({ session, route, onSignOut, onSessionChange }: { session: Sessio
 
 function ProjectNav({ session, projectId, route }: { session: Session; projectId: string; route: string[] }) {
   const tables = useLoad(() => api.listTables(session, projectId), [projectId, route.join('/')]);
-  const at = (...parts: string[]) => (parts.every((part, i) => route[i + 2] === part) && route.length === parts.length + 2 ? 'active' : '');
+  const at = (...parts: string[]) =>
+    parts.every((part, i) => route[i + 2] === part) && route.length === parts.length + 2 ? 'active' : '';
   return (
     <nav class="nav">
       <div class="nav-title" title={projectId}>
@@ -104,7 +115,11 @@ function ProjectNav({ session, projectId, route }: { session: Session; projectId
         Tables
       </a>
       {(tables.data ?? []).map((t) => (
-        <a key={t.name} href={href('p', projectId, 'tables', t.name)} class={`sub ${route[3] === t.name ? 'active' : ''}`}>
+        <a
+          key={t.name}
+          href={href('p', projectId, 'tables', t.name)}
+          class={`sub ${route[3] === t.name ? 'active' : ''}`}
+        >
           {t.name}
         </a>
       ))}
@@ -121,7 +136,15 @@ function ProjectNav({ session, projectId, route }: { session: Session; projectId
   );
 }
 
-function Routes({ session, route, onSessionChange }: { session: Session; route: string[]; onSessionChange: (s: Session) => void }) {
+function Routes({
+  session,
+  route,
+  onSessionChange,
+}: {
+  session: Session;
+  route: string[];
+  onSessionChange: (s: Session) => void;
+}) {
   if (route.length === 0) {
     if (session.kind === 'platform') return <ProjectsPage session={session} />;
     go(href('p', session.projectId));
@@ -130,14 +153,22 @@ function Routes({ session, route, onSessionChange }: { session: Session; route: 
   const [root, projectId, area, name, sub] = route;
   if (root !== 'p' || !projectId) return <NotFound />;
   if (session.kind === 'project' && session.projectId !== projectId) {
-    return <p class="error">This tab is signed in to project “{session.projectId}” only. Sign out and sign in with the platform key to open other projects.</p>;
+    return (
+      <p class="error">
+        This tab is signed in to project “{session.projectId}” only. Sign out and sign in with the platform key to open
+        other projects.
+      </p>
+    );
   }
   if (area === undefined) return <TablesPage session={session} projectId={projectId} />;
   if (area === 'tables' && name === 'new') return <TableEditorPage session={session} projectId={projectId} />;
-  if (area === 'tables' && name && sub === 'schema') return <TableEditorPage session={session} projectId={projectId} tableName={name} />;
-  if (area === 'tables' && name) return <RowsPage key={`${projectId}/${name}`} session={session} projectId={projectId} tableName={name} />;
+  if (area === 'tables' && name && sub === 'schema')
+    return <TableEditorPage session={session} projectId={projectId} tableName={name} />;
+  if (area === 'tables' && name)
+    return <RowsPage key={`${projectId}/${name}`} session={session} projectId={projectId} tableName={name} />;
   if (area === 'users') return <UsersPage session={session} projectId={projectId} />;
-  if (area === 'settings') return <SettingsPage session={session} projectId={projectId} onSessionChange={onSessionChange} />;
+  if (area === 'settings')
+    return <SettingsPage session={session} projectId={projectId} onSessionChange={onSessionChange} />;
   if (area === 'outbox') return <OutboxPage session={session} projectId={projectId} />;
   return <NotFound />;
 }

@@ -57,7 +57,9 @@ export function listenForSessionEnd(listener: (message: string) => void): () => 
 /** The server refused the token: forget it and tell the app why (shown on the sign-in form). */
 export function endSession(expired: boolean): void {
   clearSession();
-  endedMessage = expired ? EXPIRED : 'Your dashboard session is no longer valid (signed out elsewhere, or its key was rotated). Sign in again.';
+  endedMessage = expired
+    ? EXPIRED
+    : 'Your dashboard session is no longer valid (signed out elsewhere, or its key was rotated). Sign in again.';
   onEnded?.(endedMessage);
 }
 

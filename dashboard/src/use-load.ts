@@ -14,7 +14,11 @@ export interface Loaded<T> {
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [tick, setTick] = useState(0);
   const key = JSON.stringify([...deps, tick]);
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; key: string | null }>({ data: undefined, error: null, key: null });
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; key: string | null }>({
+    data: undefined,
+    error: null,
+    key: null,
+  });
   useEffect(() => {
     let current = true;
     load().then(

@@ -57,7 +57,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Router and HTTP-parser failures get the error envelope too.
     frameworkErrors: (error, request, reply) => {
       // These answers skip the onSend hooks: a page the project allows must still read them.
-      void Promise.resolve(applyCors(request, reply, services.registry)).then(() => sendError(reply, toAppError(error)));
+      void Promise.resolve(applyCors(request, reply, services.registry)).then(() =>
+        sendError(reply, toAppError(error)),
+      );
     },
     clientErrorHandler: handleClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
@@ -115,6 +117,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerDataRowRoutes(app, services);
   registerRealtimeRoutes(app, services, services.realtime);
   await registerDashboardRoutes(app);
-  app.server.on('connect', buildConnectHandler((url) => noRouteError(app, 'CONNECT', url)));
+  app.server.on(
+    'connect',
+    buildConnectHandler((url) => noRouteError(app, 'CONNECT', url)),
+  );
   return { app, services };
 }

@@ -60,7 +60,11 @@ export interface Services {
  * files under DATA_DIR (taken exclusively with `lockAs`). Throws StorageStartError (saying what to do)
  * when PostgreSQL cannot be opened, DataDirInUseError when another process holds the data folder.
  */
-export async function buildStorage(config: Config, log: MailLog = silentMailLog, lockAs?: string): Promise<StorageEngine> {
+export async function buildStorage(
+  config: Config,
+  log: MailLog = silentMailLog,
+  lockAs?: string,
+): Promise<StorageEngine> {
   if (config.databaseUrl) {
     // Loaded only when used (as are Redis and nodemailer below): a SQLite server starts without them.
     const { buildPostgresEngine } = await import('../store/postgres/pg-engine.js');
@@ -71,14 +75,24 @@ export async function buildStorage(config: Config, log: MailLog = silentMailLog,
       onError: (error) => log.warn({ err: error }, 'PostgreSQL connection error'),
     });
   }
-  return buildSqliteEngine({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, maxOpenProjects: config.maxOpenProjects, ...(lockAs !== undefined && { lockAs }) });
+  return buildSqliteEngine({
+    dataDir: config.dataDir,
+    synchronous: config.sqliteSynchronous,
+    maxOpenProjects: config.maxOpenProjects,
+    ...(lockAs !== undefined && { lockAs }),
+  });
 }
 
 /**
  * The counters behind the auth rate limits: Redis when REDIS_URL is set, else the database
  * when several processes may share it (PostgreSQL), else memory (one SQLite process).
  */
-export async function buildRateLimiter(config: Config, storage: StorageEngine, clock: Clock, log: MailLog = silentMailLog): Promise<RateLimiter> {
+export async function buildRateLimiter(
+  config: Config,
+  storage: StorageEngine,
+  clock: Clock,
+  log: MailLog = silentMailLog,
+): Promise<RateLimiter> {
   if (config.redisUrl) {
     const { buildRedisRateLimiter } = await import('../store/redis/redis-rate-limiter.js');
     // Fail open to per-process counting while Redis is down (docs/deploy.md says why).
@@ -88,12 +102,17 @@ export async function buildRateLimiter(config: Config, storage: StorageEngine, c
       fallback: buildMemoryRateLimiter({ clock }),
       onError: (error) => log.warn({ err: error }, 'Redis connection error'),
       onFallback: (active, cause) => {
-        if (active) log.error({ err: cause }, 'Redis does not answer: rate limits are counted in this process only until it is back');
+        if (active)
+          log.error(
+            { err: cause },
+            'Redis does not answer: rate limits are counted in this process only until it is back',
+          );
         else log.warn({}, 'Redis answers again: rate limits are shared again');
       },
     });
   }
-  if (typeof (storage as Partial<PostgresEngine>).buildRateLimiter === 'function') return (storage as PostgresEngine).buildRateLimiter(clock);
+  if (typeof (storage as Partial<PostgresEngine>).buildRateLimiter === 'function')
+    return (storage as PostgresEngine).buildRateLimiter(clock);
   return buildMemoryRateLimiter({ clock });
 }
 
@@ -144,7 +163,14 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
   const mail = await buildMail(config, storage, clock, log, options, () => wakeRequests());
   const rateLimiter = await buildRateLimiter(config, storage, clock, log);
   const auth = buildAuthService({
-    schemas, rows, hasher, clock, mail: mail.mail, rateLimiter, rateLimitsEnabled: config.rateLimits, publicUrl: config.publicUrl,
+    schemas,
+    rows,
+    hasher,
+    clock,
+    mail: mail.mail,
+    rateLimiter,
+    rateLimitsEnabled: config.rateLimits,
+    publicUrl: config.publicUrl,
   });
   const platformKey = await loadPlatformKey(storage.system, config.platformKey);
   const registry = new ProjectRegistry(storage, clock, platformKey);
@@ -181,14 +207,31 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
 }
 
 /** SMTP_URL set: a queue whose rows the worker sends. Unset: a queue that is the outbox. */
-async function buildMail(config: Config, storage: StorageEngine, clock: Clock, log: MailLog, options: ServiceOptions, onRequested: () => void): Promise<Pick<Services, 'mail' | 'mailWorker'>> {
+async function buildMail(
+  config: Config,
+  storage: StorageEngine,
+  clock: Clock,
+  log: MailLog,
+  options: ServiceOptions,
+  onRequested: () => void,
+): Promise<Pick<Services, 'mail' | 'mailWorker'>> {
   const defaultFrom = config.emailFrom;
   if (!config.smtpUrl) {
-    return { mail: new StoredMailQueue(storage.system, { delivery: 'outbox', defaultFrom, clock, log, onRequested }), mailWorker: undefined };
+    return {
+      mail: new StoredMailQueue(storage.system, { delivery: 'outbox', defaultFrom, clock, log, onRequested }),
+      mailWorker: undefined,
+    };
   }
   const { buildSmtpTransport, DEFAULT_SMTP_TIMEOUTS } = await import('../email/smtp-transport.js');
   const transport = buildSmtpTransport(config.smtpUrl, { ...DEFAULT_SMTP_TIMEOUTS, ...options.smtpTimeouts });
   const worker = new MailWorker(storage.system, transport, log, options.mailWorker);
-  const mail = new StoredMailQueue(storage.system, { delivery: 'smtp', defaultFrom, clock, log, onEnqueued: () => worker.wake(), onRequested });
+  const mail = new StoredMailQueue(storage.system, {
+    delivery: 'smtp',
+    defaultFrom,
+    clock,
+    log,
+    onEnqueued: () => worker.wake(),
+    onRequested,
+  });
   return { mail, mailWorker: worker };
 }

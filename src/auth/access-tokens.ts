@@ -30,7 +30,10 @@ function keyOf(state: ProjectState): Uint8Array {
  * (seconds). The same inputs give the same token (HMAC is deterministic), which lets a
  * refresh replayed within the rotation grace period answer with the same pair.
  */
-export async function signAccessToken(state: ProjectState, claims: { userId: string; sessionId: string; passwordVersion: number; issuedAt: number }): Promise<string> {
+export async function signAccessToken(
+  state: ProjectState,
+  claims: { userId: string; sessionId: string; passwordVersion: number; issuedAt: number },
+): Promise<string> {
   return new SignJWT({ project: state.project.id, sid: claims.sessionId, pv: claims.passwordVersion })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.userId)
@@ -47,21 +50,42 @@ export async function readAccessToken(state: ProjectState, token: string, nowMs:
   let payload: Record<string, unknown>;
   try {
     // The algorithm is pinned: `none`, HS512 or RS256 tokens are refused before any key is used.
-    ({ payload } = await jwtVerify(token, keyOf(state), { algorithms: ['HS256'], currentDate: new Date(nowMs), requiredClaims: ['sub', 'iat', 'exp'] }));
+    ({ payload } = await jwtVerify(token, keyOf(state), {
+      algorithms: ['HS256'],
+      currentDate: new Date(nowMs),
+      requiredClaims: ['sub', 'iat', 'exp'],
+    }));
   } catch (error) {
     if (error instanceof errors.JWTExpired) {
       throw new AppError('AUTH_TOKEN_EXPIRED');
     }
-    throw keySentAsBearer(token) ?? invalidToken('The access token is malformed, tampered with, or signed with another key.');
+    throw (
+      keySentAsBearer(token) ??
+      invalidToken('The access token is malformed, tampered with, or signed with another key.')
+    );
   }
   const { sub, project, sid, pv, iat, exp } = payload;
-  if (typeof sub !== 'string' || typeof sid !== 'string' || typeof iat !== 'number' || typeof exp !== 'number' || !Number.isSafeInteger(pv)) {
+  if (
+    typeof sub !== 'string' ||
+    typeof sid !== 'string' ||
+    typeof iat !== 'number' ||
+    typeof exp !== 'number' ||
+    !Number.isSafeInteger(pv)
+  ) {
     throw invalidToken('The access token lacks the claims Rowbase issues.');
   }
   if (project !== state.project.id) throw invalidToken('The access token belongs to another project.');
   // Belt and braces next to the new secret: nothing issued before the last rotation passes.
-  if (iat < Math.floor(Date.parse(state.jwtRotatedAt) / 1000)) throw invalidToken('The access token was issued before the JWT secret was rotated.');
-  return { userId: sub, projectId: project, sessionId: sid, passwordVersion: pv as number, issuedAt: iat, expiresAt: exp };
+  if (iat < Math.floor(Date.parse(state.jwtRotatedAt) / 1000))
+    throw invalidToken('The access token was issued before the JWT secret was rotated.');
+  return {
+    userId: sub,
+    projectId: project,
+    sessionId: sid,
+    passwordVersion: pv as number,
+    issuedAt: iat,
+    expiresAt: exp,
+  };
 }
 
 /** AUTH_INVALID_TOKEN with a specific message (and suggestion, else the catalogue's). */

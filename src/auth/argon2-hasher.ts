@@ -35,7 +35,10 @@ const NICE_INCREMENT = 10;
 const IDLE_THREAD_MS = 60_000;
 
 // Built code runs argon2-worker.js next to this file; tests run the TypeScript source through tsx.
-const WORKER_FILE = new URL(import.meta.url.endsWith('.ts') ? './argon2-worker.ts' : './argon2-worker.js', import.meta.url).href;
+const WORKER_FILE = new URL(
+  import.meta.url.endsWith('.ts') ? './argon2-worker.ts' : './argon2-worker.js',
+  import.meta.url,
+).href;
 
 /**
  * Builds the argon2id hasher. `hash` and `verify` throw SERVICE_UNAVAILABLE (503, Retry-After: 1)

@@ -8,7 +8,9 @@ import { Algorithm, hashSync, verifySync } from '@node-rs/argon2';
 /** OWASP's argon2id parameters (m=19456 KiB, t=2, p=1). */
 const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export type HashTask = { readonly op: 'hash'; readonly password: string } | { readonly op: 'verify'; readonly encodedHash: string; readonly password: string };
+export type HashTask =
+  | { readonly op: 'hash'; readonly password: string }
+  | { readonly op: 'verify'; readonly encodedHash: string; readonly password: string };
 
 /** Runs one task: an encoded hash for 'hash', a match for 'verify' (a malformed stored hash never matches). */
 export default function runHashTask(task: HashTask): string | boolean {

@@ -36,6 +36,12 @@ export function mailFromOf(state: ProjectState): string | undefined {
 }
 
 /** Mints an access token for a user's session at `issuedAtMs`. */
-export function accessTokenFor(state: ProjectState, userId: string, sessionId: string, passwordVersion: number, issuedAtMs: number): Promise<string> {
+export function accessTokenFor(
+  state: ProjectState,
+  userId: string,
+  sessionId: string,
+  passwordVersion: number,
+  issuedAtMs: number,
+): Promise<string> {
   return signAccessToken(state, { userId, sessionId, passwordVersion, issuedAt: Math.floor(issuedAtMs / 1000) });
 }

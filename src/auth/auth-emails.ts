@@ -12,7 +12,10 @@ export interface RenderedMail {
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+  return value.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!,
+  );
 }
 
 function layout(appName: string, paragraphs: readonly string[], link: string, button: string, footer: string): string {
@@ -50,7 +53,8 @@ export function verificationMail(appName: string, link: string): RenderedMail {
 /** The password-reset mail for `appName` with its link (valid 1 hour). */
 export function resetMail(appName: string, link: string): RenderedMail {
   const intro = `Someone asked to reset the password of your ${appName} account.`;
-  const footer = 'The link works once and expires in 1 hour. If you did not ask for it, ignore this email: your password stays as it is.';
+  const footer =
+    'The link works once and expires in 1 hour. If you did not ask for it, ignore this email: your password stays as it is.';
   return {
     subject: `Reset your ${subjectName(appName)} password`,
     text: `${intro}\n\nOpen this link to choose a new password:\n${link}\n\n${footer}\n`,

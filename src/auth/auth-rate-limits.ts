@@ -9,7 +9,14 @@ import type { ProjectState } from '../projects/project-registry.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** The endpoints limited per client address. */
-export type LimitedEndpoint = 'signup' | 'login' | 'change-password' | 'forgot-password' | 'reset-password' | 'verify' | 'resend-verification';
+export type LimitedEndpoint =
+  | 'signup'
+  | 'login'
+  | 'change-password'
+  | 'forgot-password'
+  | 'reset-password'
+  | 'verify'
+  | 'resend-verification';
 
 const MINUTE = 60;
 const FAILED_LOGIN_WINDOW = 15 * 60;
@@ -32,7 +39,8 @@ export class AuthRateLimits {
     if (!this.enabled) return;
     const key = `addr|${state.project.id}|${endpoint}|${addressBucket(address)}`;
     const decision = await this.limiter.consume(key, state.settings.rate_limits.per_address_per_minute, MINUTE);
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, `Too many ${endpoint} requests from this address.`);
+    if (!decision.allowed)
+      throw rateLimited(decision.retryAfterSeconds, `Too many ${endpoint} requests from this address.`);
   }
 
   /**
@@ -42,7 +50,11 @@ export class AuthRateLimits {
    */
   async takeLoginAttempt(state: ProjectState, email: string): Promise<void> {
     if (!this.enabled) return;
-    const decision = await this.limiter.consume(loginKey(state, email), state.settings.rate_limits.failed_logins_per_email, FAILED_LOGIN_WINDOW);
+    const decision = await this.limiter.consume(
+      loginKey(state, email),
+      state.settings.rate_limits.failed_logins_per_email,
+      FAILED_LOGIN_WINDOW,
+    );
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'Too many failed sign-ins for this email.');
   }
 

@@ -14,8 +14,10 @@ import type { Executor } from '../store/types.js';
 export type OneTimeTokenKind = 'reset' | 'verify';
 
 /** Lifetimes in seconds. */
-export const ONE_TIME_TOKEN_TTL: Readonly<Record<OneTimeTokenKind, number>> = Object.freeze({ reset: 3600, verify: 86_400 });
-
+export const ONE_TIME_TOKEN_TTL: Readonly<Record<OneTimeTokenKind, number>> = Object.freeze({
+  reset: 3600,
+  verify: 86_400,
+});
 
 /** What a valid token grants. */
 export interface OneTimeTokenGrant {
@@ -27,22 +29,52 @@ export interface OneTimeTokenGrant {
  * Issues a token of `kind` for a user and returns it (the only time it exists in full).
  * Also clears that user's spent and expired tokens of the same kind, so the table stays small.
  */
-export async function issueOneTimeToken(executor: Executor, kind: OneTimeTokenKind, userId: string, passwordVersion: number, nowMs: number): Promise<string> {
+export async function issueOneTimeToken(
+  executor: Executor,
+  kind: OneTimeTokenKind,
+  userId: string,
+  passwordVersion: number,
+  nowMs: number,
+): Promise<string> {
   const now = new Date(nowMs).toISOString();
   await executor.run({
     kind: 'delete',
     table: TOKENS.table,
-    where: sql.and(sql.eq('user_id', userId), sql.eq('kind', kind), sql.or(sql.isNotNull(sql.column('used_at')), { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') })),
+    where: sql.and(
+      sql.eq('user_id', userId),
+      sql.eq('kind', kind),
+      sql.or(sql.isNotNull(sql.column('used_at')), {
+        kind: 'compare',
+        op: '<=',
+        left: sql.column('expires_at'),
+        right: sql.value(now, 'text'),
+      }),
+    ),
   });
   const token = randomToken(32);
   const expiresAt = new Date(nowMs + ONE_TIME_TOKEN_TTL[kind] * 1000).toISOString();
-  await executor.run({ kind: 'insert', table: TOKENS.table, columns: TOKENS.columns, rows: [[hashSecret(token), kind, userId, passwordVersion, now, expiresAt, null]] });
+  await executor.run({
+    kind: 'insert',
+    table: TOKENS.table,
+    columns: TOKENS.columns,
+    rows: [[hashSecret(token), kind, userId, passwordVersion, now, expiresAt, null]],
+  });
   return token;
 }
 
 /** The grant of an unused, unexpired token, without using it up (to fail fast before slow work). */
-export async function peekOneTimeToken(executor: Executor, kind: OneTimeTokenKind, token: string, nowMs: number): Promise<OneTimeTokenGrant | undefined> {
-  const row = await executor.first({ kind: 'select', table: TOKENS.table, columns: TOKENS.columns, where: usable(kind, token, nowMs) });
+export async function peekOneTimeToken(
+  executor: Executor,
+  kind: OneTimeTokenKind,
+  token: string,
+  nowMs: number,
+): Promise<OneTimeTokenGrant | undefined> {
+  const row = await executor.first({
+    kind: 'select',
+    table: TOKENS.table,
+    columns: TOKENS.columns,
+    where: usable(kind, token, nowMs),
+  });
   return row ? { userId: String(row.user_id), passwordVersion: Number(row.password_version) } : undefined;
 }
 
@@ -50,7 +82,12 @@ export async function peekOneTimeToken(executor: Executor, kind: OneTimeTokenKin
  * Uses a token up and returns its grant, or undefined when it is unknown, used, expired or
  * of another kind. One statement decides: `used_at IS NULL` in the WHERE clause is the lock.
  */
-export async function consumeOneTimeToken(executor: Executor, kind: OneTimeTokenKind, token: string, nowMs: number): Promise<OneTimeTokenGrant | undefined> {
+export async function consumeOneTimeToken(
+  executor: Executor,
+  kind: OneTimeTokenKind,
+  token: string,
+  nowMs: number,
+): Promise<OneTimeTokenGrant | undefined> {
   const row = await executor.first({
     kind: 'update',
     table: TOKENS.table,
@@ -77,6 +114,11 @@ function usable(kind: OneTimeTokenKind, token: string, nowMs: number): Expr {
     sql.eq('hash', hashSecret(token)),
     sql.eq('kind', kind),
     sql.isNull(sql.column('used_at')),
-    { kind: 'compare', op: '>', left: sql.column('expires_at'), right: sql.value(new Date(nowMs).toISOString(), 'text') },
+    {
+      kind: 'compare',
+      op: '>',
+      left: sql.column('expires_at'),
+      right: sql.value(new Date(nowMs).toISOString(), 'text'),
+    },
   );
 }

@@ -33,7 +33,11 @@ export class PasswordService {
    * AUTH_NOT_CONFIGURED, AUTH_INVALID_TOKEN / AUTH_TOKEN_EXPIRED, VALIDATION_FAILED,
    * VALIDATION_PASSWORD, RATE_LIMITED, AUTH_INVALID_CREDENTIALS (wrong current password).
    */
-  async changePassword(state: ProjectState, bearerToken: string | undefined, body: unknown): Promise<{ token: string; user: Row }> {
+  async changePassword(
+    state: ProjectState,
+    bearerToken: string | undefined,
+    body: unknown,
+  ): Promise<{ token: string; user: Row }> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
     const { user, session } = await this.deps.tokens.verifyBearer(state, bearerToken, auth);
     const input = parseBody(BODIES.changePassword, body);
@@ -41,14 +45,25 @@ export class PasswordService {
     // Guessing the current password with a stolen token counts like failed logins.
     await this.deps.limits.takeLoginAttempt(state, user.email);
     if (!(await this.deps.hasher.verify(user.passwordHash, input.current_password))) {
-      throw new AppError('AUTH_INVALID_CREDENTIALS', { message: 'current_password is wrong.', suggestion: `Send the current password, or use POST /p/${state.project.id}/auth/forgot-password.` });
+      throw new AppError('AUTH_INVALID_CREDENTIALS', {
+        message: 'current_password is wrong.',
+        suggestion: `Send the current password, or use POST /p/${state.project.id}/auth/forgot-password.`,
+      });
     }
     await this.deps.limits.refundLoginAttempt(state, user.email);
     const passwordHash = await this.deps.hasher.hash(input.new_password);
     const nowMs = this.deps.clock.now();
     const updated = await auth.db.transaction(async (tx) => {
-      const changed = await replacePassword(tx, auth.table, user.id, passwordHash, user.passwordVersion, new Date(nowMs).toISOString());
-      if (!changed) throw new AppError('AUTH_INVALID_TOKEN', { message: 'The password was changed by another request meanwhile.' });
+      const changed = await replacePassword(
+        tx,
+        auth.table,
+        user.id,
+        passwordHash,
+        user.passwordVersion,
+        new Date(nowMs).toISOString(),
+      );
+      if (!changed)
+        throw new AppError('AUTH_INVALID_TOKEN', { message: 'The password was changed by another request meanwhile.' });
       if (state.settings.revoke_sessions_on_password_change) await revokeUserSessions(tx, user.id, nowMs, session.id);
       return changed;
     });
@@ -76,7 +91,11 @@ export class PasswordService {
     if ((await this.deps.limits.takeMail(state, email)) === 0) {
       const from = mailFromOf(state);
       await this.deps.mail.enqueueRequest({
-        projectId: state.project.id, kind: RESET_REQUEST_KIND, email, payload: { redirect_url: input.redirect_url }, ...(from !== undefined && { from }),
+        projectId: state.project.id,
+        kind: RESET_REQUEST_KIND,
+        email,
+        payload: { redirect_url: input.redirect_url },
+        ...(from !== undefined && { from }),
       });
     }
     return { message: FORGOT_MESSAGE };
@@ -90,7 +109,11 @@ export class PasswordService {
   async resolveResetRequest(state: ProjectState, request: MailRequest): Promise<ResolvedMail | undefined> {
     let redirect: URL;
     try {
-      redirect = checkRedirectUrl(request.payload.redirect_url, state.settings.allowed_redirect_origins, state.project.id);
+      redirect = checkRedirectUrl(
+        request.payload.redirect_url,
+        state.settings.allowed_redirect_origins,
+        state.project.id,
+      );
     } catch {
       return undefined;
     }
@@ -122,13 +145,24 @@ export class PasswordService {
     await auth.db.transaction(async (tx) => {
       const grant = await consumeOneTimeToken(tx, 'reset', input.token, nowMs);
       const before = grant && (await findUserById(tx, auth.table, grant.userId));
-      const changed = before && (await replacePassword(tx, auth.table, before.id, passwordHash, grant.passwordVersion, new Date(nowMs).toISOString(), { verifyEmail: true }));
+      const changed =
+        before &&
+        (await replacePassword(
+          tx,
+          auth.table,
+          before.id,
+          passwordHash,
+          grant.passwordVersion,
+          new Date(nowMs).toISOString(),
+          { verifyEmail: true },
+        ));
       if (!changed) throw invalidOneTimeToken();
       // Whoever signed up with an unproven email (a squatter) must not stay signed in once its
       // owner claims the account; but only where the project asked for proven emails, since by
       // default (service §3, §5.2) a reset leaves refresh tokens valid.
       const claimsAccount = !before.emailVerified && state.settings.require_verified_email;
-      if (state.settings.revoke_sessions_on_password_change || claimsAccount) await revokeUserSessions(tx, changed.id, nowMs);
+      if (state.settings.revoke_sessions_on_password_change || claimsAccount)
+        await revokeUserSessions(tx, changed.id, nowMs);
     });
     return { message: 'Password updated. Sign in with the new password.' };
   }

@@ -22,16 +22,20 @@ const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\s\u200b\u2060\ufeff]/u;
  * list. `projectId` names the project in the suggestion.
  */
 export function checkRedirectUrl(input: unknown, allowedOrigins: readonly string[], projectId: string): URL {
-  const refuse = (reason: string): AppError => new AppError('VALIDATION_REDIRECT_URL', {
-    message: `redirect_url: ${reason}`,
-    suggestion: allowedOrigins.length === 0
-      ? `This project allows no redirect origins yet: add yours with PUT /p/${projectId}/v1/redirect-origins.`
-      : `Send an absolute URL on one of: ${allowedOrigins.join(', ')}; or add its origin with PUT /p/${projectId}/v1/redirect-origins.`,
-  });
+  const refuse = (reason: string): AppError =>
+    new AppError('VALIDATION_REDIRECT_URL', {
+      message: `redirect_url: ${reason}`,
+      suggestion:
+        allowedOrigins.length === 0
+          ? `This project allows no redirect origins yet: add yours with PUT /p/${projectId}/v1/redirect-origins.`
+          : `Send an absolute URL on one of: ${allowedOrigins.join(', ')}; or add its origin with PUT /p/${projectId}/v1/redirect-origins.`,
+    });
   if (typeof input !== 'string') throw refuse('must be a string holding an absolute http(s) URL.');
-  if (input.length > MAX_REDIRECT_URL_LENGTH) throw refuse(`is too long (${input.length} characters; at most ${MAX_REDIRECT_URL_LENGTH}).`);
+  if (input.length > MAX_REDIRECT_URL_LENGTH)
+    throw refuse(`is too long (${input.length} characters; at most ${MAX_REDIRECT_URL_LENGTH}).`);
   const shown = JSON.stringify(input.slice(0, 200));
-  if (CONTROL_OR_SPACE.test(input)) throw refuse(`${shown} holds a control character or whitespace; percent-encode it (%20) or remove it.`);
+  if (CONTROL_OR_SPACE.test(input))
+    throw refuse(`${shown} holds a control character or whitespace; percent-encode it (%20) or remove it.`);
   let url: URL | undefined;
   try {
     // No base URL: "//evil.com" and "/path" do not parse, so they cannot borrow an origin.
@@ -42,7 +46,8 @@ export function checkRedirectUrl(input: unknown, allowedOrigins: readonly string
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse(`${shown} is not an http(s) URL.`);
   // Userinfo is refused outright: "https://allowed.com@evil.com" reads as allowed.com to people.
   if (url.username !== '' || url.password !== '') throw refuse(`${shown} carries a user name or password.`);
-  if (!allowedOrigins.includes(url.origin)) throw refuse(`the origin ${url.origin} of ${shown} is not in allowed_redirect_origins.`);
+  if (!allowedOrigins.includes(url.origin))
+    throw refuse(`the origin ${url.origin} of ${shown} is not in allowed_redirect_origins.`);
   return url;
 }
 

@@ -38,7 +38,12 @@ export class SessionActivity {
       set: [{ column: LAST_USED, value: sql.value(now, 'text') }],
       where: sql.and(
         sql.eq('id', sessionId),
-        sql.or(sql.isNull(sql.column('last_used_at')), { kind: 'compare', op: '<', left: sql.column('last_used_at'), right: sql.value(staleBefore, 'text') }),
+        sql.or(sql.isNull(sql.column('last_used_at')), {
+          kind: 'compare',
+          op: '<',
+          left: sql.column('last_used_at'),
+          right: sql.value(staleBefore, 'text'),
+        }),
       ),
     });
   }

@@ -49,7 +49,12 @@ export class SessionList {
     const auth = await openAuthTable(this.schemas, state.project.id);
     const { session } = await this.tokens.verifyBearer(state, bearerToken, auth);
     const nowMs = this.clock.now();
-    const owned = await auth.db.first({ kind: 'select', table: SESSIONS.table, columns: [col(SESSIONS, 'id')], where: sql.and(sql.eq('id', sessionId), liveOf(session.userId, nowMs)) });
+    const owned = await auth.db.first({
+      kind: 'select',
+      table: SESSIONS.table,
+      columns: [col(SESSIONS, 'id')],
+      where: sql.and(sql.eq('id', sessionId), liveOf(session.userId, nowMs)),
+    });
     if (!owned) {
       throw new AppError('ROW_NOT_FOUND', {
         message: `You have no live session with id "${sessionId}".`,
@@ -66,7 +71,9 @@ export class SessionList {
     const { session } = await this.tokens.verifyBearer(state, bearerToken, auth);
     const nowMs = this.clock.now();
     await auth.db.transaction((tx) =>
-      chosen === 'local' ? revokeSession(tx, session.id, nowMs) : revokeUserSessions(tx, session.userId, nowMs, chosen === 'others' ? session.id : undefined),
+      chosen === 'local'
+        ? revokeSession(tx, session.id, nowMs)
+        : revokeUserSessions(tx, session.userId, nowMs, chosen === 'others' ? session.id : undefined),
     );
   }
 
@@ -87,15 +94,30 @@ export class SessionList {
 }
 
 function liveOf(userId: string, nowMs: number): Expr {
-  return sql.and(
-    sql.eq('user_id', userId),
-    sql.isNull(sql.column('revoked_at')),
-    { kind: 'compare', op: '>', left: sql.column('expires_at'), right: sql.value(new Date(nowMs).toISOString(), 'text') },
-  );
+  return sql.and(sql.eq('user_id', userId), sql.isNull(sql.column('revoked_at')), {
+    kind: 'compare',
+    op: '>',
+    left: sql.column('expires_at'),
+    right: sql.value(new Date(nowMs).toISOString(), 'text'),
+  });
 }
 
-async function liveSessions(executor: Executor, userId: string, nowMs: number, currentId: string | undefined): Promise<SessionView[]> {
-  const rows = await executor.all({ kind: 'select', table: SESSIONS.table, columns: VIEW_COLUMNS, where: liveOf(userId, nowMs), orderBy: [{ column: 'created_at', descending: false }, { column: 'id', descending: false }] });
+async function liveSessions(
+  executor: Executor,
+  userId: string,
+  nowMs: number,
+  currentId: string | undefined,
+): Promise<SessionView[]> {
+  const rows = await executor.all({
+    kind: 'select',
+    table: SESSIONS.table,
+    columns: VIEW_COLUMNS,
+    where: liveOf(userId, nowMs),
+    orderBy: [
+      { column: 'created_at', descending: false },
+      { column: 'id', descending: false },
+    ],
+  });
   return rows.map((row) => ({
     id: String(row.id),
     created_at: String(row.created_at),
@@ -110,7 +132,8 @@ function parseScope(scope: unknown): LogoutScope {
   if (typeof scope === 'string' && (LOGOUT_SCOPES as readonly string[]).includes(scope)) return scope as LogoutScope;
   throw new AppError('VALIDATION_FAILED', {
     message: `scope: expected local, others or global, found ${JSON.stringify(scope)}.`,
-    suggestion: 'Use logout?scope=local (this session, the default), others (every other session) or global (all your sessions).',
+    suggestion:
+      'Use logout?scope=local (this session, the default), others (every other session) or global (all your sessions).',
   });
 }
 

@@ -33,7 +33,11 @@ export class SessionService {
    */
   async signUp(state: ProjectState, body: unknown, userAgent?: string): Promise<SignedIn> {
     const auth = await openAuthTable(this.deps.schemas, state.project.id);
-    const context = { projectId: state.project.id, caller: { kind: 'public' as const }, minPasswordLength: state.settings.min_password_length };
+    const context = {
+      projectId: state.project.id,
+      caller: { kind: 'public' as const },
+      minPasswordLength: state.settings.min_password_length,
+    };
     const row = await createSignupUser(this.deps.schemas, this.deps.rows, context, body);
     const user = await findUserById(auth.db, auth.table, String(row.id));
     if (!user) throw new AppError('INTERNAL_ERROR', { message: 'The new user vanished before signup finished.' });
@@ -85,12 +89,20 @@ export class SessionService {
       nowMs: this.deps.clock.now(),
       derivationKey: state.jwtSecret,
       // Checked inside the exchange, before rotation, so the refused token still works once the email is verified.
-      ...(state.settings.require_verified_email && { admit: (tx: Executor, userId: string) => this.admitVerified(tx, auth, userId) }),
+      ...(state.settings.require_verified_email && {
+        admit: (tx: Executor, userId: string) => this.admitVerified(tx, auth, userId),
+      }),
     });
     const user = await findUserById(auth.db, auth.table, refreshed.session.userId);
     if (!user) throw new AppError('AUTH_INVALID_REFRESH_TOKEN');
     // The current password version: refresh tokens survive a password change and mint tokens for the new one.
-    const token = await accessTokenFor(state, user.id, refreshed.session.id, user.passwordVersion, refreshed.issuedAtMs);
+    const token = await accessTokenFor(
+      state,
+      user.id,
+      refreshed.session.id,
+      user.passwordVersion,
+      refreshed.issuedAtMs,
+    );
     return { token, refresh_token: refreshed.refreshToken };
   }
 
@@ -114,9 +126,20 @@ export class SessionService {
     if (user && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');
   }
 
-  private async startSession(state: ProjectState, auth: AuthTable, user: StoredUser, userAgent?: string): Promise<SignedIn> {
+  private async startSession(
+    state: ProjectState,
+    auth: AuthTable,
+    user: StoredUser,
+    userAgent?: string,
+  ): Promise<SignedIn> {
     const nowMs = this.deps.clock.now();
-    const { session, refreshToken } = await createSession(auth.db, user.id, state.settings.refresh_token_ttl, nowMs, userAgent);
+    const { session, refreshToken } = await createSession(
+      auth.db,
+      user.id,
+      state.settings.refresh_token_ttl,
+      nowMs,
+      userAgent,
+    );
     const token = await accessTokenFor(state, user.id, session.id, user.passwordVersion, nowMs);
     return { token, refresh_token: refreshToken, user: user.user };
   }

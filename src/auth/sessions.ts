@@ -20,7 +20,16 @@ import { findSpentRefreshToken, forgetSpentRefreshTokens, recordSpentRefreshToke
 export const ROTATION_GRACE_MS = 10_000;
 
 /** What the token checks read of a session (not its activity columns). */
-const SESSION_COLUMNS = cols(SESSIONS, ['id', 'user_id', 'refresh_hash', 'previous_refresh_hash', 'previous_valid_until', 'created_at', 'expires_at', 'revoked_at']);
+const SESSION_COLUMNS = cols(SESSIONS, [
+  'id',
+  'user_id',
+  'refresh_hash',
+  'previous_refresh_hash',
+  'previous_valid_until',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+]);
 const column = (name: (typeof SESSIONS.columns)[number]['name']): ColumnRef => col(SESSIONS, name);
 
 /** A stored session. */
@@ -40,7 +49,12 @@ export interface RefreshedSession {
 }
 
 function toSession(row: Row): Session {
-  return { id: String(row.id), userId: String(row.user_id), expiresAt: String(row.expires_at), revokedAt: (row.revoked_at as string | null) ?? null };
+  return {
+    id: String(row.id),
+    userId: String(row.user_id),
+    expiresAt: String(row.expires_at),
+    revokedAt: (row.revoked_at as string | null) ?? null,
+  };
 }
 
 function isLive(row: Row, nowIso: string): boolean {
@@ -51,20 +65,41 @@ function isLive(row: Row, nowIso: string): boolean {
  * Starts a session for a user; returns it with its refresh token (the only time it exists in
  * full). `userAgent` (the User-Agent that signed in, cut to 512 characters) is shown by GET /auth/sessions.
  */
-export async function createSession(executor: Executor, userId: string, ttlSeconds: number, nowMs: number, userAgent?: string): Promise<{ session: Session; refreshToken: string }> {
+export async function createSession(
+  executor: Executor,
+  userId: string,
+  ttlSeconds: number,
+  nowMs: number,
+  userAgent?: string,
+): Promise<{ session: Session; refreshToken: string }> {
   const refreshToken = randomToken(32);
   const id = newRowId();
   const now = new Date(nowMs).toISOString();
   const expiresAt = new Date(nowMs + ttlSeconds * 1000).toISOString();
   const columns = [...SESSION_COLUMNS, column('last_used_at'), column('user_agent')];
   const agent = userAgent === undefined || userAgent === '' ? null : userAgent.slice(0, 512);
-  await executor.run({ kind: 'insert', table: SESSIONS.table, columns, rows: [[id, userId, hashSecret(refreshToken), null, null, now, expiresAt, null, now, agent]] });
+  await executor.run({
+    kind: 'insert',
+    table: SESSIONS.table,
+    columns,
+    rows: [[id, userId, hashSecret(refreshToken), null, null, now, expiresAt, null, now, agent]],
+  });
   return { session: { id, userId, expiresAt, revokedAt: null }, refreshToken };
 }
 
 /** The session if it exists, belongs to `userId`, is not revoked and has not expired. */
-export async function findLiveSession(executor: Executor, sessionId: string, userId: string, nowMs: number): Promise<Session | undefined> {
-  const row = await executor.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.and(sql.eq('id', sessionId), sql.eq('user_id', userId)) });
+export async function findLiveSession(
+  executor: Executor,
+  sessionId: string,
+  userId: string,
+  nowMs: number,
+): Promise<Session | undefined> {
+  const row = await executor.first({
+    kind: 'select',
+    table: SESSIONS.table,
+    columns: SESSION_COLUMNS,
+    where: sql.and(sql.eq('id', sessionId), sql.eq('user_id', userId)),
+  });
   return row && isLive(row, new Date(nowMs).toISOString()) ? toSession(row) : undefined;
 }
 
@@ -79,13 +114,25 @@ export async function findLiveSession(executor: Executor, sessionId: string, use
 export async function refreshSession(
   db: Database,
   presented: string,
-  options: { rotate: boolean; ttlSeconds: number; nowMs: number; derivationKey: string; admit?: (tx: Executor, userId: string) => Promise<void> },
+  options: {
+    rotate: boolean;
+    ttlSeconds: number;
+    nowMs: number;
+    derivationKey: string;
+    admit?: (tx: Executor, userId: string) => Promise<void>;
+  },
 ): Promise<RefreshedSession> {
   const { nowMs } = options;
   const nowIso = new Date(nowMs).toISOString();
   const presentedHash = hashSecret(presented);
   const outcome = await db.transaction(async (tx): Promise<RefreshedSession | 'reused'> => {
-    const current = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.eq('refresh_hash', presentedHash), forUpdate: true });
+    const current = await tx.first({
+      kind: 'select',
+      table: SESSIONS.table,
+      columns: SESSION_COLUMNS,
+      where: sql.eq('refresh_hash', presentedHash),
+      forUpdate: true,
+    });
     if (current) {
       if (!isLive(current, nowIso)) throw invalidRefreshToken();
       await options.admit?.(tx, String(current.user_id));
@@ -98,16 +145,31 @@ export async function refreshSession(
         set: [
           { column: column('refresh_hash'), value: sql.value(hashSecret(next), 'text') },
           { column: column('previous_refresh_hash'), value: sql.value(presentedHash, 'text') },
-          { column: column('previous_valid_until'), value: sql.value(new Date(nowMs + ROTATION_GRACE_MS).toISOString(), 'text') },
+          {
+            column: column('previous_valid_until'),
+            value: sql.value(new Date(nowMs + ROTATION_GRACE_MS).toISOString(), 'text'),
+          },
           { column: column('expires_at'), value: sql.value(expiresAt, 'text') },
         ],
         where: sql.and(sql.eq('id', current.id), sql.eq('refresh_hash', presentedHash)),
       });
       if (changed !== 1) throw invalidRefreshToken();
-      await recordSpentRefreshToken(tx, { hash: presentedHash, sessionId: String(current.id), userId: String(current.user_id), spentAt: nowIso, expiresAt });
+      await recordSpentRefreshToken(tx, {
+        hash: presentedHash,
+        sessionId: String(current.id),
+        userId: String(current.user_id),
+        spentAt: nowIso,
+        expiresAt,
+      });
       return { session: { ...toSession(current), expiresAt }, refreshToken: next, issuedAtMs: nowMs };
     }
-    const replaced = await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.eq('previous_refresh_hash', presentedHash), forUpdate: true });
+    const replaced = await tx.first({
+      kind: 'select',
+      table: SESSIONS.table,
+      columns: SESSION_COLUMNS,
+      where: sql.eq('previous_refresh_hash', presentedHash),
+      forUpdate: true,
+    });
     if (!replaced) return revokeForSpentToken(tx, presentedHash, nowIso);
     if (!isLive(replaced, nowIso)) throw invalidRefreshToken();
     const graceEnds = Date.parse(String(replaced.previous_valid_until));
@@ -133,14 +195,28 @@ export async function refreshSession(
  */
 async function revokeForSpentToken(tx: Executor, presentedHash: string, nowIso: string): Promise<'reused'> {
   const sessionId = await findSpentRefreshToken(tx, presentedHash);
-  const session = sessionId === undefined ? undefined : await tx.first({ kind: 'select', table: SESSIONS.table, columns: SESSION_COLUMNS, where: sql.eq('id', sessionId), forUpdate: true });
+  const session =
+    sessionId === undefined
+      ? undefined
+      : await tx.first({
+          kind: 'select',
+          table: SESSIONS.table,
+          columns: SESSION_COLUMNS,
+          where: sql.eq('id', sessionId),
+          forUpdate: true,
+        });
   if (!session || !isLive(session, nowIso)) throw invalidRefreshToken();
   await endSessionForReuse(tx, sessionId!, nowIso);
   return 'reused';
 }
 
 async function endSessionForReuse(tx: Executor, sessionId: string, nowIso: string): Promise<void> {
-  await tx.run({ kind: 'update', table: SESSIONS.table, set: [{ column: column('revoked_at'), value: sql.value(nowIso, 'text') }], where: sql.eq('id', sessionId) });
+  await tx.run({
+    kind: 'update',
+    table: SESSIONS.table,
+    set: [{ column: column('revoked_at'), value: sql.value(nowIso, 'text') }],
+    where: sql.eq('id', sessionId),
+  });
   await appendIdentityChange(tx, { session: sessionId }, nowIso);
   await forgetSpentRefreshTokens(tx, { sessionId });
 }
@@ -150,16 +226,35 @@ async function endSessionForReuse(tx: Executor, sessionId: string, nowIso: strin
  * it also appends the end of the session to the realtime event log.
  */
 export async function revokeSession(executor: Executor, sessionId: string, nowMs: number): Promise<void> {
-  await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('id', sessionId), notRevoked()) });
+  await executor.run({
+    kind: 'update',
+    table: SESSIONS.table,
+    set: [revokedNow(nowMs)],
+    where: sql.and(sql.eq('id', sessionId), notRevoked()),
+  });
   await appendIdentityChange(executor, { session: sessionId }, new Date(nowMs).toISOString());
   await forgetSpentRefreshTokens(executor, { sessionId });
 }
 
 /** Revokes every session of a user, except `keepSessionId` when given. */
-export async function revokeUserSessions(executor: Executor, userId: string, nowMs: number, keepSessionId?: string): Promise<void> {
+export async function revokeUserSessions(
+  executor: Executor,
+  userId: string,
+  nowMs: number,
+  keepSessionId?: string,
+): Promise<void> {
   const keep: Expr | undefined = keepSessionId === undefined ? undefined : sql.not(sql.eq('id', keepSessionId));
-  await executor.run({ kind: 'update', table: SESSIONS.table, set: [revokedNow(nowMs)], where: sql.and(sql.eq('user_id', userId), notRevoked(), keep) });
-  await appendIdentityChange(executor, { user: userId, ...(keepSessionId !== undefined && { keep_session: keepSessionId }) }, new Date(nowMs).toISOString());
+  await executor.run({
+    kind: 'update',
+    table: SESSIONS.table,
+    set: [revokedNow(nowMs)],
+    where: sql.and(sql.eq('user_id', userId), notRevoked(), keep),
+  });
+  await appendIdentityChange(
+    executor,
+    { user: userId, ...(keepSessionId !== undefined && { keep_session: keepSessionId }) },
+    new Date(nowMs).toISOString(),
+  );
   await forgetSpentRefreshTokens(executor, { userId, ...(keepSessionId !== undefined && { keepSessionId }) });
 }
 

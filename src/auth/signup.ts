@@ -24,7 +24,12 @@ const SERVER_SET_FIELDS = {
  * AUTH_NOT_CONFIGURED, VALIDATION_*, FORBIDDEN, AUTH_EMAIL_TAKEN, CONFLICT_UNIQUE (another
  * unique column), CONFLICT_REFERENCE.
  */
-export async function createSignupUser(schemas: SchemaService, rows: RowService, context: RowContext, body: unknown): Promise<Row> {
+export async function createSignupUser(
+  schemas: SchemaService,
+  rows: RowService,
+  context: RowContext,
+  body: unknown,
+): Promise<Row> {
   const { db, authTable } = await schemas.schema(context.projectId);
   if (!authTable) throw new AppError('AUTH_NOT_CONFIGURED');
   refuseServerSetFields(body);
@@ -50,7 +55,11 @@ export async function createSignupUser(schemas: SchemaService, rows: RowService,
 function refuseServerSetFields(body: unknown): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
   for (const [field, suggestion] of Object.entries(SERVER_SET_FIELDS)) {
-    if (field in body) throw new AppError('VALIDATION_FAILED', { message: `${field}: is set by the server, not at signup.`, suggestion });
+    if (field in body)
+      throw new AppError('VALIDATION_FAILED', {
+        message: `${field}: is set by the server, not at signup.`,
+        suggestion,
+      });
   }
 }
 
@@ -68,7 +77,12 @@ async function probeCreateRuleForTakenEmail(db: Database, plan: InsertPlan, emai
   try {
     await db.transaction(async (tx) => {
       const placeholder = `rowbase-probe-${newRowId()}@invalid`;
-      await tx.run({ kind: 'update', table: table.name, set: [{ column: table.physical.get('email')!, value: sql.value(placeholder, 'text') }], where: sql.eq('email', email) });
+      await tx.run({
+        kind: 'update',
+        table: table.name,
+        set: [{ column: table.physical.get('email')!, value: sql.value(placeholder, 'text') }],
+        where: sql.eq('email', email),
+      });
       await writeRows(tx, plan);
       throw new ProbeAdmitted();
     });

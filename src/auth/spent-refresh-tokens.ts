@@ -14,7 +14,6 @@ import { sql, type Expr } from '../query/sql-tree.js';
 import { col, SPENT_REFRESH_TOKENS as SPENT } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
 
-
 /** A replaced refresh token as recorded by the rotation that replaced it. */
 export interface SpentRefreshToken {
   /** SHA-256 of the token (`hashSecret`). */
@@ -33,7 +32,11 @@ export interface SpentRefreshToken {
  * Throws the storage errors of the executor.
  */
 export async function recordSpentRefreshToken(tx: Executor, spent: SpentRefreshToken): Promise<void> {
-  await tx.run({ kind: 'delete', table: SPENT.table, where: { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(spent.spentAt, 'text') } });
+  await tx.run({
+    kind: 'delete',
+    table: SPENT.table,
+    where: { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(spent.spentAt, 'text') },
+  });
   // A hash is spent at most once (the rotation's conditional update wins once), so a conflict cannot be a new fact.
   await tx.run({
     kind: 'insert',
@@ -46,7 +49,12 @@ export async function recordSpentRefreshToken(tx: Executor, spent: SpentRefreshT
 
 /** The session id a spent token belonged to, or undefined when the hash was never spent (or was forgotten). */
 export async function findSpentRefreshToken(executor: Executor, hash: string): Promise<string | undefined> {
-  const row = await executor.first({ kind: 'select', table: SPENT.table, columns: [col(SPENT, 'session_id')], where: sql.eq('hash', hash) });
+  const row = await executor.first({
+    kind: 'select',
+    table: SPENT.table,
+    columns: [col(SPENT, 'session_id')],
+    where: sql.eq('hash', hash),
+  });
   return row === undefined ? undefined : String(row.session_id);
 }
 
@@ -56,11 +64,18 @@ export async function findSpentRefreshToken(executor: Executor, hash: string): P
  */
 export async function forgetSpentRefreshTokens(
   executor: Executor,
-  scope: { readonly sessionId: string } | { readonly userId: string; readonly keepSessionId?: string } | { readonly all: true },
+  scope:
+    | { readonly sessionId: string }
+    | { readonly userId: string; readonly keepSessionId?: string }
+    | { readonly all: true },
 ): Promise<void> {
   let where: Expr;
   if ('sessionId' in scope) where = sql.eq('session_id', scope.sessionId);
-  else if ('userId' in scope) where = sql.and(sql.eq('user_id', scope.userId), scope.keepSessionId === undefined ? undefined : sql.not(sql.eq('session_id', scope.keepSessionId)));
+  else if ('userId' in scope)
+    where = sql.and(
+      sql.eq('user_id', scope.userId),
+      scope.keepSessionId === undefined ? undefined : sql.not(sql.eq('session_id', scope.keepSessionId)),
+    );
   else where = sql.bool(true);
   await executor.run({ kind: 'delete', table: SPENT.table, where });
 }

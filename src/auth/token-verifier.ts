@@ -43,7 +43,10 @@ export class TokenVerifier {
    */
   async verifyBearer(state: ProjectState, token: string | undefined, auth?: AuthTable): Promise<VerifiedBearer> {
     if (token === undefined) {
-      throw new AppError('AUTH_REQUIRED', { message: 'This endpoint needs a signed-in user.', suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.' });
+      throw new AppError('AUTH_REQUIRED', {
+        message: 'This endpoint needs a signed-in user.',
+        suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.',
+      });
     }
     const nowMs = this.clock.now();
     const claims = await readAccessToken(state, token, nowMs);

@@ -55,14 +55,32 @@ function toStoredUser(table: CompiledTable, row: Row | undefined): StoredUser | 
 }
 
 /** The user with this (already lower-cased) email, or undefined. */
-export async function findUserByEmail(executor: Executor, table: CompiledTable, email: string): Promise<StoredUser | undefined> {
-  const row = await executor.first({ kind: 'select', table: table.name, columns: secretColumns(table), where: sql.eq('email', email) });
+export async function findUserByEmail(
+  executor: Executor,
+  table: CompiledTable,
+  email: string,
+): Promise<StoredUser | undefined> {
+  const row = await executor.first({
+    kind: 'select',
+    table: table.name,
+    columns: secretColumns(table),
+    where: sql.eq('email', email),
+  });
   return toStoredUser(table, row);
 }
 
 /** The user with this id, or undefined. */
-export async function findUserById(executor: Executor, table: CompiledTable, id: string): Promise<StoredUser | undefined> {
-  const row = await executor.first({ kind: 'select', table: table.name, columns: secretColumns(table), where: sql.eq('id', id) });
+export async function findUserById(
+  executor: Executor,
+  table: CompiledTable,
+  id: string,
+): Promise<StoredUser | undefined> {
+  const row = await executor.first({
+    kind: 'select',
+    table: table.name,
+    columns: secretColumns(table),
+    where: sql.eq('id', id),
+  });
   return toStoredUser(table, row);
 }
 
@@ -72,7 +90,15 @@ export async function findUserById(executor: Executor, table: CompiledTable, id:
  * the email verified (a reset link proves the mailbox). Returns the updated user, or
  * undefined when the version moved on.
  */
-export async function replacePassword(tx: Executor, table: CompiledTable, userId: string, passwordHash: string, expectedVersion: number, now: string, { verifyEmail = false }: { readonly verifyEmail?: boolean } = {}): Promise<StoredUser | undefined> {
+export async function replacePassword(
+  tx: Executor,
+  table: CompiledTable,
+  userId: string,
+  passwordHash: string,
+  expectedVersion: number,
+  now: string,
+  { verifyEmail = false }: { readonly verifyEmail?: boolean } = {},
+): Promise<StoredUser | undefined> {
   const set = [
     { column: table.physical.get('password')!, value: sql.value(passwordHash, 'text') },
     { column: table.physical.get('password_version')!, value: sql.value(expectedVersion + 1, 'integer') },
@@ -94,7 +120,12 @@ export async function replacePassword(tx: Executor, table: CompiledTable, userId
 }
 
 /** Marks the user's email verified; returns the updated user, or undefined if it is gone. */
-export async function markEmailVerified(tx: Executor, table: CompiledTable, userId: string, now: string): Promise<StoredUser | undefined> {
+export async function markEmailVerified(
+  tx: Executor,
+  table: CompiledTable,
+  userId: string,
+  now: string,
+): Promise<StoredUser | undefined> {
   const row = await tx.first({
     kind: 'update',
     table: table.name,

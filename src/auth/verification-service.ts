@@ -28,7 +28,12 @@ export class VerificationService {
     const link = `${this.deps.publicUrl}/p/${encodeURIComponent(state.project.id)}/auth/verify?token=${encodeURIComponent(token)}`;
     const mail = verificationMail(appNameOf(state), link);
     const from = mailFromOf(state);
-    await this.deps.mail.enqueue({ projectId: state.project.id, to: user.email, ...mail, ...(from !== undefined && { from }) });
+    await this.deps.mail.enqueue({
+      projectId: state.project.id,
+      to: user.email,
+      ...mail,
+      ...(from !== undefined && { from }),
+    });
     return 0;
   }
 

@@ -71,7 +71,9 @@ const EVENTS = EVENT_LOG.table;
 const STATE = EVENT_STATE.table;
 const IDENTITY = '_identity';
 const SEQ = col(EVENT_LOG, 'seq');
-const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze(cols(EVENT_LOG, ['created_at', 'table_name', 'action', 'record']));
+const WRITTEN_COLUMNS: readonly ColumnRef[] = Object.freeze(
+  cols(EVENT_LOG, ['created_at', 'table_name', 'action', 'record']),
+);
 const EVENT_COLUMNS: readonly ColumnRef[] = EVENT_LOG.columns;
 const TRIMMED = col(EVENT_STATE, 'trimmed_through');
 const STATE_ROW = sql.eq('id', 1, 'integer');
@@ -84,9 +86,16 @@ const START_WINDOW = 500;
  * Appends row changes with `tx` (last in the writing transaction, so a number is taken just
  * before the commit) and returns the numbered entries for `ChangeFeed.committed`.
  */
-export async function appendRowChanges(tx: Executor, changes: readonly RowChange[], now: string): Promise<LoggedEvent[]> {
+export async function appendRowChanges(
+  tx: Executor,
+  changes: readonly RowChange[],
+  now: string,
+): Promise<LoggedEvent[]> {
   if (changes.length === 0) return [];
-  const seqs = await insert(tx, changes.map((c) => [now, c.table, c.action, c.recordJson ?? JSON.stringify(c.record)]));
+  const seqs = await insert(
+    tx,
+    changes.map((c) => [now, c.table, c.action, c.recordJson ?? JSON.stringify(c.record)]),
+  );
   return changes.map((change, i): LoggedEvent => ({ seq: seqs[i]!, kind: 'row', change, createdAt: now }));
 }
 
@@ -112,7 +121,13 @@ export async function readEvents(db: Executor, after: number, limit: number): Pr
 export async function readLogState(db: Executor): Promise<LogState> {
   const row = await db.first({ kind: 'select', table: STATE, columns: [TRIMMED], where: STATE_ROW });
   const trimmedThrough = Number(row?.trimmed_through ?? 0);
-  const last = await db.first({ kind: 'select', table: EVENTS, columns: [SEQ], orderBy: [{ column: 'seq', descending: true }], limit: 1 });
+  const last = await db.first({
+    kind: 'select',
+    table: EVENTS,
+    columns: [SEQ],
+    orderBy: [{ column: 'seq', descending: true }],
+    limit: 1,
+  });
   return { lastSeq: Math.max(trimmedThrough, Number(last?.seq ?? 0)), trimmedThrough };
 }
 
@@ -166,18 +181,29 @@ export async function trimEvents(db: Database, cutoff: string): Promise<LogState
       kind: 'select',
       table: EVENTS,
       columns: [SEQ],
-      ...(kept && { where: { kind: 'compare', op: '<', left: sql.column('seq'), right: sql.value(Number(kept.seq), 'integer') } }),
+      ...(kept && {
+        where: { kind: 'compare', op: '<', left: sql.column('seq'), right: sql.value(Number(kept.seq), 'integer') },
+      }),
       orderBy: [{ column: 'seq', descending: true }],
       limit: 1,
     });
     if (old) {
       const through = Number(old.seq);
-      await tx.run({ kind: 'delete', table: EVENTS, where: { kind: 'compare', op: '<=', left: sql.column('seq'), right: sql.value(through, 'integer') } });
+      await tx.run({
+        kind: 'delete',
+        table: EVENTS,
+        where: { kind: 'compare', op: '<=', left: sql.column('seq'), right: sql.value(through, 'integer') },
+      });
       await tx.run({
         kind: 'update',
         table: STATE,
         set: [{ column: TRIMMED, value: sql.value(through, 'integer') }],
-        where: sql.and(STATE_ROW, { kind: 'compare', op: '<', left: sql.column('trimmed_through'), right: sql.value(through, 'integer') }),
+        where: sql.and(STATE_ROW, {
+          kind: 'compare',
+          op: '<',
+          left: sql.column('trimmed_through'),
+          right: sql.value(through, 'integer'),
+        }),
       });
     }
     return readLogState(tx);
@@ -188,7 +214,13 @@ export async function trimEvents(db: Database, cutoff: string): Promise<LogState
 async function insert(tx: Executor, rows: readonly (readonly unknown[])[]): Promise<number[]> {
   const seqs: number[] = [];
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const written = await tx.all({ kind: 'insert', table: EVENTS, columns: WRITTEN_COLUMNS, rows: rows.slice(i, i + INSERT_CHUNK), returning: [SEQ] });
+    const written = await tx.all({
+      kind: 'insert',
+      table: EVENTS,
+      columns: WRITTEN_COLUMNS,
+      rows: rows.slice(i, i + INSERT_CHUNK),
+      returning: [SEQ],
+    });
     // A VALUES list takes its numbers in row order; sorting guards against RETURNING reordering.
     seqs.push(...written.map((row) => Number(row.seq)).sort((x, y) => x - y));
   }
@@ -200,5 +232,10 @@ function toEvent(row: Row): LoggedEvent {
   const createdAt = String(row.created_at);
   const record = JSON.parse(String(row.record)) as Record<string, unknown>;
   if (row.table_name === IDENTITY) return { seq, kind: 'identity', change: record as IdentityChange, createdAt };
-  return { seq, kind: 'row', change: { table: String(row.table_name), action: row.action as RowChange['action'], record }, createdAt };
+  return {
+    seq,
+    kind: 'row',
+    change: { table: String(row.table_name), action: row.action as RowChange['action'], record },
+    createdAt,
+  };
 }

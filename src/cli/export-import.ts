@@ -64,8 +64,14 @@ export async function exportCommand(config: Config, args: ParsedArgs, out: Outpu
       throw error;
     }
   });
-  const rows = Object.entries(counts).filter(([name]) => name.startsWith('rows:')).reduce((sum, [, n]) => sum + n, 0);
-  out.result({ project: projectId, file, counts }, () => `Exported project ${projectId} to ${file}: ${counts.tables ?? 0} tables, ${rows} rows. The file holds password hashes and secrets; keep it safe.`);
+  const rows = Object.entries(counts)
+    .filter(([name]) => name.startsWith('rows:'))
+    .reduce((sum, [, n]) => sum + n, 0);
+  out.result(
+    { project: projectId, file, counts },
+    () =>
+      `Exported project ${projectId} to ${file}: ${counts.tables ?? 0} tables, ${rows} rows. The file holds password hashes and secrets; keep it safe.`,
+  );
   return 0;
 }
 
@@ -79,7 +85,10 @@ async function* readArchive(file: string): AsyncGenerator<ArchiveRecord> {
     try {
       yield JSON.parse(line) as ArchiveRecord;
     } catch {
-      throw new AppError('VALIDATION_FAILED', { message: `Line ${number} of ${file} is not JSON.`, suggestion: 'Use a file written by rowbase export, complete and unedited.' });
+      throw new AppError('VALIDATION_FAILED', {
+        message: `Line ${number} of ${file} is not JSON.`,
+        suggestion: 'Use a file written by rowbase export, complete and unedited.',
+      });
     }
   }
 }
@@ -96,7 +105,9 @@ export async function importCommand(config: Config, args: ParsedArgs, out: Outpu
   const result = await withServices(await buildWritingServices(config, 'import'), (services) =>
     importProject(services.storage, readArchive(file), { targetId: args.flags.project, now: isoNow(services.clock) }),
   );
-  const rows = Object.entries(result.counts).filter(([name]) => name.startsWith('rows:')).reduce((sum, [, n]) => sum + n, 0);
+  const rows = Object.entries(result.counts)
+    .filter(([name]) => name.startsWith('rows:'))
+    .reduce((sum, [, n]) => sum + n, 0);
   const data = {
     project: result.projectId,
     kept_keys: result.keptIdentity,

@@ -16,7 +16,13 @@ import type { Output } from './output.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Runs `rowbase openapi` or `rowbase types`; resolves with the exit code. */
-export async function generatedDocsCommand(kind: 'openapi' | 'types', config: Config, args: ParsedArgs, env: Env, out: Output): Promise<number> {
+export async function generatedDocsCommand(
+  kind: 'openapi' | 'types',
+  config: Config,
+  args: ParsedArgs,
+  env: Env,
+  out: Output,
+): Promise<number> {
   const help = kind === 'openapi' ? HELP.openapi : HELP.types;
   if (args.switches.has('help')) {
     out.text(help);
@@ -30,14 +36,27 @@ export async function generatedDocsCommand(kind: 'openapi' | 'types', config: Co
   const url = args.flags.url;
   const adminKey = args.flags['admin-key'] ?? env.ROWBASE_ADMIN_KEY;
   if (url !== undefined && !adminKey) {
-    out.error('--url needs the project admin key: --admin-key KEY (or ROWBASE_ADMIN_KEY).', 'CLI_USAGE', `Run rowbase ${kind} --help.`);
+    out.error(
+      '--url needs the project admin key: --admin-key KEY (or ROWBASE_ADMIN_KEY).',
+      'CLI_USAGE',
+      `Run rowbase ${kind} --help.`,
+    );
     return 2;
   }
   if (url !== undefined) {
     const base = serverBase(url);
     // The document exactly as the server serves it; the declarations from the server's tables.
-    if (kind === 'openapi') out.text(await readServer(base, `/p/${encodeURIComponent(projectId)}/v1/openapi.json`, adminKey!));
-    else out.text(buildArtefacts(parseTables(await readServer(base, `/p/${encodeURIComponent(projectId)}/v1/tables`, adminKey!)), { projectId, publicUrl: base }).types().trimEnd());
+    if (kind === 'openapi')
+      out.text(await readServer(base, `/p/${encodeURIComponent(projectId)}/v1/openapi.json`, adminKey!));
+    else
+      out.text(
+        buildArtefacts(
+          parseTables(await readServer(base, `/p/${encodeURIComponent(projectId)}/v1/tables`, adminKey!)),
+          { projectId, publicUrl: base },
+        )
+          .types()
+          .trimEnd(),
+      );
     return 0;
   }
   const artefacts = await fromStorage(config, projectId);
@@ -62,7 +81,10 @@ function serverBase(url: string): string {
   try {
     return new URL(url).href.replace(/\/+$/, '');
   } catch {
-    throw new AppError('VALIDATION_FAILED', { message: `--url is not a URL: "${url}".`, suggestion: 'Give the server base URL, for example --url http://127.0.0.1:8080.' });
+    throw new AppError('VALIDATION_FAILED', {
+      message: `--url is not a URL: "${url}".`,
+      suggestion: 'Give the server base URL, for example --url http://127.0.0.1:8080.',
+    });
   }
 }
 
@@ -72,7 +94,8 @@ function serverBase(url: string): string {
  */
 async function readServer(base: string, route: string, adminKey: string): Promise<string> {
   const response = await fetch(`${base}${route}`, { headers: { 'x-admin-key': adminKey } }).catch((error: unknown) => {
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     throw new Error(`cannot reach ${base}: ${cause}`);
   });
   const text = await response.text();
@@ -83,7 +106,8 @@ async function readServer(base: string, route: string, adminKey: string): Promis
   } catch {
     error = undefined;
   }
-  if (error?.code && Object.hasOwn(ERROR_CODES, error.code)) throw new AppError(error.code as ErrorCode, { message: error.message, suggestion: error.suggestion });
+  if (error?.code && Object.hasOwn(ERROR_CODES, error.code))
+    throw new AppError(error.code as ErrorCode, { message: error.message, suggestion: error.suggestion });
   throw new Error(`${base}${route} answered ${response.status} without a Rowbase error; is --url a Rowbase server?`);
 }
 

@@ -4,7 +4,9 @@
  */
 import { SETTINGS } from '../config/config.js';
 
-const settingLines = SETTINGS.map((s) => `  ${`${s.flag} <value>`.padEnd(28)} ${s.env.padEnd(20)} ${s.help}`).join('\n');
+const settingLines = SETTINGS.map((s) => `  ${`${s.flag} <value>`.padEnd(28)} ${s.env.padEnd(20)} ${s.help}`).join(
+  '\n',
+);
 
 export const HELP = {
   main: `rowbase — a backend with a generated REST API and built-in auth

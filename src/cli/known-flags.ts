@@ -37,13 +37,22 @@ export function checkFlags(command: string | undefined, args: ParsedArgs): FlagP
   for (const flag of args.written) {
     if (known.has(flag)) continue;
     const bare = flag.replace(/^-+/, '');
-    const close = closestName(bare, [...known].map((name) => name.slice(2)));
+    const close = closestName(
+      bare,
+      [...known].map((name) => name.slice(2)),
+    );
     return {
       message: `unknown flag ${flag} for ${usage}.`,
-      suggestion: close ? `Did you mean --${close}? Run ${usage} --help to see its flags.` : `Run ${usage} --help to see its flags.`,
+      suggestion: close
+        ? `Did you mean --${close}? Run ${usage} --help to see its flags.`
+        : `Run ${usage} --help to see its flags.`,
     };
   }
   const missing = args.missingValue[0];
-  if (missing !== undefined) return { message: `${missing} needs a value.`, suggestion: `Write ${missing} VALUE or ${missing}=VALUE; run ${usage} --help to see its flags.` };
+  if (missing !== undefined)
+    return {
+      message: `${missing} needs a value.`,
+      suggestion: `Write ${missing} VALUE or ${missing}=VALUE; run ${usage} --help to see its flags.`,
+    };
   return undefined;
 }

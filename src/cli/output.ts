@@ -16,7 +16,9 @@ export function buildOutput({ json }: { readonly json: boolean }): Output {
     text: (message) => process.stdout.write(`${message}\n`),
     error: (message, code = 'CLI_ERROR', suggestion) =>
       process.stderr.write(
-        json ? `${JSON.stringify({ error: { code, message, suggestion: suggestion ?? 'Run rowbase --help.' } })}\n` : `error: ${message}${suggestion ? `\n${suggestion}` : ''}\n`,
+        json
+          ? `${JSON.stringify({ error: { code, message, suggestion: suggestion ?? 'Run rowbase --help.' } })}\n`
+          : `error: ${message}${suggestion ? `\n${suggestion}` : ''}\n`,
       ),
   };
 }

@@ -14,11 +14,17 @@ export async function projectsCommand(config: Config, args: ParsedArgs, out: Out
     return action || args.switches.has('help') ? 0 : 2;
   }
   // create and delete write: they hold a SQLite data folder, and refuse beside a running server.
-  const services = action === 'create' || action === 'delete' ? await buildWritingServices(config, `projects ${action}`, target) : await buildServices(config);
+  const services =
+    action === 'create' || action === 'delete'
+      ? await buildWritingServices(config, `projects ${action}`, target)
+      : await buildServices(config);
   try {
     switch (action) {
       case 'create': {
-        const created = await services.registry.create({ name: args.flags.name, ...(args.flags.id !== undefined && { id: args.flags.id }) });
+        const created = await services.registry.create({
+          name: args.flags.name,
+          ...(args.flags.id !== undefined && { id: args.flags.id }),
+        });
         const data = { ...created.project, admin_key: created.adminKey, publishable_key: created.publishableKey };
         // `{data: ...}` like `projects list --json` and the HTTP API's POST /v1/projects.
         out.result({ data }, () =>
@@ -34,7 +40,9 @@ export async function projectsCommand(config: Config, args: ParsedArgs, out: Out
       case 'list': {
         const { items, total } = await services.registry.list(1000, 0);
         out.result({ data: items, meta: { total } }, () =>
-          items.length === 0 ? 'No projects yet. Create one: rowbase projects create --name demo' : items.map((p) => `${p.id}\t${p.name}\t${p.created_at}`).join('\n'),
+          items.length === 0
+            ? 'No projects yet. Create one: rowbase projects create --name demo'
+            : items.map((p) => `${p.id}\t${p.name}\t${p.created_at}`).join('\n'),
         );
         return 0;
       }

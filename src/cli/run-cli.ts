@@ -10,7 +10,10 @@ import { projectsCommand } from './projects.js';
 import { schemaCommand } from './schema-apply.js';
 import { serve } from './serve.js';
 
-export async function runCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const args = parseArgs(argv);
   const out = buildOutput({ json: args.switches.has('json') });
   const command = args.positionals[0];

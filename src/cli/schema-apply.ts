@@ -17,14 +17,17 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
   let tables: Record<string, unknown>;
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as { tables?: unknown };
-    if (typeof parsed.tables !== 'object' || parsed.tables === null || Array.isArray(parsed.tables)) throw new Error('the file needs {"tables": {"name": definition, ...}}');
+    if (typeof parsed.tables !== 'object' || parsed.tables === null || Array.isArray(parsed.tables))
+      throw new Error('the file needs {"tables": {"name": definition, ...}}');
     tables = parsed.tables as Record<string, unknown>;
   } catch (error) {
     out.error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
   // A dry run changes nothing, so it may run beside a server; applying holds a SQLite data folder.
-  const services = args.switches.has('dry-run') ? await buildServices(config) : await buildWritingServices(config, 'schema apply', projectId);
+  const services = args.switches.has('dry-run')
+    ? await buildServices(config)
+    : await buildWritingServices(config, 'schema apply', projectId);
   try {
     await services.registry.get(projectId);
     const allowDestructive = args.switches.has('allow-destructive');
@@ -32,7 +35,11 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
     // tables may reference earlier ones and nothing changes if any table fails.
     const entries = Object.entries(tables);
     const planned = await services.schemas.putTables(projectId, entries, { allowDestructive: true, dryRun: true });
-    const plans = planned.map(({ table, plan }) => ({ table: table.name, steps: plan.steps, destructive: plan.destructive }));
+    const plans = planned.map(({ table, plan }) => ({
+      table: table.name,
+      steps: plan.steps,
+      destructive: plan.destructive,
+    }));
     if (!args.switches.has('json')) {
       out.text(`Plan for project ${projectId}:`);
       for (const plan of plans) {
@@ -43,7 +50,11 @@ export async function schemaCommand(config: Config, args: ParsedArgs, out: Outpu
     }
     const lossy = plans.filter((p) => p.destructive.length > 0);
     if (lossy.length > 0 && !allowDestructive) {
-      out.error(`the plan loses data in ${lossy.map((p) => p.table).join(', ')}; nothing was changed.`, 'SCHEMA_CHANGE_DESTRUCTIVE', 'Re-run with --allow-destructive if that is intended.');
+      out.error(
+        `the plan loses data in ${lossy.map((p) => p.table).join(', ')}; nothing was changed.`,
+        'SCHEMA_CHANGE_DESTRUCTIVE',
+        'Re-run with --allow-destructive if that is intended.',
+      );
       return 1;
     }
     if (args.switches.has('dry-run')) {

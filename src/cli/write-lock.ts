@@ -17,7 +17,11 @@ export type WritingCommand = 'serve' | 'projects create' | 'projects delete' | '
  * Throws CliRefusal (code DATA_DIR_IN_USE, naming the folder and the holder's PID) when another
  * process holds it; `project` fills the HTTP alternative in the suggestion.
  */
-export async function buildWritingServices(config: Config, command: WritingCommand, project?: string): Promise<Services> {
+export async function buildWritingServices(
+  config: Config,
+  command: WritingCommand,
+  project?: string,
+): Promise<Services> {
   try {
     return await buildServices(config, { lockDataDirAs: `rowbase ${command}` });
   } catch (error) {
@@ -37,7 +41,8 @@ export function refusalFor(error: unknown, command: WritingCommand, project = 'I
     suggestion = `Wait for ${holder.command} (${pid}) to finish, then run this again.`;
   } else {
     const instead: Record<Exclude<WritingCommand, 'serve'>, string> = {
-      'projects create': 'Create the project through the running server instead (POST /v1/projects with X-Platform-Key), or stop the server',
+      'projects create':
+        'Create the project through the running server instead (POST /v1/projects with X-Platform-Key), or stop the server',
       'projects delete': `Delete the project through the running server instead (DELETE /v1/projects/${project} with X-Platform-Key), or stop the server`,
       'schema apply': `Declare each table through the running server instead (PUT /p/${project}/v1/tables/NAME with X-Admin-Key; --dry-run works beside it), or stop the server`,
       import: 'Stop the server',

@@ -46,21 +46,86 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'host', env: 'HOST', flag: '--host', help: 'address to listen on (default 127.0.0.1)' },
   { key: 'port', env: 'PORT', flag: '--port', help: 'port to listen on (default 8080)' },
   { key: 'dataDir', env: 'DATA_DIR', flag: '--data-dir', help: 'where SQLite files live (default ./data)' },
-  { key: 'databaseUrl', env: 'DATABASE_URL', flag: '--database-url', help: 'postgres://... to use PostgreSQL instead of SQLite' },
-  { key: 'publicUrl', env: 'PUBLIC_URL', flag: '--public-url', help: 'base of links in emails (default http://HOST:PORT)' },
-  { key: 'platformKey', env: 'PLATFORM_KEY', flag: '--platform-key', help: 'key for /v1/projects (generated on first start if unset)' },
-  { key: 'smtpUrl', env: 'SMTP_URL', flag: '--smtp-url', help: 'smtp://user:pass@host:port; unset: mail goes to the project outbox' },
-  { key: 'emailFrom', env: 'EMAIL_FROM', flag: '--email-from', help: 'default From address (default Rowbase <no-reply@localhost>)' },
+  {
+    key: 'databaseUrl',
+    env: 'DATABASE_URL',
+    flag: '--database-url',
+    help: 'postgres://... to use PostgreSQL instead of SQLite',
+  },
+  {
+    key: 'publicUrl',
+    env: 'PUBLIC_URL',
+    flag: '--public-url',
+    help: 'base of links in emails (default http://HOST:PORT)',
+  },
+  {
+    key: 'platformKey',
+    env: 'PLATFORM_KEY',
+    flag: '--platform-key',
+    help: 'key for /v1/projects (generated on first start if unset)',
+  },
+  {
+    key: 'smtpUrl',
+    env: 'SMTP_URL',
+    flag: '--smtp-url',
+    help: 'smtp://user:pass@host:port; unset: mail goes to the project outbox',
+  },
+  {
+    key: 'emailFrom',
+    env: 'EMAIL_FROM',
+    flag: '--email-from',
+    help: 'default From address (default Rowbase <no-reply@localhost>)',
+  },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', help: 'fatal|error|warn|info|debug|trace (default info)' },
-  { key: 'logFormat', env: 'LOG_FORMAT', flag: '--log-format', help: 'pretty (readable lines) or json (default: pretty when stdout is a terminal, else json)' },
-  { key: 'sqliteSynchronous', env: 'SQLITE_SYNCHRONOUS', flag: '--sqlite-synchronous', help: 'full (default, durable) or normal (faster, may lose the last commits on power loss)' },
+  {
+    key: 'logFormat',
+    env: 'LOG_FORMAT',
+    flag: '--log-format',
+    help: 'pretty (readable lines) or json (default: pretty when stdout is a terminal, else json)',
+  },
+  {
+    key: 'sqliteSynchronous',
+    env: 'SQLITE_SYNCHRONOUS',
+    flag: '--sqlite-synchronous',
+    help: 'full (default, durable) or normal (faster, may lose the last commits on power loss)',
+  },
   { key: 'rateLimits', env: 'RATE_LIMITS', flag: '--rate-limits', help: 'on (default) or off (test rigs only)' },
-  { key: 'trustProxy', env: 'TRUST_PROXY', flag: '--trust-proxy', help: 'proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs)' },
-  { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'redis://... for shared rate limits across processes' },
-  { key: 'maxOpenProjects', env: 'MAX_OPEN_PROJECTS', flag: '--max-open-projects', help: 'SQLite project files kept open at once (default 256)' },
-  { key: 'expandCacheMb', env: 'EXPAND_CACHE_MB', flag: '--expand-cache-mb', help: 'MiB for expanded rows kept between requests until the next write (SQLite; default 32; 0: none)' },
-  { key: 'pgStatementTimeoutMs', env: 'PG_STATEMENT_TIMEOUT_MS', flag: '--pg-statement-timeout-ms', help: 'PostgreSQL: longest a statement may run, in ms, then 503 (default 30000; 0: no limit)' },
-  { key: 'pgPoolTimeoutMs', env: 'PG_POOL_TIMEOUT_MS', flag: '--pg-pool-timeout-ms', help: 'PostgreSQL: longest wait for a pooled connection, in ms, then 503 (default 5000)' },
+  {
+    key: 'trustProxy',
+    env: 'TRUST_PROXY',
+    flag: '--trust-proxy',
+    help: 'proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs)',
+  },
+  {
+    key: 'redisUrl',
+    env: 'REDIS_URL',
+    flag: '--redis-url',
+    help: 'redis://... for shared rate limits across processes',
+  },
+  {
+    key: 'maxOpenProjects',
+    env: 'MAX_OPEN_PROJECTS',
+    flag: '--max-open-projects',
+    help: 'SQLite project files kept open at once (default 256)',
+  },
+  {
+    key: 'expandCacheMb',
+    env: 'EXPAND_CACHE_MB',
+    flag: '--expand-cache-mb',
+    help: 'MiB for expanded rows kept between requests until the next write (SQLite; default 32; 0: none)',
+  },
+  {
+    key: 'pgStatementTimeoutMs',
+    env: 'PG_STATEMENT_TIMEOUT_MS',
+    flag: '--pg-statement-timeout-ms',
+    help: 'PostgreSQL: longest a statement may run, in ms, then 503 (default 30000; 0: no limit)',
+  },
+  {
+    key: 'pgPoolTimeoutMs',
+    env: 'PG_POOL_TIMEOUT_MS',
+    flag: '--pg-pool-timeout-ms',
+    help: 'PostgreSQL: longest wait for a pooled connection, in ms, then 503 (default 5000)',
+  },
 ];
 
 /** The shortest PLATFORM_KEY accepted: shorter keys are refused at start. */
@@ -73,7 +138,10 @@ export class ConfigError extends Error {}
  * Builds the Config from environment variables and `--flag value` / `--flag=value` pairs.
  * Throws ConfigError for malformed values.
  */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>, flags: Readonly<Record<string, string>> = {}): Config {
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  flags: Readonly<Record<string, string>> = {},
+): Config {
   const raw = (spec: SettingSpec): string | undefined => {
     const value = flags[spec.flag.slice(2)] ?? env[spec.env];
     return value === undefined || value === '' ? undefined : value;
@@ -92,13 +160,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
   }
   const logFormat = (get('logFormat') ?? 'auto').toLowerCase();
   if (logFormat !== 'auto' && logFormat !== 'pretty' && logFormat !== 'json') {
-    throw new ConfigError(`LOG_FORMAT must be "pretty" or "json" (or unset: pretty on a terminal), not "${logFormat}".`);
+    throw new ConfigError(
+      `LOG_FORMAT must be "pretty" or "json" (or unset: pretty on a terminal), not "${logFormat}".`,
+    );
   }
   const databaseUrl = get('databaseUrl');
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// (leave it unset for SQLite).');
   }
-  const publicUrl = (get('publicUrl') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (get('publicUrl') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
   try {
     new URL(publicUrl);
   } catch {
@@ -132,7 +205,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, fl
     redisUrl: get('redisUrl'),
     maxOpenProjects: parseInteger(get('maxOpenProjects') ?? '256', 'MAX_OPEN_PROJECTS', 1, 100_000),
     expandCacheMb: parseInteger(get('expandCacheMb') ?? '32', 'EXPAND_CACHE_MB', 0, 65_536),
-    pgStatementTimeoutMs: parseInteger(get('pgStatementTimeoutMs') ?? '30000', 'PG_STATEMENT_TIMEOUT_MS', 0, 86_400_000),
+    pgStatementTimeoutMs: parseInteger(
+      get('pgStatementTimeoutMs') ?? '30000',
+      'PG_STATEMENT_TIMEOUT_MS',
+      0,
+      86_400_000,
+    ),
     pgPoolTimeoutMs: parseInteger(get('pgPoolTimeoutMs') ?? '5000', 'PG_POOL_TIMEOUT_MS', 100, 600_000),
   });
 }

@@ -53,7 +53,10 @@ export function claimDueRows(db: Database, options: ClaimOptions): Promise<Row[]
       table: MAIL_QUEUE.table,
       set: [
         { column: col(MAIL_QUEUE, 'locked_until'), value: sql.value(options.leaseUntil, 'text') },
-        { column: col(MAIL_QUEUE, 'attempts'), value: { kind: 'add', left: sql.column('attempts'), right: sql.value(1, 'integer') } },
+        {
+          column: col(MAIL_QUEUE, 'attempts'),
+          value: { kind: 'add', left: sql.column('attempts'), right: sql.value(1, 'integer') },
+        },
       ],
       where: sql.and(due, { kind: 'in', expr: sql.column('id'), values: rows.map((row) => sql.value(row.id, 'text')) }),
     });

@@ -109,7 +109,9 @@ export interface StoredMailQueueOptions {
   readonly onRequested?: () => void;
 }
 
-const VIEW_COLUMNS = ['id', 'recipient', 'subject', 'text_body', 'html_body', 'created_at', 'status'].map((name) => col(MAIL_QUEUE, name));
+const VIEW_COLUMNS = ['id', 'recipient', 'subject', 'text_body', 'html_body', 'created_at', 'status'].map((name) =>
+  col(MAIL_QUEUE, name),
+);
 
 /** A MailQueue over the `mail_queue` table of the system database. */
 export class StoredMailQueue implements MailQueue {
@@ -154,9 +156,15 @@ export class StoredMailQueue implements MailQueue {
     });
     // The recipient may be logged; the body never is (it carries single-use tokens).
     if (this.options.delivery === 'outbox') {
-      this.options.log.info({ projectId: mail.projectId, mailId: id }, `mail to ${mail.to} queued in the outbox of project ${mail.projectId}`);
+      this.options.log.info(
+        { projectId: mail.projectId, mailId: id },
+        `mail to ${mail.to} queued in the outbox of project ${mail.projectId}`,
+      );
     } else {
-      this.options.log.info({ projectId: mail.projectId, mailId: id }, `mail to ${mail.to} queued for SMTP delivery (project ${mail.projectId})`);
+      this.options.log.info(
+        { projectId: mail.projectId, mailId: id },
+        `mail to ${mail.to} queued for SMTP delivery (project ${mail.projectId})`,
+      );
       this.options.onEnqueued?.();
     }
   }
@@ -167,7 +175,8 @@ export class StoredMailQueue implements MailQueue {
    * address may belong to nobody, and the log must not differ between the two.
    */
   async enqueueRequest(request: MailRequestInput): Promise<void> {
-    if (/[\r\n]/.test(request.email) || /[\r\n]/.test(request.from ?? '')) throw new Error('mail queue: email and from must not contain line breaks');
+    if (/[\r\n]/.test(request.email) || /[\r\n]/.test(request.from ?? ''))
+      throw new Error('mail queue: email and from must not contain line breaks');
     const values: Record<string, unknown> = {
       id: newRowId(),
       project_id: request.projectId,
@@ -184,7 +193,12 @@ export class StoredMailQueue implements MailQueue {
       last_error: null,
       sender: request.from ?? this.options.defaultFrom,
     };
-    await this.db.run({ kind: 'insert', table: MAIL_QUEUE.table, columns: MAIL_QUEUE.columns, rows: [MAIL_QUEUE.columns.map((c) => values[c.name])] });
+    await this.db.run({
+      kind: 'insert',
+      table: MAIL_QUEUE.table,
+      columns: MAIL_QUEUE.columns,
+      rows: [MAIL_QUEUE.columns.map((c) => values[c.name])],
+    });
     this.options.onRequested?.();
   }
 

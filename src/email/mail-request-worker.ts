@@ -72,7 +72,9 @@ export const DEFAULT_MAIL_REQUEST_WORKER_OPTIONS: Omit<MailRequestWorkerOptions,
   wakeDelayMs: 100,
 });
 
-const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'attempts'].map((name) => col(MAIL_QUEUE, name));
+const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'attempts'].map((name) =>
+  col(MAIL_QUEUE, name),
+);
 
 /** Resolves queued mail requests in the background. One per process; start() when the app is ready. */
 export class MailRequestWorker {
@@ -116,11 +118,14 @@ export class MailRequestWorker {
    */
   wake(): void {
     if (this.wakeTimer) return;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = undefined;
-      this.wakeRequested = true;
-      this.wakeSleeper?.();
-    }, this.options.wakeDelayMs * (1 + Math.random()));
+    this.wakeTimer = setTimeout(
+      () => {
+        this.wakeTimer = undefined;
+        this.wakeRequested = true;
+        this.wakeSleeper?.();
+      },
+      this.options.wakeDelayMs * (1 + Math.random()),
+    );
     // A pending wake-up alone must not keep a process alive (like the poll).
     this.wakeTimer.unref();
   }
@@ -176,7 +181,13 @@ export class MailRequestWorker {
   /** Takes due, unleased requests and leases them, in one transaction. */
   private claim(): Promise<Row[]> {
     const leaseUntil = new Date(this.clock.now() + this.options.leaseMs).toISOString();
-    return claimDueRows(this.db, { status: MAIL_STATUS.request, columns: COLUMNS, now: isoNow(this.clock), leaseUntil, batchSize: this.options.batchSize });
+    return claimDueRows(this.db, {
+      status: MAIL_STATUS.request,
+      columns: COLUMNS,
+      now: isoNow(this.clock),
+      leaseUntil,
+      batchSize: this.options.batchSize,
+    });
   }
 
   /** Resolves one claimed row and writes the outcome; failures are recorded for a retry. */
@@ -184,15 +195,28 @@ export class MailRequestWorker {
     const id = String(row.id);
     const projectId = String(row.project_id);
     try {
-      const mail = await this.resolve({ id, projectId, kind: String(row.subject), email: String(row.recipient), payload: parsePayload(row.text_body) });
+      const mail = await this.resolve({
+        id,
+        projectId,
+        kind: String(row.subject),
+        email: String(row.recipient),
+        payload: parsePayload(row.text_body),
+      });
       if (!mail) {
         await this.db.run({ kind: 'delete', table: MAIL_QUEUE.table, where: stillRequested(id) });
         return;
       }
       const status = this.options.delivery === 'smtp' ? MAIL_STATUS.pending : MAIL_STATUS.outbox;
       const changed = await this.write(id, {
-        status, recipient: mail.to, subject: mail.subject, text_body: mail.text, html_body: mail.html,
-        attempts: 0, locked_until: null, next_attempt_at: isoNow(this.clock), last_error: null,
+        status,
+        recipient: mail.to,
+        subject: mail.subject,
+        text_body: mail.text,
+        html_body: mail.html,
+        attempts: 0,
+        locked_until: null,
+        next_attempt_at: isoNow(this.clock),
+        last_error: null,
       });
       // 0: another process resolved it after our lease ran out; its mail stands, ours is dropped.
       if (changed === 0) return;
@@ -204,7 +228,10 @@ export class MailRequestWorker {
       }
     } catch (error) {
       await this.recordFailure(row, error).catch((failure: unknown) => {
-        this.log.error({ err: failure, mailId: id }, 'mail request worker: could not record a failed resolution; the request is retried when its lease ends');
+        this.log.error(
+          { err: failure, mailId: id },
+          'mail request worker: could not record a failed resolution; the request is retried when its lease ends',
+        );
       });
     }
   }
@@ -220,13 +247,19 @@ export class MailRequestWorker {
     }
     if (attempts >= this.options.maxAttempts) {
       await this.db.run({ kind: 'delete', table: MAIL_QUEUE.table, where: stillRequested(id) });
-      this.log.error({ err: error, mailId: id, projectId: row.project_id }, `mail request dropped after ${attempts} failed attempt(s)`);
+      this.log.error(
+        { err: error, mailId: id, projectId: row.project_id },
+        `mail request dropped after ${attempts} failed attempt(s)`,
+      );
       return;
     }
     const delayMs = Math.min(this.options.backoffBaseMs * 2 ** Math.min(attempts - 1, 20), 60_000);
     const next = new Date(this.clock.now() + delayMs).toISOString();
     await this.write(id, { locked_until: null, next_attempt_at: next, last_error: reason });
-    this.log.warn({ err: error, mailId: id, projectId: row.project_id, nextAttemptAt: next }, 'mail request could not be resolved; retrying');
+    this.log.warn(
+      { err: error, mailId: id, projectId: row.project_id, nextAttemptAt: next },
+      'mail request could not be resolved; retrying',
+    );
   }
 
   /** Updates a row that is still a request; resolves with the number of rows changed (0 or 1). */
@@ -250,9 +283,10 @@ function stillRequested(id: string): Expr {
 function parsePayload(value: unknown): Readonly<Record<string, unknown>> {
   try {
     const parsed: unknown = JSON.parse(String(value));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
 }
-

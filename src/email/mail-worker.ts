@@ -50,7 +50,9 @@ export const DEFAULT_MAIL_WORKER_OPTIONS: MailWorkerOptions = Object.freeze({
   pruneIntervalMs: 3_600_000,
 });
 
-const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts', 'sender'].map((name) => col(MAIL_QUEUE, name));
+const COLUMNS = ['id', 'project_id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts', 'sender'].map(
+  (name) => col(MAIL_QUEUE, name),
+);
 const ERROR_TEXT_LIMIT = 500;
 
 /** Sends queued mail in the background. One per process; start() when the app is ready. */
@@ -153,13 +155,20 @@ export class MailWorker {
         sql.and(sql.eq('status', MAIL_STATUS.failed), before('next_attempt_at', '<', cutoff)),
       ),
     });
-    if (removed > 0) this.log.info({ removed }, `mail worker: deleted ${removed} sent or failed mail(s) past retention`);
+    if (removed > 0)
+      this.log.info({ removed }, `mail worker: deleted ${removed} sent or failed mail(s) past retention`);
   }
 
   /** Takes due, unleased rows and leases them, in one transaction. */
   private claim(): Promise<Row[]> {
     const leaseUntil = new Date(this.clock.now() + this.options.leaseMs).toISOString();
-    return claimDueRows(this.db, { status: MAIL_STATUS.pending, columns: COLUMNS, now: isoNow(this.clock), leaseUntil, batchSize: this.options.batchSize });
+    return claimDueRows(this.db, {
+      status: MAIL_STATUS.pending,
+      columns: COLUMNS,
+      now: isoNow(this.clock),
+      leaseUntil,
+      batchSize: this.options.batchSize,
+    });
   }
 
   private async deliver(row: Row): Promise<void> {
@@ -168,14 +177,26 @@ export class MailWorker {
     const signal = AbortSignal.any([this.stopController.signal, AbortSignal.timeout(this.options.sendTimeoutMs)]);
     try {
       await this.transport.send(
-        { from: String(row.sender ?? ''), to: String(row.recipient), subject: String(row.subject), text: String(row.text_body), html: String(row.html_body) },
+        {
+          from: String(row.sender ?? ''),
+          to: String(row.recipient),
+          subject: String(row.subject),
+          text: String(row.text_body),
+          html: String(row.html_body),
+        },
         signal,
       );
     } catch (error) {
       await this.recordFailure(row, error, fields);
       return;
     }
-    await this.update(id, { status: MAIL_STATUS.sent, sent_at: isoNow(this.clock), locked_until: null, last_error: null, ...REDACTED_BODIES });
+    await this.update(id, {
+      status: MAIL_STATUS.sent,
+      sent_at: isoNow(this.clock),
+      locked_until: null,
+      last_error: null,
+      ...REDACTED_BODIES,
+    });
     this.log.info(fields, `mail to ${String(row.recipient)} sent`);
   }
 
@@ -184,20 +205,30 @@ export class MailWorker {
     const reason = (error instanceof Error ? error.message : String(error)).slice(0, ERROR_TEXT_LIMIT);
     if (this.stopController.signal.aborted) {
       // Shutting down, not a failure of the mail: put it back as due without counting the attempt.
-      await this.update(id, { locked_until: null, next_attempt_at: isoNow(this.clock), attempts: Number(row.attempts) - 1 });
+      await this.update(id, {
+        locked_until: null,
+        next_attempt_at: isoNow(this.clock),
+        attempts: Number(row.attempts) - 1,
+      });
       return;
     }
     const attempts = Number(row.attempts);
     const permanent = error instanceof MailTransportError && error.permanent;
     if (permanent || attempts >= this.options.maxAttempts) {
       await this.update(id, { status: MAIL_STATUS.failed, locked_until: null, last_error: reason, ...REDACTED_BODIES });
-      this.log.error({ ...fields, reason }, `mail to ${String(row.recipient)} failed for good after ${attempts} attempt(s)`);
+      this.log.error(
+        { ...fields, reason },
+        `mail to ${String(row.recipient)} failed for good after ${attempts} attempt(s)`,
+      );
       return;
     }
     const delayMs = retryDelayMs(attempts, this.options);
     const next = new Date(this.clock.now() + delayMs).toISOString();
     await this.update(id, { locked_until: null, next_attempt_at: next, last_error: reason });
-    this.log.warn({ ...fields, reason, nextAttemptAt: next }, `mail to ${String(row.recipient)} not sent; retrying in ${Math.round(delayMs / 1000)} s`);
+    this.log.warn(
+      { ...fields, reason, nextAttemptAt: next },
+      `mail to ${String(row.recipient)} not sent; retrying in ${Math.round(delayMs / 1000)} s`,
+    );
   }
 
   /** Writes the outcome of a claimed row; storage errors are logged (the lease frees the row later). */
@@ -213,7 +244,10 @@ export class MailWorker {
         where: sql.and(sql.eq('id', id), sql.eq('status', MAIL_STATUS.pending)),
       });
     } catch (error) {
-      this.log.error({ err: error, mailId: id }, 'mail worker: could not record the outcome of a send; the row will be retried when its lease ends');
+      this.log.error(
+        { err: error, mailId: id },
+        'mail worker: could not record the outcome of a send; the row will be retried when its lease ends',
+      );
     }
   }
 }
@@ -228,9 +262,11 @@ export const REDACTED_BODY = '(removed once the mail was sent or failed for good
 const REDACTED_BODIES = { text_body: REDACTED_BODY, html_body: REDACTED_BODY };
 
 /** The wait before attempt `failedAttempts + 1`: base·2^(n−1), capped, with ±20 % jitter so retries spread out. */
-export function retryDelayMs(failedAttempts: number, options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>): number {
+export function retryDelayMs(
+  failedAttempts: number,
+  options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>,
+): number {
   const exponent = Math.min(Math.max(failedAttempts - 1, 0), 40);
   const capped = Math.min(options.backoffBaseMs * 2 ** exponent, options.backoffMaxMs);
   return Math.round(capped * (0.8 + Math.random() * 0.4));
 }
-

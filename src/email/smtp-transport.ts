@@ -20,7 +20,12 @@ export interface SmtpTimeouts {
   readonly dnsMs: number;
 }
 
-export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = Object.freeze({ connectionMs: 10_000, greetingMs: 10_000, socketMs: 30_000, dnsMs: 10_000 });
+export const DEFAULT_SMTP_TIMEOUTS: SmtpTimeouts = Object.freeze({
+  connectionMs: 10_000,
+  greetingMs: 10_000,
+  socketMs: 30_000,
+  dnsMs: 10_000,
+});
 
 /** How many connections the pool keeps open at most. */
 const MAX_CONNECTIONS = 3;
@@ -61,7 +66,8 @@ export function buildSmtpTransport(smtpUrl: string, timeouts: SmtpTimeouts = DEF
       } catch (error) {
         throw translateSmtpError(error as NodemailerError);
       }
-      if (rejected.length > 0) throw new MailTransportError('the SMTP server rejected the recipient', { permanent: true });
+      if (rejected.length > 0)
+        throw new MailTransportError('the SMTP server rejected the recipient', { permanent: true });
     },
     async close(): Promise<void> {
       transporter.close();

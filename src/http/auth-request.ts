@@ -17,7 +17,10 @@ export function bearerTokenOf(request: FastifyRequest): string | undefined {
   if (raw === undefined) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(raw);
   if (!match) {
-    throw new AppError('AUTH_INVALID_TOKEN', { message: 'The Authorization header is not "Bearer <token>".', suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.' });
+    throw new AppError('AUTH_INVALID_TOKEN', {
+      message: 'The Authorization header is not "Bearer <token>".',
+      suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.',
+    });
   }
   return match[1]!;
 }
@@ -27,7 +30,12 @@ export function bearerTokenOf(request: FastifyRequest): string | undefined {
  * request against the client address (the socket peer, or X-Forwarded-For from a
  * TRUST_PROXY proxy: Fastify's `request.ip`). Throws PROJECT_NOT_FOUND, RATE_LIMITED.
  */
-export async function authProject(request: FastifyRequest, registry: ProjectRegistry, auth: AuthService, endpoint?: LimitedEndpoint): Promise<ProjectState> {
+export async function authProject(
+  request: FastifyRequest,
+  registry: ProjectRegistry,
+  auth: AuthService,
+  endpoint?: LimitedEndpoint,
+): Promise<ProjectState> {
   const { id } = request.params as { id: string };
   const state = await registry.get(id);
   if (endpoint) await auth.limits.checkAddress(state, endpoint, request.ip);

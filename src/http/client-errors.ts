@@ -28,7 +28,9 @@ export function clientErrorOf(error: { code?: string }): AppError {
 function writeRawError(socket: Socket, error: AppError, { headOnly }: { readonly headOnly: boolean }): void {
   if (!socket.writable) return;
   const body = JSON.stringify(errorBody(error));
-  const extra = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(error.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.write(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${extra}` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${headOnly ? '' : body}`,
@@ -55,7 +57,9 @@ export function handleClientError(error: Error & { code?: string; rawPacket?: un
  * is the router's for any other method it does not take (405 with Allow on a path that exists,
  * else 404 NOT_FOUND), then the connection closes.
  */
-export function buildConnectHandler(answerFor: (url: string) => AppError): (request: IncomingMessage, socket: Duplex) => void {
+export function buildConnectHandler(
+  answerFor: (url: string) => AppError,
+): (request: IncomingMessage, socket: Duplex) => void {
   return (request, socket) => {
     socket.on('error', () => socket.destroy());
     writeRawError(socket as Socket, answerFor(request.url ?? '/'), { headOnly: false });

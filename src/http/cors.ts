@@ -75,7 +75,11 @@ export function setCorsHeaders(reply: FastifyReply, corsOrigins: readonly string
  * CORS path. Returns a promise only when the project had to be looked up; it never rejects:
  * a failed lookup leaves the answer without CORS headers.
  */
-export function applyCors(request: FastifyRequest, reply: FastifyReply, registry: ProjectRegistry): Promise<void> | undefined {
+export function applyCors(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  registry: ProjectRegistry,
+): Promise<void> | undefined {
   const origin = request.headers.origin;
   if (origin === undefined || request.method === 'OPTIONS') return undefined;
   const id = corsProjectId(request.url);

@@ -32,13 +32,21 @@ export function requirePlatformKey(request: FastifyRequest, platformKey: Platfor
   const presented = header(request, 'x-platform-key');
   if (presented === undefined && grant !== undefined) {
     if (grant.scope.kind === 'platform') return;
-    throw invalidToken("This dashboard token was made from a project's admin key: it opens that project only, not the platform API.");
+    throw invalidToken(
+      "This dashboard token was made from a project's admin key: it opens that project only, not the platform API.",
+    );
   }
   if (!presented) {
-    throw new AppError('AUTH_REQUIRED', { message: 'The platform API needs the platform key.', suggestion: 'Send X-Platform-Key: <key printed at first start, or PLATFORM_KEY>.' });
+    throw new AppError('AUTH_REQUIRED', {
+      message: 'The platform API needs the platform key.',
+      suggestion: 'Send X-Platform-Key: <key printed at first start, or PLATFORM_KEY>.',
+    });
   }
   if (!platformKey.matches(presented)) {
-    throw new AppError('AUTH_INVALID_KEY', { message: 'The platform key is wrong.', suggestion: 'Use the key printed at first start or set through PLATFORM_KEY.' });
+    throw new AppError('AUTH_INVALID_KEY', {
+      message: 'The platform key is wrong.',
+      suggestion: 'Use the key printed at first start or set through PLATFORM_KEY.',
+    });
   }
 }
 
@@ -50,16 +58,23 @@ export function requirePlatformKey(request: FastifyRequest, platformKey: Platfor
  * project or X-Platform-Key is the platform key; AUTH_INVALID_TOKEN / AUTH_TOKEN_EXPIRED for a
  * dashboard token that is not (or no longer) good for this project.
  */
-export function requireAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord | undefined {
+export function requireAdminKey(
+  request: FastifyRequest,
+  state: ProjectState,
+  registry: ProjectRegistry,
+): KeyRecord | undefined {
   const grant = dashboardGrantOf(request);
   if (presentsPlatformKey(request, registry)) return undefined;
   const presented = header(request, 'x-admin-key');
   if (presented === undefined && grant !== undefined) return keyOfGrant(grant, state, registry);
   if (!presented) {
-    throw new AppError('AUTH_REQUIRED', { message: 'This endpoint needs the project admin key.', suggestion: "Send X-Admin-Key: sk_... (shown when the project was created or its keys rotated)." });
+    throw new AppError('AUTH_REQUIRED', {
+      message: 'This endpoint needs the project admin key.',
+      suggestion: 'Send X-Admin-Key: sk_... (shown when the project was created or its keys rotated).',
+    });
   }
   const key = registry.matchKey(state, presented);
-  if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
+  if (key?.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
   registry.noteKeyUsed(key);
   return key;
 }
@@ -70,9 +85,17 @@ export function requireAdminKey(request: FastifyRequest, state: ProjectState, re
  * AUTH_REQUIRED without either, AUTH_INVALID_KEY for a wrong one. A bearer token is not a key:
  * it counts as none.
  */
-export function requireAdminOrPublishableKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): 'admin' | 'public' {
+export function requireAdminOrPublishableKey(
+  request: FastifyRequest,
+  state: ProjectState,
+  registry: ProjectRegistry,
+): 'admin' | 'public' {
   // An admin or platform key, when sent, decides (and is checked): a typo there never falls back to a pk_ key sent alongside.
-  if (header(request, 'x-admin-key') !== undefined || header(request, 'x-platform-key') !== undefined || header(request, DASHBOARD_TOKEN_HEADER) !== undefined) {
+  if (
+    header(request, 'x-admin-key') !== undefined ||
+    header(request, 'x-platform-key') !== undefined ||
+    header(request, DASHBOARD_TOKEN_HEADER) !== undefined
+  ) {
     requireAdminKey(request, state, registry);
     return 'admin';
   }
@@ -80,11 +103,12 @@ export function requireAdminOrPublishableKey(request: FastifyRequest, state: Pro
   if (apiKey === undefined) {
     throw new AppError('AUTH_REQUIRED', {
       message: 'This endpoint needs the project admin key or its publishable key.',
-      suggestion: 'Send X-Admin-Key: sk_... for the whole API, or X-Api-Key: pk_... for the API as an anonymous client sees it.',
+      suggestion:
+        'Send X-Admin-Key: sk_... for the whole API, or X-Api-Key: pk_... for the API as an anonymous client sees it.',
     });
   }
   const key = registry.matchKey(state, apiKey);
-  if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
+  if (key?.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
   registry.noteKeyUsed(key);
   return 'public';
 }
@@ -93,12 +117,17 @@ export function requireAdminOrPublishableKey(request: FastifyRequest, state: Pro
  * Like `requireAdminKey`, but refuses an admin key that a rotation has put in its grace
  * period. Throws AUTH_REQUIRED / AUTH_INVALID_KEY.
  */
-export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry): KeyRecord | undefined {
+export function requireCurrentAdminKey(
+  request: FastifyRequest,
+  state: ProjectState,
+  registry: ProjectRegistry,
+): KeyRecord | undefined {
   const key = requireAdminKey(request, state, registry);
   // A replaced key (maybe the leaked one) must not rotate the keys or the secret and lock the owner out.
   if (key !== undefined && key.expires_at !== null) {
     throw new AppError('AUTH_INVALID_KEY', {
-      message: 'This admin key was replaced by a rotation and only works until its grace period ends; it cannot rotate keys or the JWT secret.',
+      message:
+        'This admin key was replaced by a rotation and only works until its grace period ends; it cannot rotate keys or the JWT secret.',
       suggestion: 'Send the current admin key (the admin_key of the latest rotate-keys answer) in X-Admin-Key.',
     });
   }
@@ -110,7 +139,12 @@ export function requireCurrentAdminKey(request: FastifyRequest, state: ProjectSt
  * either), bearer user, or pk_ client. Throws AUTH_*.
  * Answers at once for keys; only a bearer token is verified asynchronously (a promise).
  */
-export function resolveCaller(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry, tokens: AccessTokenVerifier | undefined): Caller | Promise<Caller> {
+export function resolveCaller(
+  request: FastifyRequest,
+  state: ProjectState,
+  registry: ProjectRegistry,
+  tokens: AccessTokenVerifier | undefined,
+): Caller | Promise<Caller> {
   // A dashboard token is an admin credential: checked first, so it is never ignored beside another.
   if (request.dashboardToken !== undefined) {
     requireAdminKey(request, state, registry);
@@ -126,7 +160,10 @@ export function resolveCaller(request: FastifyRequest, state: ProjectState, regi
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) {
-      throw new AppError('AUTH_INVALID_TOKEN', { message: 'The Authorization header is not "Bearer <token>".', suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.' });
+      throw new AppError('AUTH_INVALID_TOKEN', {
+        message: 'The Authorization header is not "Bearer <token>".',
+        suggestion: 'Send Authorization: Bearer <access token from signup, login or refresh>.',
+      });
     }
     if (!tokens) throw new AppError('AUTH_INVALID_TOKEN');
     return tokens.verify(state, match[1]!);
@@ -134,7 +171,7 @@ export function resolveCaller(request: FastifyRequest, state: ProjectState, regi
   const apiKey = header(request, 'x-api-key');
   if (apiKey !== undefined) {
     const key = registry.matchKey(state, apiKey);
-    if (!key || key.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
+    if (key?.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
     registry.noteKeyUsed(key);
     return { kind: 'public' };
   }
@@ -151,7 +188,11 @@ function presentsPlatformKey(request: FastifyRequest, registry: ProjectRegistry)
   if (presented === undefined) return false;
   // Compared in constant time (hash, then timingSafeEqual), as on /v1/projects.
   if (registry.isPlatformKey(presented)) return true;
-  throw new AppError('AUTH_INVALID_KEY', { message: 'The platform key is wrong.', suggestion: 'Use the key printed at first start or set through PLATFORM_KEY, or send the project admin key in X-Admin-Key instead.' });
+  throw new AppError('AUTH_INVALID_KEY', {
+    message: 'The platform key is wrong.',
+    suggestion:
+      'Use the key printed at first start or set through PLATFORM_KEY, or send the project admin key in X-Admin-Key instead.',
+  });
 }
 
 /**
@@ -161,11 +202,13 @@ function presentsPlatformKey(request: FastifyRequest, registry: ProjectRegistry)
 function keyOfGrant(grant: DashboardGrant, state: ProjectState, registry: ProjectRegistry): KeyRecord | undefined {
   if (grant.scope.kind === 'platform') return undefined;
   if (grant.scope.projectId !== state.project.id) {
-    throw invalidToken(`This dashboard token was made from the admin key of another project; it opens that project only, not "${state.project.id}".`);
+    throw invalidToken(
+      `This dashboard token was made from the admin key of another project; it opens that project only, not "${state.project.id}".`,
+    );
   }
   const key = registry.liveKey(state, grant.scope.keyId);
   // The token lasts as long as the key it came from: a rotation that ends the key ends its tokens.
-  if (!key || key.type !== 'sk') throw invalidToken('The admin key this dashboard token was made from has been rotated out.');
+  if (key?.type !== 'sk') throw invalidToken('The admin key this dashboard token was made from has been rotated out.');
   registry.noteKeyUsed(key);
   return key;
 }
@@ -177,13 +220,18 @@ function keyOfGrant(grant: DashboardGrant, state: ProjectState, registry: Projec
  * hours by renewing itself. Throws AUTH_REQUIRED, AUTH_INVALID_KEY, VALIDATION_FAILED and
  * PROJECT_NOT_FOUND.
  */
-export async function proveKeyForDashboard(request: FastifyRequest, registry: ProjectRegistry, projectId: string | undefined): Promise<DashboardScope> {
+export async function proveKeyForDashboard(
+  request: FastifyRequest,
+  registry: ProjectRegistry,
+  projectId: string | undefined,
+): Promise<DashboardScope> {
   if (header(request, 'x-platform-key') !== undefined) {
     presentsPlatformKey(request, registry);
     if (projectId !== undefined) {
       throw new AppError('VALIDATION_FAILED', {
         message: 'project_id: the platform key signs in to every project; a project_id goes with an admin key only.',
-        suggestion: 'Send the platform key with an empty body ({}), or a project admin key in X-Admin-Key with {"project_id": "..."}.',
+        suggestion:
+          'Send the platform key with an empty body ({}), or a project admin key in X-Admin-Key with {"project_id": "..."}.',
       });
     }
     return { kind: 'platform' };
@@ -203,7 +251,7 @@ export async function proveKeyForDashboard(request: FastifyRequest, registry: Pr
   }
   const state = await registry.get(projectId);
   const key = registry.matchKey(state, presented);
-  if (!key || key.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
+  if (key?.type !== 'sk') throw invalidKey('X-Admin-Key', 'sk_');
   registry.noteKeyUsed(key);
   return { kind: 'project', projectId: state.project.id, keyId: key.id };
 }

@@ -10,7 +10,9 @@ import { noRouteError } from './allowed-methods.js';
 import { withRequestPaths } from './suggestion-paths.js';
 
 /** The envelope body for an AppError. */
-export function errorBody(error: AppError): { error: { code: string; message: string; suggestion: string; field?: string } } {
+export function errorBody(error: AppError): {
+  error: { code: string; message: string; suggestion: string; field?: string };
+} {
   const body = { code: error.code, message: error.message, suggestion: error.suggestion };
   return { error: error.field === undefined ? body : { ...body, field: error.field } };
 }
@@ -26,7 +28,8 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
  */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  if (error instanceof StoreError && (error.kind === 'busy' || error.kind === 'unavailable')) return storageFault(error);
+  if (error instanceof StoreError && (error.kind === 'busy' || error.kind === 'unavailable'))
+    return storageFault(error);
   if (error instanceof StoreError && error.kind === 'check') {
     // A value the storage refused that no validator caught (e.g. U+0000 in a name): the caller's input, not a fault.
     return new AppError('VALIDATION_FAILED', {
@@ -41,18 +44,29 @@ export function toAppError(error: unknown): AppError {
       return new AppError('UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
       // QUERY (RFC 10008) must say what its body is.
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', { message: 'This request has no Content-Type header, which its method requires.', suggestion: 'Send Content-Type: application/json with a JSON body.' });
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', {
+        message: 'This request has no Content-Type header, which its method requires.',
+        suggestion: 'Send Content-Type: application/json with a JSON body.',
+      });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('INVALID_JSON', { message: 'The body is empty but Content-Type says JSON.', suggestion: 'Send a JSON body, or leave out the Content-Type header.' });
+      return new AppError('INVALID_JSON', {
+        message: 'The body is empty but Content-Type says JSON.',
+        suggestion: 'Send a JSON body, or leave out the Content-Type header.',
+      });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('INVALID_JSON');
     case 'FST_ERR_BAD_URL':
-      return new AppError('BAD_REQUEST', { message: 'The URL is not valid percent-encoding.', suggestion: 'Percent-encode path segments and query values (encodeURIComponent).' });
+      return new AppError('BAD_REQUEST', {
+        message: 'The URL is not valid percent-encoding.',
+        suggestion: 'Percent-encode path segments and query values (encodeURIComponent).',
+      });
     case 'FST_ERR_MAX_PARAM_LENGTH':
       // Every id and name is far shorter than the router's limit: nothing can exist there.
-      return new AppError('NOT_FOUND', { message: 'A path segment is longer than any project id, table name or row id can be.' });
+      return new AppError('NOT_FOUND', {
+        message: 'A path segment is longer than any project id, table name or row id can be.',
+      });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('INVALID_JSON', { message: 'Content-Length does not match the body.' });
     case 'FST_ERR_NOT_FOUND':
@@ -60,7 +74,10 @@ export function toAppError(error: unknown): AppError {
     default:
       break;
   }
-  if (error instanceof SyntaxError || (fastifyError.statusCode === 400 && /JSON|__proto__|constructor/i.test(fastifyError.message ?? ''))) {
+  if (
+    error instanceof SyntaxError ||
+    (fastifyError.statusCode === 400 && /JSON|__proto__|constructor/i.test(fastifyError.message ?? ''))
+  ) {
     return new AppError('INVALID_JSON');
   }
   // Any other error the framework (or a body stream) marks as the client's: its 4xx, never a 500.
@@ -102,7 +119,8 @@ function storageFault(error: StoreError): AppError {
     });
   }
   return new AppError('SERVICE_UNAVAILABLE', {
-    message: 'The database is busy: it held a lock, had no free connection in time, or a statement ran past its time limit.',
+    message:
+      'The database is busy: it held a lock, had no free connection in time, or a statement ran past its time limit.',
     suggestion: `Retry after the Retry-After header's ${RETRY_AFTER_BUSY_SECONDS} second; if it keeps happening, ask for less at once (a smaller limit, a simpler filter).`,
     headers: { 'retry-after': String(RETRY_AFTER_BUSY_SECONDS) },
     cause: error,

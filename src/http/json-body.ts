@@ -27,7 +27,10 @@ export function parseJsonBody(text: string): unknown {
     value = JSON.parse(text);
   } catch {
     throw new AppError('INVALID_JSON', {
-      message: text.trim() === '' ? 'The request body is only whitespace, which is not JSON.' : 'The request body is not valid JSON.',
+      message:
+        text.trim() === ''
+          ? 'The request body is only whitespace, which is not JSON.'
+          : 'The request body is not valid JSON.',
     });
   }
   if (MAY_HOLD_FORBIDDEN_KEY.test(text)) refuseForbiddenKeys(value);
@@ -58,12 +61,14 @@ function refuseForbiddenKeys(value: unknown): void {
     const { value: node, path } = pending.pop()!;
     if (typeof node !== 'object' || node === null) continue;
     if (Array.isArray(node)) {
-      node.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]` }));
+      for (const [index, item] of node.entries()) pending.push({ value: item, path: `${path}[${index}]` });
       continue;
     }
     for (const [key, child] of Object.entries(node)) {
       const at = path === '' ? key : `${path}.${key}`;
-      const isPrototypeKey = key === '__proto__' || (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
+      const isPrototypeKey =
+        key === '__proto__' ||
+        (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
       if (isPrototypeKey) {
         throw new AppError('INVALID_JSON', {
           message: `The body holds the key "${key === '__proto__' ? '__proto__' : 'constructor.prototype'}" (at ${at}), which is refused: in JavaScript it would reach the prototype of every object (prototype pollution).`,

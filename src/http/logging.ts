@@ -42,10 +42,23 @@ export function buildLoggerOptions(level: string, format: 'pretty' | 'json' = 'j
     level,
     ...(format === 'pretty' ? { transport: PRETTY_TRANSPORT } : {}),
     serializers: {
-      req: (request: FastifyRequest) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }),
+      req: (request: FastifyRequest) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        remoteAddress: request.ip,
+      }),
     },
     // Belt and braces: should anything ever log these paths, pino writes [Redacted].
-    redact: ['req.headers.authorization', 'req.headers["x-admin-key"]', 'req.headers["x-api-key"]', 'req.headers["x-platform-key"]', 'req.headers["x-dashboard-token"]', 'password', 'token', 'refresh_token'],
+    redact: [
+      'req.headers.authorization',
+      'req.headers["x-admin-key"]',
+      'req.headers["x-api-key"]',
+      'req.headers["x-platform-key"]',
+      'req.headers["x-dashboard-token"]',
+      'password',
+      'token',
+      'refresh_token',
+    ],
   };
 }
 
@@ -62,7 +75,9 @@ const PRETTY_TRANSPORT = {
  */
 export function registerRequestLines(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
-    app.log.info(`${request.method} ${redactUrl(request.url)} → ${reply.statusCode} in ${reply.elapsedTime.toFixed(1)} ms`);
+    app.log.info(
+      `${request.method} ${redactUrl(request.url)} → ${reply.statusCode} in ${reply.elapsedTime.toFixed(1)} ms`,
+    );
     done();
   });
 }
@@ -75,14 +90,20 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
  * request otherwise, work thrown away at LOG_LEVEL=warn on nearly every request. Levels below
  * the configured one stay the parent's no-ops; the others, and `child()`, go through the child.
  */
-export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function lazyChildLogger(logger, bindings, options) {
+export const lazyChildLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = function lazyChildLogger(
+  logger,
+  bindings,
+  options,
+) {
   let child: FastifyBaseLogger | undefined;
   const made = (): FastifyBaseLogger => (child ??= logger.child(bindings, options));
   const lazy = Object.create(logger) as FastifyBaseLogger & Record<string, unknown>;
   const enabled = (logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   for (const level of LEVELS) {
-    if (enabled ? enabled.call(logger, level) : true) lazy[level] = (...args: unknown[]) => (made()[level] as (...a: unknown[]) => void)(...args);
+    if (enabled ? enabled.call(logger, level) : true)
+      lazy[level] = (...args: unknown[]) => (made()[level] as (...a: unknown[]) => void)(...args);
   }
-  lazy.child = ((childBindings, childOptions) => made().child(childBindings, childOptions)) as FastifyBaseLogger['child'];
+  lazy.child = ((childBindings, childOptions) =>
+    made().child(childBindings, childOptions)) as FastifyBaseLogger['child'];
   return lazy;
 };

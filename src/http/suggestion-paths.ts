@@ -13,10 +13,20 @@ import { NAME_PATTERN } from '../schema/definition.js';
  * name a project or table); the error is returned unchanged when nothing is replaced.
  */
 export function withRequestPaths(error: AppError, params: unknown): AppError {
-  const { id, table } = (typeof params === 'object' && params !== null ? params : {}) as { id?: unknown; table?: unknown };
+  const { id, table } = (typeof params === 'object' && params !== null ? params : {}) as {
+    id?: unknown;
+    table?: unknown;
+  };
   let suggestion = error.suggestion;
-  if (typeof id === 'string' && PROJECT_ID_PATTERN.test(id)) suggestion = suggestion.replaceAll('/p/{id}/', `/p/${id}/`);
-  if (typeof table === 'string' && NAME_PATTERN.test(table)) suggestion = suggestion.replaceAll('/{table}', `/${table}`);
+  if (typeof id === 'string' && PROJECT_ID_PATTERN.test(id))
+    suggestion = suggestion.replaceAll('/p/{id}/', `/p/${id}/`);
+  if (typeof table === 'string' && NAME_PATTERN.test(table))
+    suggestion = suggestion.replaceAll('/{table}', `/${table}`);
   if (suggestion === error.suggestion) return error;
-  return new AppError(error.code, { message: error.message, suggestion, headers: error.headers, ...(error.cause !== undefined && { cause: error.cause }) });
+  return new AppError(error.code, {
+    message: error.message,
+    suggestion,
+    headers: error.headers,
+    ...(error.cause !== undefined && { cause: error.cause }),
+  });
 }

@@ -21,7 +21,8 @@ export function tablePreconditions(headers: IncomingHttpHeaders): TablePrecondit
   if (ifNoneMatch !== undefined && ifNoneMatch !== '*') {
     throw new AppError('VALIDATION_FAILED', {
       message: `If-None-Match: ${ifNoneMatch} is not supported here; only If-None-Match: * (create only) is.`,
-      suggestion: 'Send If-None-Match: * to create the table only if it does not exist, or If-Match: <ETag> to change the version you read.',
+      suggestion:
+        'Send If-None-Match: * to create the table only if it does not exist, or If-Match: <ETag> to change the version you read.',
     });
   }
   return {
@@ -32,11 +33,15 @@ export function tablePreconditions(headers: IncomingHttpHeaders): TablePrecondit
 
 function parseIfMatch(value: string): '*' | readonly string[] {
   if (value === '*') return '*';
-  const tags = value.split(',').map((tag) => tag.trim()).filter((tag) => tag !== '');
+  const tags = value
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
   if (tags.length === 0 || tags.some((tag) => !ENTITY_TAG.test(tag))) {
     throw new AppError('VALIDATION_FAILED', {
       message: `If-Match: ${value} is not a list of ETags.`,
-      suggestion: 'Send the ETag header of GET /p/{id}/v1/tables/{table} exactly as received, quotes included, e.g. If-Match: "abc…".',
+      suggestion:
+        'Send the ETag header of GET /p/{id}/v1/tables/{table} exactly as received, quotes included, e.g. If-Match: "abc…".',
     });
   }
   return tags;

@@ -48,14 +48,25 @@ export function prefersHtml(accept: string | undefined): boolean {
 }
 
 /** The outcome a page shows: the verified user's email, or the error. */
-export type PageOutcome = { readonly ok: true; readonly email: string } | { readonly ok: false; readonly error: AppError };
+export type PageOutcome =
+  | { readonly ok: true; readonly email: string }
+  | { readonly ok: false; readonly error: AppError };
 
 /** The page's HTML; every value is escaped, so names and messages render as text. */
 export function renderVerificationPage(appName: string | undefined, outcome: PageOutcome): string {
   const app = appName ? ` · ${escapeHtml(appName)}` : '';
   const [title, lines] = outcome.ok
-    ? ['Email verified', [`<p>${escapeHtml(outcome.email)} is verified${appName ? ` for ${escapeHtml(appName)}` : ''}.</p>`, '<p class="hint">You can close this page and sign in.</p>']]
-    : ['This link did not work', [`<p>${escapeHtml(outcome.error.message)}</p>`, `<p class="hint">${escapeHtml(outcome.error.suggestion)}</p>`]];
+    ? [
+        'Email verified',
+        [
+          `<p>${escapeHtml(outcome.email)} is verified${appName ? ` for ${escapeHtml(appName)}` : ''}.</p>`,
+          '<p class="hint">You can close this page and sign in.</p>',
+        ],
+      ]
+    : [
+        'This link did not work',
+        [`<p>${escapeHtml(outcome.error.message)}</p>`, `<p class="hint">${escapeHtml(outcome.error.suggestion)}</p>`],
+      ];
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -85,12 +96,22 @@ export function renderVerificationPage(appName: string | undefined, outcome: Pag
  * page, with the error's status and headers on failure. `state` is undefined when the project
  * could not be resolved.
  */
-export function sendVerificationPage(reply: FastifyReply, state: ProjectState | undefined, outcome: PageOutcome): FastifyReply {
+export function sendVerificationPage(
+  reply: FastifyReply,
+  state: ProjectState | undefined,
+  outcome: PageOutcome,
+): FastifyReply {
   // The URL of this request carries the token: never cache it, never pass it on as a Referer.
   reply.headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-store');
-  const target = state && verifyRedirectTarget(state.settings.verify_redirect_url, state.settings.allowed_redirect_origins, outcome.ok ? { verified: true } : { verified: false, code: outcome.error.code });
+  const target =
+    state &&
+    verifyRedirectTarget(
+      state.settings.verify_redirect_url,
+      state.settings.allowed_redirect_origins,
+      outcome.ok ? { verified: true } : { verified: false, code: outcome.error.code },
+    );
   if (target) return reply.code(303).header('location', target).send();
-  const appName = state ? state.settings.app_name ?? state.project.name : undefined;
+  const appName = state ? (state.settings.app_name ?? state.project.name) : undefined;
   if (!outcome.ok) reply.code(outcome.error.status).headers(outcome.error.headers);
   return reply.type('text/html; charset=utf-8').send(renderVerificationPage(appName, outcome));
 }
@@ -98,6 +119,10 @@ export function sendVerificationPage(reply: FastifyReply, state: ProjectState | 
 /** Registers GET /_pages/verify.css, the stylesheet of the page. */
 export function registerPageStylesheet(app: FastifyInstance): void {
   app.get(PAGE_STYLESHEET_PATH, async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.headers(PAGE_SECURITY_HEADERS).header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLESHEET),
+    reply
+      .headers(PAGE_SECURITY_HEADERS)
+      .header('cache-control', 'public, max-age=3600')
+      .type('text/css; charset=utf-8')
+      .send(STYLESHEET),
   );
 }

@@ -14,5 +14,8 @@ export function addressBucket(address: string): string {
   const left = head === '' ? [] : head.split(':');
   const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
   const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => String(parseInt(g, 16).toString(16))).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => String(parseInt(g, 16).toString(16)))
+    .join(':')}::/64`;
 }

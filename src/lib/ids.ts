@@ -35,11 +35,26 @@ export function newRowId(): string {
   const high = Math.floor(ms / 0x100000000);
   const low = ms >>> 0;
   return (
-    HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + HEX[low >>> 24]! + HEX[(low >>> 16) & 0xff]! + '-' +
-    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
-    HEX[0x70 | ((sequence >>> 28) & 0x0f)]! + HEX[(sequence >>> 20) & 0xff]! + '-' +
-    HEX[0x80 | ((sequence >>> 14) & 0x3f)]! + HEX[(sequence >>> 6) & 0xff]! + '-' +
-    HEX[((sequence << 2) & 0xff) | (pool[r + 10]! & 0x03)]! + HEX[pool[r + 11]!]! + HEX[pool[r + 12]!]! + HEX[pool[r + 13]!]! + HEX[pool[r + 14]!]! + HEX[pool[r + 15]!]!
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    HEX[low >>> 24]! +
+    HEX[(low >>> 16) & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | ((sequence >>> 28) & 0x0f)]! +
+    HEX[(sequence >>> 20) & 0xff]! +
+    '-' +
+    HEX[0x80 | ((sequence >>> 14) & 0x3f)]! +
+    HEX[(sequence >>> 6) & 0xff]! +
+    '-' +
+    HEX[((sequence << 2) & 0xff) | (pool[r + 10]! & 0x03)]! +
+    HEX[pool[r + 11]!]! +
+    HEX[pool[r + 12]!]! +
+    HEX[pool[r + 13]!]! +
+    HEX[pool[r + 14]!]! +
+    HEX[pool[r + 15]!]!
   );
 }
 

@@ -12,7 +12,7 @@ export interface LazyValidator<T> {
 }
 
 export function lazyValidator<T>(ajv: Ajv, schema: object): LazyValidator<T> {
-  let compiled: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+  let compiled: (((data: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
   const check = ((data: unknown): data is T => {
     compiled ??= ajv.compile<T>(schema);
     const valid = compiled(data);

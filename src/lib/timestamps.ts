@@ -7,7 +7,8 @@
  * the OpenAPI document can state exactly this pattern; only the calendar and clock ranges
  * (no February 30th, no hour 25) are checked beyond it.
  */
-export const ISO_TIMESTAMP_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})(?:[Tt ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:?\\d{2})?)?$';
+export const ISO_TIMESTAMP_PATTERN =
+  '^(\\d{4})-(\\d{2})-(\\d{2})(?:[Tt ](\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:?\\d{2})?)?$';
 
 const ISO_DATE = new RegExp(ISO_TIMESTAMP_PATTERN);
 /** `YYYY-MM-DDTHH:mm:ss.sssZ`: `d` a digit, anything else itself. */

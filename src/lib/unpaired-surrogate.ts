@@ -58,17 +58,19 @@ export function findUnpairedSurrogate(value: unknown): SurrogateLocation | undef
   while (pending.length > 0) {
     const { value: item, path } = pending.pop()!;
     if (typeof item === 'string') {
-      const escape = describeUnpairedSurrogate(item);
-      if (escape !== undefined) return { path, inKey: false, escape };
+      const found = describeUnpairedSurrogate(item);
+      if (found !== undefined) return { path, inKey: false, escape: found };
     } else if (Array.isArray(item)) {
-      for (let index = item.length - 1; index >= 0; index -= 1) pending.push({ value: item[index], path: `${path}[${index}]` });
+      for (let index = item.length - 1; index >= 0; index -= 1)
+        pending.push({ value: item[index], path: `${path}[${index}]` });
     } else if (typeof item === 'object' && item !== null) {
       const entries = Object.entries(item);
       for (const [key] of entries) {
-        const escape = describeUnpairedSurrogate(key);
-        if (escape !== undefined) return { path, inKey: true, escape };
+        const found = describeUnpairedSurrogate(key);
+        if (found !== undefined) return { path, inKey: true, escape: found };
       }
-      for (const [key, child] of entries.reverse()) pending.push({ value: child, path: path === '' ? key : `${path}.${key}` });
+      for (const [key, child] of entries.reverse())
+        pending.push({ value: child, path: path === '' ? key : `${path}.${key}` });
     }
   }
   return undefined;

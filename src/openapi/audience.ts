@@ -19,5 +19,7 @@ export function mayCall(table: TableModel, operation: RuleOperation, audience: A
 
 /** True when the document for `audience` names `table`: it may call something on it. */
 export function seesTable(table: TableModel, audience: Audience): boolean {
-  return (['list', 'view', 'create', 'update', 'delete'] as const).some((operation) => mayCall(table, operation, audience));
+  return (['list', 'view', 'create', 'update', 'delete'] as const).some((operation) =>
+    mayCall(table, operation, audience),
+  );
 }

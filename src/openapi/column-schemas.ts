@@ -31,7 +31,11 @@ export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 const TEXT_NOTE = 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.';
 
 /** The schema of a declared column's values; `nullable` adds null. */
-export function columnSchema(column: ColumnDefinition, direction: Direction, { nullable }: { readonly nullable: boolean }): JsonSchema {
+export function columnSchema(
+  column: ColumnDefinition,
+  direction: Direction,
+  { nullable }: { readonly nullable: boolean },
+): JsonSchema {
   const base: Record<string, unknown> = columnValueSchema(column, documentProfile(direction));
   const notes = columnNotes(column, direction);
   if (notes) base.description = notes;
@@ -51,7 +55,10 @@ export function columnSchema(column: ColumnDefinition, direction: Direction, { n
 function documentProfile(direction: Direction): ValueSchemaProfile {
   return {
     text: (rules, column) => ({ type: 'string', ...rules, ...(!column.enum && { pattern: NO_NUL_PATTERN }) }),
-    timestamp: () => (direction === 'read' ? { type: 'string', format: 'date-time' } : { type: 'string', format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN }),
+    timestamp: () =>
+      direction === 'read'
+        ? { type: 'string', format: 'date-time' }
+        : { type: 'string', format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN },
     json: () => ({}),
   };
 }
@@ -59,23 +66,52 @@ function documentProfile(direction: Direction): ValueSchemaProfile {
 /** Words for what the schema keywords cannot say: uniqueness, references, json. */
 function columnNotes(column: ColumnDefinition, direction: Direction): string | undefined {
   const notes: string[] = [];
-  if (column.type === 'json') notes.push('Any JSON value (arrays and objects at most 64 levels deep; strings without U+0000 or unpaired UTF-16 surrogates).');
+  if (column.type === 'json')
+    notes.push(
+      'Any JSON value (arrays and objects at most 64 levels deep; strings without U+0000 or unpaired UTF-16 surrogates).',
+    );
   if (column.type === 'text' && !column.enum) notes.push(TEXT_NOTE);
   if (column.type === 'timestamp') {
-    notes.push(direction === 'read' ? 'In UTC with milliseconds and Z.' : 'ISO 8601: a date-time (2026-01-31T09:30:00Z), or a date (2026-01-31) or a time without zone, both read as UTC.');
+    notes.push(
+      direction === 'read'
+        ? 'In UTC with milliseconds and Z.'
+        : 'ISO 8601: a date-time (2026-01-31T09:30:00Z), or a date (2026-01-31) or a time without zone, both read as UTC.',
+    );
   }
   if (column.unique) notes.push('Unique within the table.');
-  if (column.references) notes.push(`The id of a row of "${column.references.table}" (on delete: ${column.references.on_delete}).`);
+  if (column.references)
+    notes.push(`The id of a row of "${column.references.table}" (on delete: ${column.references.on_delete}).`);
   return notes.length > 0 ? notes.join(' ') : undefined;
 }
 
 /** The system and auth columns as read: id and timestamps (read-only), email, email_verified. */
-export const READ_SYSTEM_COLUMNS: Readonly<Record<'id' | 'created_at' | 'updated_at' | 'email' | 'email_verified', JsonSchema>> = Object.freeze({
+export const READ_SYSTEM_COLUMNS: Readonly<
+  Record<'id' | 'created_at' | 'updated_at' | 'email' | 'email_verified', JsonSchema>
+> = Object.freeze({
   id: { type: 'string', description: 'The row id: a UUIDv7 unless the create gave one.' },
-  created_at: { type: 'string', format: 'date-time', readOnly: true, description: 'Set by the server when the row is created.' },
-  updated_at: { type: 'string', format: 'date-time', readOnly: true, description: 'Set by the server on every change.' },
-  email: { type: 'string', format: 'email', maxLength: 254, description: 'Stored lower-case; unique, case-insensitively.' },
-  email_verified: { type: 'boolean', readOnly: true, description: 'Only the admin key may set it through the data API.' },
+  created_at: {
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    description: 'Set by the server when the row is created.',
+  },
+  updated_at: {
+    type: 'string',
+    format: 'date-time',
+    readOnly: true,
+    description: 'Set by the server on every change.',
+  },
+  email: {
+    type: 'string',
+    format: 'email',
+    maxLength: 254,
+    description: 'Stored lower-case; unique, case-insensitively.',
+  },
+  email_verified: {
+    type: 'boolean',
+    readOnly: true,
+    description: 'Only the admin key may set it through the data API.',
+  },
 });
 
 /** Minimum and maximum password length the server accepts (the minimum is a project setting, 8 by default). */
@@ -86,19 +122,38 @@ const PASSWORD_SCHEMA = {
   writeOnly: true,
   minLength: PASSWORD_LENGTH.min,
   maxLength: PASSWORD_LENGTH.max,
-  description: 'Write-only: stored as an argon2id hash, never returned. At least the setting min_password_length (8 by default).',
+  description:
+    'Write-only: stored as an argon2id hash, never returned. At least the setting min_password_length (8 by default).',
 };
 
 /** email and password in the signup body. */
 export const SIGNUP_COLUMNS: Readonly<Record<'email' | 'password', JsonSchema>> = Object.freeze({
-  email: { type: 'string', format: 'email', maxLength: 254, description: 'Stored lower-case; matched case-insensitively.' },
+  email: {
+    type: 'string',
+    format: 'email',
+    maxLength: 254,
+    description: 'Stored lower-case; matched case-insensitively.',
+  },
   password: PASSWORD_SCHEMA,
 });
 
 /** The system and auth columns as written (create bodies; update bodies leave out `id`). */
-export const WRITE_SYSTEM_COLUMNS: Readonly<Record<'id' | 'email' | 'password' | 'email_verified', JsonSchema>> = Object.freeze({
-  id: { type: 'string', pattern: ROW_ID_PATTERN, description: 'Optional: 1 to 64 characters of A-Z a-z 0-9 _ -. A UUIDv7 when left out.' },
-  email: { type: 'string', format: 'email', maxLength: 254, description: 'Stored lower-case. Through the data API only with the admin key.' },
-  password: { ...PASSWORD_SCHEMA, description: `${PASSWORD_SCHEMA.description} Through the data API only with the admin key.` },
-  email_verified: { type: 'boolean', description: 'Only the admin key may set it.' },
-});
+export const WRITE_SYSTEM_COLUMNS: Readonly<Record<'id' | 'email' | 'password' | 'email_verified', JsonSchema>> =
+  Object.freeze({
+    id: {
+      type: 'string',
+      pattern: ROW_ID_PATTERN,
+      description: 'Optional: 1 to 64 characters of A-Z a-z 0-9 _ -. A UUIDv7 when left out.',
+    },
+    email: {
+      type: 'string',
+      format: 'email',
+      maxLength: 254,
+      description: 'Stored lower-case. Through the data API only with the admin key.',
+    },
+    password: {
+      ...PASSWORD_SCHEMA,
+      description: `${PASSWORD_SCHEMA.description} Through the data API only with the admin key.`,
+    },
+    email_verified: { type: 'boolean', description: 'Only the admin key may set it.' },
+  });

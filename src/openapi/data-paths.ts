@@ -15,18 +15,49 @@ import type { SchemaModel, TableModel } from './schema-model.js';
 const EXPAND_PARAMETER = {
   name: 'expand',
   schema: { type: 'string' },
-  description: 'Related rows to embed under "expand": reference columns (owner), nested up to 3 levels (owner.team), and reverse listings table(column) (comments(post), at most 100 per row). Only rows the caller may view/list; hidden ones are null.',
+  description:
+    'Related rows to embed under "expand": reference columns (owner), nested up to 3 levels (owner.team), and reverse listings table(column) (comments(post), at most 100 per row). Only rows the caller may view/list; hidden ones are null.',
 } as const;
 
 /** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
 const LIST_PARAMETERS = [
-  { name: 'limit', schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT }, description: `Rows per page; larger values than ${MAX_LIMIT} are clamped to ${MAX_LIMIT} (meta.limit shows the value used).` },
-  { name: 'offset', schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 }, description: 'Rows to skip.' },
-  { name: 'count', schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' }, description: 'none skips counting: meta.total is then null.' },
-  { name: 'sort', schema: { type: 'string' }, description: 'Comma-separated columns, - for descending (sort=-created_at,title). id is always the last key.' },
-  { name: 'select', schema: { type: 'string' }, description: 'Comma-separated columns to return; id is always included. With aggregates (select=status,count(),total:sum(amount)) each row is one group of the plain columns, without id.' },
-  { name: 'filter', schema: { type: 'string' }, description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.' },
-  { name: 'after', schema: { type: 'string' }, description: 'Cursor paging: the meta.next_cursor of the previous page, with the same sort and filter; not with offset.' },
+  {
+    name: 'limit',
+    schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT },
+    description: `Rows per page; larger values than ${MAX_LIMIT} are clamped to ${MAX_LIMIT} (meta.limit shows the value used).`,
+  },
+  {
+    name: 'offset',
+    schema: { type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 },
+    description: 'Rows to skip.',
+  },
+  {
+    name: 'count',
+    schema: { type: 'string', enum: ['exact', 'none'], default: 'exact' },
+    description: 'none skips counting: meta.total is then null.',
+  },
+  {
+    name: 'sort',
+    schema: { type: 'string' },
+    description: 'Comma-separated columns, - for descending (sort=-created_at,title). id is always the last key.',
+  },
+  {
+    name: 'select',
+    schema: { type: 'string' },
+    description:
+      'Comma-separated columns to return; id is always included. With aggregates (select=status,count(),total:sum(amount)) each row is one group of the plain columns, without id.',
+  },
+  {
+    name: 'filter',
+    schema: { type: 'string' },
+    description: 'A filter expression: (done = false && due < @now) || title ~ "urgent". See docs/api.md.',
+  },
+  {
+    name: 'after',
+    schema: { type: 'string' },
+    description:
+      'Cursor paging: the meta.next_cursor of the previous page, with the same sort and filter; not with offset.',
+  },
   EXPAND_PARAMETER,
 ] as const;
 // Every reserved name is described above; a column of the same name gets no shorthand parameter.
@@ -43,7 +74,12 @@ export function componentNames(table: TableModel) {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
-const single = (name: string) => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: ref(name) } });
+const single = (name: string) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['data'],
+  properties: { data: ref(name) },
+});
 
 /** Most rows a reverse expansion lists per row (contract §13). */
 const MAX_REVERSE_ROWS = 100;
@@ -63,14 +99,24 @@ function expandSchema(table: TableModel, model: SchemaModel, audience: Audience)
     if (!related) continue;
     // A table the caller may not view expands to null, always; its row schema is not the caller's to read.
     properties[column] = mayCall(related, 'view', audience)
-      ? { anyOf: [ref(componentNames(related).row), { type: 'null' }], description: `The row of "${target}" that ${column} references; null when empty, gone or not viewable.` }
-      : { type: 'null', description: `Always null for this caller: the rows ${column} references are not viewable with this key.` };
+      ? {
+          anyOf: [ref(componentNames(related).row), { type: 'null' }],
+          description: `The row of "${target}" that ${column} references; null when empty, gone or not viewable.`,
+        }
+      : {
+          type: 'null',
+          description: `Always null for this caller: the rows ${column} references are not viewable with this key.`,
+        };
   }
   for (const { table: other, column } of table.referencedBy) {
     const related = typeOf.get(other)!;
     // A table the caller may not list expands to an empty list, always; its row schema is not the caller's to read.
     if (!mayCall(related, 'list', audience)) {
-      properties[`${other}(${column})`] = { type: 'array', maxItems: 0, description: `Always empty for this caller: the rows of "${other}" are not listable with this key.` };
+      properties[`${other}(${column})`] = {
+        type: 'array',
+        maxItems: 0,
+        description: `Always empty for this caller: the rows of "${other}" are not listable with this key.`,
+      };
       continue;
     }
     properties[`${other}(${column})`] = {
@@ -98,7 +144,11 @@ export function tableComponents(table: TableModel, model: SchemaModel, audience:
   const names = componentNames(table);
   const expand = ref(names.expand);
   return {
-    [names.row]: { ...table.row, properties: { ...table.row.properties, expand }, description: `A row of "${table.name}" as every answer returns it.` },
+    [names.row]: {
+      ...table.row,
+      properties: { ...table.row.properties, expand },
+      description: `A row of "${table.name}" as every answer returns it.`,
+    },
     [names.listItem]: {
       ...table.row,
       properties: { ...table.row.properties, expand },
@@ -111,13 +161,19 @@ export function tableComponents(table: TableModel, model: SchemaModel, audience:
 
 /** The body of POST /api/{table} (and each item of /bulk): defaulted columns may be left out. */
 function createBody(table: TableModel): object {
-  return { ...table.create, description: `The body that creates a row of "${table.name}"; a column left out takes its default.` };
+  return {
+    ...table.create,
+    description: `The body that creates a row of "${table.name}"; a column left out takes its default.`,
+  };
 }
 
 /** The body of PATCH /api/{table}/{row_id}: a PATCH changes only what it names, so nothing is required and nothing has a default. */
 function updateBody(table: TableModel): object {
   const { required: _none, ...update } = table.update;
-  return { ...update, description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.` };
+  return {
+    ...update,
+    description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.`,
+  };
 }
 
 /** The paths of one table, keyed by path, with the operations `audience` may call (contract §4). */
@@ -130,7 +186,9 @@ export function tablePaths(table: TableModel, audience: Audience): Record<string
   };
   const out: Record<string, object> = {};
   for (const [path, item] of Object.entries(paths)) {
-    const kept = Object.entries(item).filter(([method]) => method === 'parameters' || mayCall(table, operations[path]![method]!, audience));
+    const kept = Object.entries(item).filter(
+      ([method]) => method === 'parameters' || mayCall(table, operations[path]![method]!, audience),
+    );
     if (kept.some(([method]) => method !== 'parameters')) out[path] = Object.fromEntries(kept);
   }
   return out;
@@ -143,7 +201,13 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
   const common: readonly ErrorCode[] = [...DATA_CREDENTIALS, 'TABLE_NOT_FOUND', 'FORBIDDEN'];
   // VALIDATION_PASSWORD can only come from a password column.
   const writes = ROW_WRITE.filter((code) => table.authTable || code !== 'VALIDATION_PASSWORD');
-  const rowId = { name: 'row_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The id of the row.' };
+  const rowId = {
+    name: 'row_id',
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: 'The id of the row.',
+  };
   const shorthand = table.readable
     .filter((column) => !RESERVED.has(column))
     .map((column) => ({
@@ -159,7 +223,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
       get: {
         operationId: `list${t}`,
         summary: `List rows of ${table.name}`,
-        description: 'Rows the caller may list (the list rule is ANDed with the filter), in creation order unless sort says otherwise.',
+        description:
+          'Rows the caller may list (the list rule is ANDed with the filter), in creation order unless sort says otherwise.',
         tags,
         security: DATA_SECURITY,
         parameters: [...LIST_PARAMETERS.map((p) => ({ ...p, in: 'query', required: false })), ...shorthand],
@@ -170,7 +235,10 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
               type: 'object',
               additionalProperties: false,
               required: ['data', 'meta'],
-              properties: { data: { type: 'array', items: { anyOf: [ref(names.listItem), ref('AggregateGroup')] } }, meta: ref('ListMeta') },
+              properties: {
+                data: { type: 'array', items: { anyOf: [ref(names.listItem), ref('AggregateGroup')] } },
+                meta: ref('ListMeta'),
+              },
             }),
           },
           // A declared body over the limit is refused before anything else, on every data route.
@@ -180,25 +248,38 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
       post: {
         operationId: `create${t}`,
         summary: `Create a row of ${table.name}`,
-        description: 'The create rule judges the new row (403 FORBIDDEN when it fails). Left-out columns take their default; the answer is the stored row.',
+        description:
+          'The create rule judges the new row (403 FORBIDDEN when it fails). Left-out columns take their default; the answer is the stored row.',
         tags,
         security: DATA_SECURITY,
         requestBody: { required: true, content: json(createBody(table)) },
-        responses: { '201': { description: 'The created row.', content: json(single(names.row)) }, ...errorResponses([...common, ...writes, ...BODY]) },
+        responses: {
+          '201': { description: 'The created row.', content: json(single(names.row)) },
+          ...errorResponses([...common, ...writes, ...BODY]),
+        },
       },
     },
     [`/api/${table.name}/bulk`]: {
       post: {
         operationId: `bulkCreate${t}`,
         summary: `Create several rows of ${table.name}, all or nothing`,
-        description: 'Every row is validated first, then all are written in one transaction. An error message starts with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
+        description:
+          'Every row is validated first, then all are written in one transaction. An error message starts with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
         tags,
         security: DATA_SECURITY,
-        requestBody: { required: true, content: json({ type: 'array', minItems: 1, maxItems: 10000, items: createBody(table) }) },
+        requestBody: {
+          required: true,
+          content: json({ type: 'array', minItems: 1, maxItems: 10000, items: createBody(table) }),
+        },
         responses: {
           '201': {
             description: 'The created rows, in the order sent.',
-            content: json({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items: ref(names.row) } } }),
+            content: json({
+              type: 'object',
+              additionalProperties: false,
+              required: ['data'],
+              properties: { data: { type: 'array', items: ref(names.row) } },
+            }),
           },
           ...errorResponses([...common, ...writes, ...BODY]),
         },
@@ -209,28 +290,40 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
       get: {
         operationId: `get${t}`,
         summary: `Get a row of ${table.name}`,
-        description: 'A row outside the view rule answers 404 ROW_NOT_FOUND, as a missing one does. expand= embeds related rows under "expand".',
+        description:
+          'A row outside the view rule answers 404 ROW_NOT_FOUND, as a missing one does. expand= embeds related rows under "expand".',
         tags,
         security: DATA_SECURITY,
         parameters: [{ ...EXPAND_PARAMETER, in: 'query', required: false }],
-        responses: { '200': { description: 'The row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'VALIDATION_FILTER', 'PAYLOAD_TOO_LARGE']) },
+        responses: {
+          '200': { description: 'The row.', content: json(single(names.row)) },
+          ...errorResponses([...common, 'ROW_NOT_FOUND', 'VALIDATION_FILTER', 'PAYLOAD_TOO_LARGE']),
+        },
       },
       patch: {
         operationId: `update${t}`,
         summary: `Change a row of ${table.name}`,
-        description: 'Changes only the columns the body names; the others keep their values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
+        description:
+          'Changes only the columns the body names; the others keep their values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
         tags,
         security: DATA_SECURITY,
         requestBody: { required: true, content: json(updateBody(table)) },
-        responses: { '200': { description: 'The changed row.', content: json(single(names.row)) }, ...errorResponses([...common, 'ROW_NOT_FOUND', ...writes, ...BODY]) },
+        responses: {
+          '200': { description: 'The changed row.', content: json(single(names.row)) },
+          ...errorResponses([...common, 'ROW_NOT_FOUND', ...writes, ...BODY]),
+        },
       },
       delete: {
         operationId: `delete${t}`,
         summary: `Delete a row of ${table.name}`,
-        description: 'A row outside the delete rule answers 404 ROW_NOT_FOUND. Rows of other tables that reference it follow their on_delete (a restrict answers 409 CONFLICT_REFERENCE).',
+        description:
+          'A row outside the delete rule answers 404 ROW_NOT_FOUND. Rows of other tables that reference it follow their on_delete (a restrict answers 409 CONFLICT_REFERENCE).',
         tags,
         security: DATA_SECURITY,
-        responses: { '204': { description: 'Deleted.' }, ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE', ...BODY]) },
+        responses: {
+          '204': { description: 'Deleted.' },
+          ...errorResponses([...common, 'ROW_NOT_FOUND', 'CONFLICT_REFERENCE', ...BODY]),
+        },
       },
     },
   };
@@ -241,7 +334,8 @@ export const AGGREGATE_GROUP_SCHEMA = Object.freeze({
   type: 'object',
   not: { required: ['id'] },
   additionalProperties: { type: ['string', 'number', 'integer', 'boolean', 'null'] },
-  description: 'One group of an aggregate select: its grouping columns and the outputs (count, sum_<col>, avg_<col>, min_<col>, max_<col> or the aliases).',
+  description:
+    'One group of an aggregate select: its grouping columns and the outputs (count, sum_<col>, avg_<col>, min_<col>, max_<col> or the aliases).',
 });
 
 /** The `meta` of a list answer. */
@@ -250,9 +344,16 @@ export const LIST_META_SCHEMA = Object.freeze({
   additionalProperties: false,
   required: ['total', 'limit', 'offset', 'next_cursor'],
   properties: {
-    total: { type: ['integer', 'null'], minimum: 0, description: 'Rows matching the filter and the list rule; null with count=none.' },
+    total: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description: 'Rows matching the filter and the list rule; null with count=none.',
+    },
     limit: { type: 'integer', minimum: 0, description: 'The page size used.' },
     offset: { type: 'integer', minimum: 0, description: 'The offset used.' },
-    next_cursor: { type: ['string', 'null'], description: 'Pass as after= for the next page (same sort and filter); null on the last page.' },
+    next_cursor: {
+      type: ['string', 'null'],
+      description: 'Pass as after= for the next page (same sort and filter); null on the last page.',
+    },
   },
 });

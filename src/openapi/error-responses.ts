@@ -11,19 +11,39 @@ import { ERROR_CODES, type ErrorCode } from '../errors/codes.js';
  * Codes any request to a project path can meet: unknown project, HTTP faults, outages, and a
  * method the path does not take (a row id route given the reserved `bulk` segment).
  */
-const ANY_REQUEST: readonly ErrorCode[] = ['PROJECT_NOT_FOUND', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'BAD_REQUEST', 'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const ANY_REQUEST: readonly ErrorCode[] = [
+  'PROJECT_NOT_FOUND',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'BAD_REQUEST',
+  'REQUEST_TIMEOUT',
+  'HEADERS_TOO_LARGE',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 /** Codes of operations that read a JSON body. */
 export const BODY: readonly ErrorCode[] = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
 
 /** Codes of the data API's credential check (contract §4). */
-export const DATA_CREDENTIALS: readonly ErrorCode[] = ['AUTH_REQUIRED', 'AUTH_INVALID_KEY', 'AUTH_INVALID_TOKEN', 'AUTH_TOKEN_EXPIRED'];
+export const DATA_CREDENTIALS: readonly ErrorCode[] = [
+  'AUTH_REQUIRED',
+  'AUTH_INVALID_KEY',
+  'AUTH_INVALID_TOKEN',
+  'AUTH_TOKEN_EXPIRED',
+];
 
 /** Codes of the bearer-only auth endpoints (me, logout, change-password, resend-verification). */
 export const BEARER: readonly ErrorCode[] = ['AUTH_REQUIRED', 'AUTH_INVALID_TOKEN', 'AUTH_TOKEN_EXPIRED'];
 
 /** Codes of row writes (create, bulk, update). */
-export const ROW_WRITE: readonly ErrorCode[] = ['VALIDATION_FAILED', 'VALIDATION_UNKNOWN_COLUMN', 'VALIDATION_PASSWORD', 'CONFLICT_UNIQUE', 'CONFLICT_REFERENCE'];
+export const ROW_WRITE: readonly ErrorCode[] = [
+  'VALIDATION_FAILED',
+  'VALIDATION_UNKNOWN_COLUMN',
+  'VALIDATION_PASSWORD',
+  'CONFLICT_UNIQUE',
+  'CONFLICT_REFERENCE',
+];
 
 /**
  * Codes that the documented paths never answer (platform, schema, admin endpoints and the
@@ -31,15 +51,36 @@ export const ROW_WRITE: readonly ErrorCode[] = ['VALIDATION_FAILED', 'VALIDATION
  * cannot happen.
  */
 const NOT_ON_DOCUMENTED_PATHS: readonly ErrorCode[] = [
-  'PROJECT_EXISTS', 'AUTH_TABLE_EXISTS', 'SCHEMA_CHANGE_DESTRUCTIVE', 'SCHEMA_CHANGE_REJECTED', 'TABLE_IN_USE', 'AUTH_NOT_CONFIGURED', 'DASHBOARD_NOT_BUILT',
+  'PROJECT_EXISTS',
+  'AUTH_TABLE_EXISTS',
+  'SCHEMA_CHANGE_DESTRUCTIVE',
+  'SCHEMA_CHANGE_REJECTED',
+  'TABLE_IN_USE',
+  'AUTH_NOT_CONFIGURED',
+  'DASHBOARD_NOT_BUILT',
 ];
 
 /** Every code some operation claims; filled as operations are described. */
 const CLAIMED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  ...ANY_REQUEST, ...BODY, ...DATA_CREDENTIALS, ...BEARER, ...ROW_WRITE, ...NOT_ON_DOCUMENTED_PATHS,
-  'TABLE_NOT_FOUND', 'ROW_NOT_FOUND', 'FORBIDDEN', 'VALIDATION_FILTER', 'RATE_LIMITED',
-  'AUTH_INVALID_CREDENTIALS', 'AUTH_EMAIL_TAKEN', 'AUTH_EMAIL_NOT_VERIFIED', 'AUTH_ALREADY_VERIFIED',
-  'AUTH_INVALID_REFRESH_TOKEN', 'AUTH_REFRESH_TOKEN_REUSED', 'AUTH_INVALID_ONE_TIME_TOKEN', 'VALIDATION_REDIRECT_URL',
+  ...ANY_REQUEST,
+  ...BODY,
+  ...DATA_CREDENTIALS,
+  ...BEARER,
+  ...ROW_WRITE,
+  ...NOT_ON_DOCUMENTED_PATHS,
+  'TABLE_NOT_FOUND',
+  'ROW_NOT_FOUND',
+  'FORBIDDEN',
+  'VALIDATION_FILTER',
+  'RATE_LIMITED',
+  'AUTH_INVALID_CREDENTIALS',
+  'AUTH_EMAIL_TAKEN',
+  'AUTH_EMAIL_NOT_VERIFIED',
+  'AUTH_ALREADY_VERIFIED',
+  'AUTH_INVALID_REFRESH_TOKEN',
+  'AUTH_REFRESH_TOKEN_REUSED',
+  'AUTH_INVALID_ONE_TIME_TOKEN',
+  'VALIDATION_REDIRECT_URL',
   'REALTIME_CLIENT_NOT_FOUND',
 ]);
 
@@ -62,10 +103,19 @@ export const ERROR_ENVELOPE_SCHEMA = Object.freeze({
       additionalProperties: false,
       required: ['code', 'message', 'suggestion'],
       properties: {
-        code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$', description: 'Stable, UPPER_SNAKE_CASE; every code is listed in docs/errors.md.' },
+        code: {
+          type: 'string',
+          pattern: '^[A-Z][A-Z0-9_]*$',
+          description: 'Stable, UPPER_SNAKE_CASE; every code is listed in docs/errors.md.',
+        },
         message: { type: 'string', minLength: 1, description: 'What went wrong, naming the field or position.' },
         suggestion: { type: 'string', minLength: 1, description: 'What to do next.' },
-        field: { type: 'string', minLength: 1, description: 'The request parameter the error is about, when the server names one (`expand` for a refused expand=).' },
+        field: {
+          type: 'string',
+          minLength: 1,
+          description:
+            'The request parameter the error is about, when the server names one (`expand` for a refused expand=).',
+        },
       },
     },
   },
@@ -92,11 +142,15 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<string, obje
     responses[String(status)] = {
       description: list.map((code) => `\`${code}\`: ${ERROR_CODES[code].message}`).join('\n\n'),
       ...(RETRY_AFTER_STATUSES.has(status) && {
-        headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
+        headers: {
+          'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+        },
       }),
       content: {
         'application/json': {
-          schema: { allOf: [{ $ref: ERROR_ENVELOPE_REF }, { properties: { error: { properties: { code: { enum: list } } } } }] },
+          schema: {
+            allOf: [{ $ref: ERROR_ENVELOPE_REF }, { properties: { error: { properties: { code: { enum: list } } } } }],
+          },
         },
       },
     };

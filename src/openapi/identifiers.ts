@@ -17,7 +17,10 @@ export function tsString(value: string): string {
  * the line (U+2028, U+2029 are line terminators in TypeScript).
  */
 export function tsCommentName(value: string): string {
-  return tsString(value).replace(/\*\//g, '*\\/').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return tsString(value)
+    .replace(/\*\//g, '*\\/')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** A TypeScript literal for an enum value or another JSON scalar. */

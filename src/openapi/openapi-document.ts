@@ -22,10 +22,32 @@ export interface DocumentTarget {
 export type OpenApiDocument = Readonly<Record<string, unknown>>;
 
 const SECURITY_SCHEMES = {
-  ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: "The project's publishable key (pk_...): an anonymous client; table rules decide what it may do." },
-  BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from /auth/signup, /auth/login or /auth/refresh: a user of the auth table, seen by rules as @request.auth.' },
-  AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: "The project's admin key (sk_...): full access, rules are not evaluated. Never put it in a browser app." },
-  PlatformKey: { type: 'apiKey', in: 'header', name: 'X-Platform-Key', description: "The server operator's platform key: the admin key's powers on every project." },
+  ApiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: "The project's publishable key (pk_...): an anonymous client; table rules decide what it may do.",
+  },
+  BearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'An access token from /auth/signup, /auth/login or /auth/refresh: a user of the auth table, seen by rules as @request.auth.',
+  },
+  AdminKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Admin-Key',
+    description:
+      "The project's admin key (sk_...): full access, rules are not evaluated. Never put it in a browser app.",
+  },
+  PlatformKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Platform-Key',
+    description: "The server operator's platform key: the admin key's powers on every project.",
+  },
 };
 
 /**
@@ -33,9 +55,17 @@ const SECURITY_SCHEMES = {
  * for the admin key; for the pk_ key only the operations whose rules are not null, and only
  * the row schemas of tables it may call (plus the auth table's, which the auth answers carry).
  */
-export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget, audience: Audience = 'admin'): OpenApiDocument {
+export function buildOpenApiDocument(
+  model: SchemaModel,
+  target: DocumentTarget,
+  audience: Audience = 'admin',
+): OpenApiDocument {
   const paths: Record<string, object> = {};
-  const schemas: Record<string, object> = { ErrorEnvelope: ERROR_ENVELOPE_SCHEMA, ListMeta: LIST_META_SCHEMA, AggregateGroup: AGGREGATE_GROUP_SCHEMA };
+  const schemas: Record<string, object> = {
+    ErrorEnvelope: ERROR_ENVELOPE_SCHEMA,
+    ListMeta: LIST_META_SCHEMA,
+    AggregateGroup: AGGREGATE_GROUP_SCHEMA,
+  };
   const visible = model.tables.filter((t) => seesTable(t, audience));
   for (const table of model.tables) {
     if (!seesTable(table, audience) && !table.authTable) continue;
@@ -45,7 +75,9 @@ export function buildOpenApiDocument(model: SchemaModel, target: DocumentTarget,
   if (model.authTable) Object.assign(paths, authPaths(model.authTable));
   Object.assign(paths, realtimePaths());
   const tags = [
-    ...(model.authTable ? [{ name: 'auth', description: `Email and password sign-in for the users of "${model.authTable.name}".` }] : []),
+    ...(model.authTable
+      ? [{ name: 'auth', description: `Email and password sign-in for the users of "${model.authTable.name}".` }]
+      : []),
     ...visible.map((t) => ({ name: t.name, description: `The rows of "${t.name}".` })),
     { name: 'realtime', description: 'Server-sent events of row changes, filtered by the table rules.' },
   ];

@@ -51,7 +51,10 @@ export class ProjectDocuments {
     const schema = await this.schemas.schema(projectId);
     let built = this.cache.get(schema);
     if (!built) {
-      built = buildArtefacts([...schema.tables.values()].map((t) => t.definition), { projectId, publicUrl: this.publicUrl });
+      built = buildArtefacts(
+        [...schema.tables.values()].map((t) => t.definition),
+        { projectId, publicUrl: this.publicUrl },
+      );
       this.cache.set(schema, built);
     }
     return built;

@@ -21,7 +21,15 @@ export function realtimePaths(): Record<string, object> {
           'also `auth_expired` and `reset` (data {}). A comment line (": ping") at least every 30 seconds. Last-Event-ID is taken as since.',
         tags: ['realtime'],
         security: [],
-        parameters: [{ name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' }, description: 'Resume after this event id.' }],
+        parameters: [
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            required: false,
+            schema: { type: 'string' },
+            description: 'Resume after this event id.',
+          },
+        ],
         responses: {
           '200': { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
           ...errorResponses([]),
@@ -30,7 +38,8 @@ export function realtimePaths(): Record<string, object> {
       post: {
         operationId: 'subscribeRealtime',
         summary: "Replace a stream's subscriptions and bind the caller's identity to it",
-        description: 'Topics: "{table}", "{table}/{row_id}", "{table}?filter=<url-encoded expression>". [] removes every subscription.',
+        description:
+          'Topics: "{table}", "{table}/{row_id}", "{table}?filter=<url-encoded expression>". [] removes every subscription.',
         tags: ['realtime'],
         security: DATA_SECURITY,
         requestBody: {
@@ -40,9 +49,12 @@ export function realtimePaths(): Record<string, object> {
             additionalProperties: false,
             required: ['client_id', 'subscriptions'],
             properties: {
-              client_id: { type: 'string', minLength: 1, description: 'The client_id of the stream\'s connect event.' },
+              client_id: { type: 'string', minLength: 1, description: "The client_id of the stream's connect event." },
               subscriptions: { type: 'array', items: { type: 'string' } },
-              since: { type: ['string', 'null'], description: 'The id of the last event received: kept events after it are sent first.' },
+              since: {
+                type: ['string', 'null'],
+                description: 'The id of the last event received: kept events after it are sent first.',
+              },
             },
           }),
         },
@@ -58,12 +70,23 @@ export function realtimePaths(): Record<string, object> {
                   type: 'object',
                   additionalProperties: false,
                   required: ['client_id', 'subscriptions'],
-                  properties: { client_id: { type: 'string' }, subscriptions: { type: 'array', items: { type: 'string' } } },
+                  properties: {
+                    client_id: { type: 'string' },
+                    subscriptions: { type: 'array', items: { type: 'string' } },
+                  },
                 },
               },
             }),
           },
-          ...errorResponses([...DATA_CREDENTIALS, 'REALTIME_CLIENT_NOT_FOUND', 'TABLE_NOT_FOUND', 'VALIDATION_FILTER', 'VALIDATION_FAILED', 'FORBIDDEN', ...BODY]),
+          ...errorResponses([
+            ...DATA_CREDENTIALS,
+            'REALTIME_CLIENT_NOT_FOUND',
+            'TABLE_NOT_FOUND',
+            'VALIDATION_FILTER',
+            'VALIDATION_FAILED',
+            'FORBIDDEN',
+            ...BODY,
+          ]),
         },
       },
     },

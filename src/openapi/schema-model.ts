@@ -6,7 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { ColumnType, Rules, TableDefinition } from '../schema/definition.js';
-import { columnSchema, READ_SYSTEM_COLUMNS, SIGNUP_COLUMNS, WRITE_SYSTEM_COLUMNS, type JsonSchema } from './column-schemas.js';
+import {
+  columnSchema,
+  READ_SYSTEM_COLUMNS,
+  SIGNUP_COLUMNS,
+  WRITE_SYSTEM_COLUMNS,
+  type JsonSchema,
+} from './column-schemas.js';
 import { typeNames } from './identifiers.js';
 import { sortKeys } from './sort-keys.js';
 
@@ -60,19 +66,39 @@ export function buildSchemaModel(definitions: readonly TableDefinition[]): Schem
   const built = sorted.map((definition) => buildTableModel(definition, names.get(definition.name)!));
   const referencedBy = new Map<string, { table: string; column: string }[]>();
   for (const other of built) {
-    for (const r of other.references) referencedBy.set(r.table, [...(referencedBy.get(r.table) ?? []), Object.freeze({ table: other.name, column: r.column })]);
+    for (const r of other.references)
+      referencedBy.set(r.table, [
+        ...(referencedBy.get(r.table) ?? []),
+        Object.freeze({ table: other.name, column: r.column }),
+      ]);
   }
-  const tables = built.map((table) => Object.freeze({ ...table, referencedBy: Object.freeze(referencedBy.get(table.name) ?? []) }));
-  const version = createHash('sha256').update(JSON.stringify(sortKeys(sorted))).digest('hex').slice(0, 12);
+  const tables = built.map((table) =>
+    Object.freeze({ ...table, referencedBy: Object.freeze(referencedBy.get(table.name) ?? []) }),
+  );
+  const version = createHash('sha256')
+    .update(JSON.stringify(sortKeys(sorted)))
+    .digest('hex')
+    .slice(0, 12);
   return Object.freeze({ tables: Object.freeze(tables), authTable: tables.find((t) => t.authTable), version });
 }
 
 function objectSchema(properties: Record<string, JsonSchema>, required: readonly string[]): ObjectSchema {
-  return Object.freeze({ type: 'object', properties: Object.freeze(properties), required: Object.freeze([...required]), additionalProperties: false });
+  return Object.freeze({
+    type: 'object',
+    properties: Object.freeze(properties),
+    required: Object.freeze([...required]),
+    additionalProperties: false,
+  });
 }
 
 /** The system columns' value types, and the auth table's. */
-const SYSTEM_TYPES: Readonly<Record<string, ColumnType>> = Object.freeze({ id: 'text', created_at: 'timestamp', updated_at: 'timestamp', email: 'text', email_verified: 'boolean' });
+const SYSTEM_TYPES: Readonly<Record<string, ColumnType>> = Object.freeze({
+  id: 'text',
+  created_at: 'timestamp',
+  updated_at: 'timestamp',
+  email: 'text',
+  email_verified: 'boolean',
+});
 
 function buildTableModel(table: TableDefinition, typeName: string): Omit<TableModel, 'referencedBy'> {
   const auth = table.auth_table;
@@ -91,11 +117,24 @@ function buildTableModel(table: TableDefinition, typeName: string): Omit<TableMo
     declaredUpdate[column.name] = columnSchema(column, 'update', { nullable: !column.required });
   }
   const requiredDeclared = table.columns.filter((c) => c.required && c.default === undefined).map((c) => c.name);
-  const authWrite: Record<string, JsonSchema> = auth ? { email: WRITE_SYSTEM_COLUMNS.email, password: WRITE_SYSTEM_COLUMNS.password, email_verified: WRITE_SYSTEM_COLUMNS.email_verified } : {};
-  const create = objectSchema({ id: WRITE_SYSTEM_COLUMNS.id, ...authWrite, ...declaredWrite }, [...(auth ? ['email', 'password'] : []), ...requiredDeclared]);
+  const authWrite: Record<string, JsonSchema> = auth
+    ? {
+        email: WRITE_SYSTEM_COLUMNS.email,
+        password: WRITE_SYSTEM_COLUMNS.password,
+        email_verified: WRITE_SYSTEM_COLUMNS.email_verified,
+      }
+    : {};
+  const create = objectSchema({ id: WRITE_SYSTEM_COLUMNS.id, ...authWrite, ...declaredWrite }, [
+    ...(auth ? ['email', 'password'] : []),
+    ...requiredDeclared,
+  ]);
   const update = objectSchema({ ...authWrite, ...declaredUpdate }, []);
   const signup = auth
-    ? objectSchema({ email: SIGNUP_COLUMNS.email, password: SIGNUP_COLUMNS.password, ...declaredWrite }, ['email', 'password', ...requiredDeclared])
+    ? objectSchema({ email: SIGNUP_COLUMNS.email, password: SIGNUP_COLUMNS.password, ...declaredWrite }, [
+        'email',
+        'password',
+        ...requiredDeclared,
+      ])
     : undefined;
   return {
     name: table.name,
@@ -104,11 +143,22 @@ function buildTableModel(table: TableDefinition, typeName: string): Omit<TableMo
     verifyEmail: auth && table.verify_email,
     rules: table.rules,
     readable: Object.freeze(Object.keys(read)),
-    readableTypes: Object.freeze(Object.fromEntries(Object.keys(read).map((name) => [name, table.columns.find((c) => c.name === name)?.type ?? SYSTEM_TYPES[name]!]))),
+    readableTypes: Object.freeze(
+      Object.fromEntries(
+        Object.keys(read).map((name) => [
+          name,
+          table.columns.find((c) => c.name === name)?.type ?? SYSTEM_TYPES[name]!,
+        ]),
+      ),
+    ),
     row: objectSchema(read, Object.keys(read)),
     create,
     update,
-    references: Object.freeze(table.columns.filter((c) => c.references).map((c) => Object.freeze({ column: c.name, table: c.references!.table }))),
+    references: Object.freeze(
+      table.columns
+        .filter((c) => c.references)
+        .map((c) => Object.freeze({ column: c.name, table: c.references!.table })),
+    ),
     ...(signup && { signup }),
   };
 }

@@ -28,7 +28,9 @@ export const DASHBOARD_TOKEN_PREFIX = 'rbd_';
 const TOKEN_PATTERN = /^rbd_([0-9A-Za-z]{16})\.([0-9A-Za-z]{40})$/;
 
 /** What a token may do: everything the platform key may, or what one project's admin key may. */
-export type DashboardScope = { readonly kind: 'platform' } | { readonly kind: 'project'; readonly projectId: string; readonly keyId: string };
+export type DashboardScope =
+  | { readonly kind: 'platform' }
+  | { readonly kind: 'project'; readonly projectId: string; readonly keyId: string };
 
 /** A token that checked out: its scope and when it ends. */
 export interface DashboardGrant {
@@ -59,12 +61,27 @@ export class DashboardTokens {
     const project = scope.kind === 'project' ? scope : undefined;
     await this.system.transaction(async (tx) => {
       // Rows of ended tokens are of no use to anyone: sign-ins keep the table small.
-      await tx.run({ kind: 'delete', table: DASHBOARD_SESSIONS.table, where: { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') } });
+      await tx.run({
+        kind: 'delete',
+        table: DASHBOARD_SESSIONS.table,
+        where: { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') },
+      });
       await tx.run({
         kind: 'insert',
         table: DASHBOARD_SESSIONS.table,
         columns: DASHBOARD_SESSIONS.columns,
-        rows: [[id, hashSecret(secret), project?.projectId ?? null, project?.keyId ?? null, project ? null : this.platformKeyFingerprint, now, expiresAt, null]],
+        rows: [
+          [
+            id,
+            hashSecret(secret),
+            project?.projectId ?? null,
+            project?.keyId ?? null,
+            project ? null : this.platformKeyFingerprint,
+            now,
+            expiresAt,
+            null,
+          ],
+        ],
       });
     });
     return { token: `${DASHBOARD_TOKEN_PREFIX}${id}.${secret}`, scope, expiresAt };
@@ -78,7 +95,12 @@ export class DashboardTokens {
   async verify(presented: string): Promise<DashboardGrant> {
     const match = TOKEN_PATTERN.exec(presented);
     if (!match) throw invalidToken('The X-Dashboard-Token header is not a dashboard token (rbd_<id>.<secret>).');
-    const row = await this.system.first({ kind: 'select', table: DASHBOARD_SESSIONS.table, columns: DASHBOARD_SESSIONS.columns, where: sql.eq('id', match[1]!) });
+    const row = await this.system.first({
+      kind: 'select',
+      table: DASHBOARD_SESSIONS.table,
+      columns: DASHBOARD_SESSIONS.columns,
+      where: sql.eq('id', match[1]!),
+    });
     // Found by its random id, then the secret compared in constant time: timing tells nothing about the secret.
     if (!row || !timingSafeEqual(hashSecretBytes(match[2]!), Buffer.from(String(row.secret_hash), 'hex'))) {
       throw invalidToken('This dashboard token is not known to the server.');
@@ -92,7 +114,8 @@ export class DashboardTokens {
     }
     const expiresAt = String(row.expires_at);
     if (row.project_id === null) {
-      if (row.platform_key_fingerprint !== this.platformKeyFingerprint) throw invalidToken('This dashboard token was made from a platform key the server no longer has.');
+      if (row.platform_key_fingerprint !== this.platformKeyFingerprint)
+        throw invalidToken('This dashboard token was made from a platform key the server no longer has.');
       return { scope: { kind: 'platform' }, expiresAt };
     }
     return { scope: { kind: 'project', projectId: String(row.project_id), keyId: String(row.key_id) }, expiresAt };
@@ -112,7 +135,8 @@ export class DashboardTokens {
 }
 
 /** The suggestion of every refused dashboard token. */
-export const SIGN_IN_AGAIN = 'Sign in to the dashboard again: POST /v1/dashboard/sessions with your platform key or admin key gives a new token.';
+export const SIGN_IN_AGAIN =
+  'Sign in to the dashboard again: POST /v1/dashboard/sessions with your platform key or admin key gives a new token.';
 
 /** AUTH_INVALID_TOKEN for a dashboard token, with `message`. */
 export function invalidToken(message: string): AppError {

@@ -30,15 +30,31 @@ export async function loadPlatformKey(system: Database, configured: string | und
   if (configured !== undefined) {
     hash = hashSecret(configured);
   } else {
-    const row = await system.first({ kind: 'select', table: PLATFORM_SETTINGS.table, columns: PLATFORM_SETTINGS.columns, where: sql.eq('name', HASH_SETTING) });
+    const row = await system.first({
+      kind: 'select',
+      table: PLATFORM_SETTINGS.table,
+      columns: PLATFORM_SETTINGS.columns,
+      where: sql.eq('name', HASH_SETTING),
+    });
     if (row) {
       hash = String(row.value);
     } else {
       generated = `rb_${randomBase62(40)}`;
       hash = hashSecret(generated);
-      await system.run({ kind: 'insert', table: PLATFORM_SETTINGS.table, columns: PLATFORM_SETTINGS.columns, rows: [[HASH_SETTING, hash]], onConflictDoNothing: true });
+      await system.run({
+        kind: 'insert',
+        table: PLATFORM_SETTINGS.table,
+        columns: PLATFORM_SETTINGS.columns,
+        rows: [[HASH_SETTING, hash]],
+        onConflictDoNothing: true,
+      });
       // Another process may have won the race; the stored hash is the one that counts.
-      const stored = await system.first({ kind: 'select', table: PLATFORM_SETTINGS.table, columns: PLATFORM_SETTINGS.columns, where: sql.eq('name', HASH_SETTING) });
+      const stored = await system.first({
+        kind: 'select',
+        table: PLATFORM_SETTINGS.table,
+        columns: PLATFORM_SETTINGS.columns,
+        where: sql.eq('name', HASH_SETTING),
+      });
       if (stored && stored.value !== hash) {
         hash = String(stored.value);
         generated = undefined;

@@ -17,7 +17,14 @@ import { physicalColumns, type TableDefinition } from '../schema/definition.js';
 import { parseDefinition } from '../tables/parse-definition.js';
 import { buildStoredRowCheck, type StoredRowProblem } from '../tables/row-validator.js';
 import { generateKey } from './keys.js';
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION, DEFINITION_COLUMNS, INTERNAL_TABLES, MAIL_COLUMNS, type ArchiveRecord } from './project-archive.js';
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_VERSION,
+  DEFINITION_COLUMNS,
+  INTERNAL_TABLES,
+  MAIL_COLUMNS,
+  type ArchiveRecord,
+} from './project-archive.js';
 import { PROJECT_ID_PATTERN } from './project-registry.js';
 import { readSettings } from './settings.js';
 import { MAIL_QUEUE, PROJECT_KEYS, PROJECT_SETTINGS, PROJECTS, TABLE_DEFINITIONS } from '../store/system-tables.js';
@@ -35,7 +42,10 @@ export interface ImportResult {
 const BATCH = 500;
 
 function invalid(message: string): AppError {
-  return new AppError('VALIDATION_FAILED', { message: `The archive is not usable: ${message}`, suggestion: 'Use a file written by rowbase export, complete and unedited.' });
+  return new AppError('VALIDATION_FAILED', {
+    message: `The archive is not usable: ${message}`,
+    suggestion: 'Use a file written by rowbase export, complete and unedited.',
+  });
 }
 
 /**
@@ -63,7 +73,9 @@ function valuesOf(row: Row, columns: readonly ColumnRef[]): unknown[] {
 class Batches {
   private readonly pending = new Map<string, { columns: readonly ColumnRef[]; rows: unknown[][] }>();
 
-  constructor(private readonly flush: (table: string, columns: readonly ColumnRef[], rows: unknown[][]) => Promise<void>) {}
+  constructor(
+    private readonly flush: (table: string, columns: readonly ColumnRef[], rows: unknown[][]) => Promise<void>,
+  ) {}
 
   async add(table: string, columns: readonly ColumnRef[], row: Row): Promise<void> {
     const entry = this.pending.get(table) ?? { columns, rows: [] };
@@ -85,7 +97,11 @@ class Batches {
  * PROJECT_EXISTS when the target id is taken, and StoreError kinds for rows that break the
  * archive's own constraints.
  */
-export async function importProject(storage: StorageEngine, records: AsyncIterable<ArchiveRecord>, options: { targetId?: string; now: string }): Promise<ImportResult> {
+export async function importProject(
+  storage: StorageEngine,
+  records: AsyncIterable<ArchiveRecord>,
+  options: { targetId?: string; now: string },
+): Promise<ImportResult> {
   const iterator = records[Symbol.asyncIterator]();
   const next = async (): Promise<ArchiveRecord> => {
     const item = await iterator.next();
@@ -93,23 +109,40 @@ export async function importProject(storage: StorageEngine, records: AsyncIterab
     return item.value;
   };
   const header = await next();
-  if (header.kind !== 'header' || header.format !== ARCHIVE_FORMAT) throw invalid('it does not start with a rowbase archive header.');
-  if (header.version !== ARCHIVE_VERSION) throw invalid(`version ${header.version} is not supported (this rowbase reads version ${ARCHIVE_VERSION}).`);
+  if (header.kind !== 'header' || header.format !== ARCHIVE_FORMAT)
+    throw invalid('it does not start with a rowbase archive header.');
+  if (header.version !== ARCHIVE_VERSION)
+    throw invalid(`version ${header.version} is not supported (this rowbase reads version ${ARCHIVE_VERSION}).`);
   const projectRecord = await next();
   if (projectRecord.kind !== 'project') throw invalid('the project record is missing.');
   const source = projectRecord.project;
   const id = options.targetId ?? String(source.id);
-  if (!PROJECT_ID_PATTERN.test(id)) throw new AppError('VALIDATION_FAILED', { message: `"${id}" is not a valid project id.`, suggestion: 'Use 3 to 40 characters of a-z, 0-9 and "-".' });
+  if (!PROJECT_ID_PATTERN.test(id))
+    throw new AppError('VALIDATION_FAILED', {
+      message: `"${id}" is not a valid project id.`,
+      suggestion: 'Use 3 to 40 characters of a-z, 0-9 and "-".',
+    });
   const target: ImportTarget = { id, keepsIdentity: id === source.id };
-  const taken = await storage.system.first({ kind: 'select', table: PROJECTS.table, columns: PROJECTS.columns, where: sql.eq('id', id) });
-  if (taken) throw new AppError('PROJECT_EXISTS', { message: `A project with the id "${id}" already exists.`, suggestion: 'Delete it first, or import under another id with --project NEW_ID.' });
+  const taken = await storage.system.first({
+    kind: 'select',
+    table: PROJECTS.table,
+    columns: PROJECTS.columns,
+    where: sql.eq('id', id),
+  });
+  if (taken)
+    throw new AppError('PROJECT_EXISTS', {
+      message: `A project with the id "${id}" already exists.`,
+      suggestion: 'Delete it first, or import under another id with --project NEW_ID.',
+    });
 
   await storage.createProject(id);
   try {
     return await fill(storage, target, source, next, options.now);
   } catch (error) {
     // Nothing of a failed import may stay behind: the project row was never written.
-    await storage.system.run({ kind: 'delete', table: MAIL_QUEUE.table, where: sql.eq('project_id', id) }).catch(() => undefined);
+    await storage.system
+      .run({ kind: 'delete', table: MAIL_QUEUE.table, where: sql.eq('project_id', id) })
+      .catch(() => undefined);
     await storage.dropProject(id);
     throw error;
   }
@@ -121,10 +154,24 @@ interface ImportTarget {
   readonly keepsIdentity: boolean;
 }
 
-async function fill(storage: StorageEngine, target: ImportTarget, source: Row, next: () => Promise<ArchiveRecord>, now: string): Promise<ImportResult> {
+async function fill(
+  storage: StorageEngine,
+  target: ImportTarget,
+  source: Row,
+  next: () => Promise<ArchiveRecord>,
+  now: string,
+): Promise<ImportResult> {
   const { id, keepsIdentity: keep } = target;
   const db = await storage.project(id);
-  const tables = new Map<string, { definition: TableDefinition; columns: ColumnRef[]; check: (values: Row) => StoredRowProblem | undefined; rows: number }>();
+  const tables = new Map<
+    string,
+    {
+      definition: TableDefinition;
+      columns: ColumnRef[];
+      check: (values: Row) => StoredRowProblem | undefined;
+      rows: number;
+    }
+  >();
   const counts: Record<string, number> = {};
   const count = (name: string) => (counts[name] = (counts[name] ?? 0) + 1);
   let settings: Row | undefined;
@@ -132,9 +179,11 @@ async function fill(storage: StorageEngine, target: ImportTarget, source: Row, n
   const mail: Row[] = [];
   let tablesCreated = false;
   const batches = new Batches(async (table, columns, rows) => {
-    await db.transaction((tx) => tx.run({ kind: 'insert', table, columns, rows })).catch((error: unknown) => {
-      throw storeRefusal(error, `rows of table "${table}"`);
-    });
+    await db
+      .transaction((tx) => tx.run({ kind: 'insert', table, columns, rows }))
+      .catch((error: unknown) => {
+        throw storeRefusal(error, `rows of table "${table}"`);
+      });
   });
 
   // Tables are created without their references first, so rows load in any order (cycles and
@@ -150,7 +199,8 @@ async function fill(storage: StorageEngine, target: ImportTarget, source: Row, n
 
   for (;;) {
     const record = await next();
-    if ((record.kind === 'row' || record.kind === 'internal' || record.kind === 'end') && !tablesCreated) await createTables();
+    if ((record.kind === 'row' || record.kind === 'internal' || record.kind === 'end') && !tablesCreated)
+      await createTables();
     switch (record.kind) {
       case 'settings':
         settings = record.values;
@@ -164,8 +214,18 @@ async function fill(storage: StorageEngine, target: ImportTarget, source: Row, n
         // The stored definition carries its name; the parser takes the body a PUT would send.
         const { name: _name, ...body } = record.definition;
         const definition = parseDefinition(record.name, body);
-        tables.set(record.name, { definition, columns: physicalColumns(definition).map((c) => ({ name: c.name, type: c.type })), check: buildStoredRowCheck(definition), rows: 0 });
-        await db.run({ kind: 'insert', table: TABLE_DEFINITIONS.table, columns: DEFINITION_COLUMNS, rows: [[record.name, definition, record.created_at, record.updated_at]] });
+        tables.set(record.name, {
+          definition,
+          columns: physicalColumns(definition).map((c) => ({ name: c.name, type: c.type })),
+          check: buildStoredRowCheck(definition),
+          rows: 0,
+        });
+        await db.run({
+          kind: 'insert',
+          table: TABLE_DEFINITIONS.table,
+          columns: DEFINITION_COLUMNS,
+          rows: [[record.name, definition, record.created_at, record.updated_at]],
+        });
         count('tables');
         break;
       }
@@ -175,7 +235,10 @@ async function fill(storage: StorageEngine, target: ImportTarget, source: Row, n
         // Checked as a create would be, so a bad value is named here rather than by the database.
         table.rows += 1;
         const problem = table.check(record.values);
-        if (problem) throw invalid(`table "${record.table}", row ${table.rows} (id ${JSON.stringify(record.values.id ?? null)}), column "${problem.column}": ${problem.reason}.`);
+        if (problem)
+          throw invalid(
+            `table "${record.table}", row ${table.rows} (id ${JSON.stringify(record.values.id ?? null)}), column "${problem.column}": ${problem.reason}.`,
+          );
         await batches.add(record.table, table.columns, record.values);
         count(`rows:${record.table}`);
         break;
@@ -193,9 +256,13 @@ async function fill(storage: StorageEngine, target: ImportTarget, source: Row, n
         break;
       case 'end': {
         const expected = JSON.stringify(Object.entries(record.counts).sort());
-        if (JSON.stringify(Object.entries(counts).sort()) !== expected) throw invalid(`its record counts ${expected} do not match what it holds (truncated or edited?).`);
+        if (JSON.stringify(Object.entries(counts).sort()) !== expected)
+          throw invalid(`its record counts ${expected} do not match what it holds (truncated or edited?).`);
         await batches.drain();
-        await addReferences(db, [...tables.values()].map((t) => t.definition)).catch((error: unknown) => {
+        await addReferences(
+          db,
+          [...tables.values()].map((t) => t.definition),
+        ).catch((error: unknown) => {
           throw storeRefusal(error, 'rows of its tables');
         });
         return writeProject(storage, target, source, settings, keys, mail, counts, now);
@@ -210,32 +277,71 @@ function withoutReferences(definition: TableDefinition): TableDefinition {
   return { ...definition, columns: definition.columns.map(({ references: _dropped, ...column }) => column) };
 }
 
-async function addReferences(db: Awaited<ReturnType<StorageEngine['project']>>, definitions: readonly TableDefinition[]): Promise<void> {
+async function addReferences(
+  db: Awaited<ReturnType<StorageEngine['project']>>,
+  definitions: readonly TableDefinition[],
+): Promise<void> {
   const referring = definitions.filter((d) => d.columns.some((c) => c.references));
   if (referring.length === 0) return;
   await db.changeSchema(async (tx) => {
-    for (const definition of referring) await tx.changeTable({ before: withoutReferences(definition), after: definition, resetColumns: [] });
+    for (const definition of referring)
+      await tx.changeTable({ before: withoutReferences(definition), after: definition, resetColumns: [] });
   });
 }
 
 /** Writes the system rows last, in one transaction: from here on the project exists. */
-async function writeProject(storage: StorageEngine, target: ImportTarget, source: Row, settings: Row | undefined, keys: readonly Row[], mail: readonly Row[], counts: Record<string, number>, now: string): Promise<ImportResult> {
+async function writeProject(
+  storage: StorageEngine,
+  target: ImportTarget,
+  source: Row,
+  settings: Row | undefined,
+  keys: readonly Row[],
+  mail: readonly Row[],
+  counts: Record<string, number>,
+  now: string,
+): Promise<ImportResult> {
   const { id, keepsIdentity: keep } = target;
   const admin = keep ? undefined : generateKey('sk');
   const publishable = keep ? undefined : generateKey('pk');
   await storage.system.transaction(async (tx) => {
-    await tx.run({ kind: 'insert', table: PROJECTS.table, columns: PROJECTS.columns, rows: [[id, String(source.name), String(source.created_at)]] });
+    await tx.run({
+      kind: 'insert',
+      table: PROJECTS.table,
+      columns: PROJECTS.columns,
+      rows: [[id, String(source.name), String(source.created_at)]],
+    });
     const jwtSecret = keep && typeof settings?.jwt_secret === 'string' ? settings.jwt_secret : randomBase62(64);
     const rotatedAt = keep && typeof settings?.jwt_rotated_at === 'string' ? settings.jwt_rotated_at : now;
-    await tx.run({ kind: 'insert', table: PROJECT_SETTINGS.table, columns: PROJECT_SETTINGS.columns, rows: [[id, readSettings(settings?.settings), jwtSecret, rotatedAt]] });
+    await tx.run({
+      kind: 'insert',
+      table: PROJECT_SETTINGS.table,
+      columns: PROJECT_SETTINGS.columns,
+      rows: [[id, readSettings(settings?.settings), jwtSecret, rotatedAt]],
+    });
     const keyRows = keep
       ? keys.map((key) => valuesOf({ ...key, project_id: id }, PROJECT_KEYS.columns))
-      : ([['sk', admin!], ['pk', publishable!]] as const).map(([type, key]) => [newRowId(), id, type, key.prefix, key.hash, now, null, null]);
-    if (keyRows.length > 0) await tx.run({ kind: 'insert', table: PROJECT_KEYS.table, columns: PROJECT_KEYS.columns, rows: keyRows });
+      : (
+          [
+            ['sk', admin!],
+            ['pk', publishable!],
+          ] as const
+        ).map(([type, key]) => [newRowId(), id, type, key.prefix, key.hash, now, null, null]);
+    if (keyRows.length > 0)
+      await tx.run({ kind: 'insert', table: PROJECT_KEYS.table, columns: PROJECT_KEYS.columns, rows: keyRows });
     if (mail.length > 0) {
       const columns = [...MAIL_COLUMNS, MAIL_QUEUE.columns.find((c) => c.name === 'project_id')!];
-      await tx.run({ kind: 'insert', table: MAIL_QUEUE.table, columns, rows: mail.map((row) => valuesOf({ ...row, project_id: id }, columns)) });
+      await tx.run({
+        kind: 'insert',
+        table: MAIL_QUEUE.table,
+        columns,
+        rows: mail.map((row) => valuesOf({ ...row, project_id: id }, columns)),
+      });
     }
   });
-  return { projectId: id, keptIdentity: keep, ...(admin && { adminKey: admin.value, publishableKey: publishable!.value }), counts };
+  return {
+    projectId: id,
+    keptIdentity: keep,
+    ...(admin && { adminKey: admin.value, publishableKey: publishable!.value }),
+    counts,
+  };
 }

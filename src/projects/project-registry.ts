@@ -56,18 +56,23 @@ export class ProjectRegistry {
     private readonly storage: StorageEngine,
     private readonly clock: Clock,
     private readonly platformKey?: PlatformKey,
-  ) {
-  }
+  ) {}
 
   /** Creates a project with fresh keys. Throws VALIDATION_FAILED (bad name or id) or PROJECT_EXISTS. */
   async create(input: { name?: unknown; id?: unknown }): Promise<CreatedProject> {
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (name.length === 0 || name.length > 100) {
-      throw new AppError('VALIDATION_FAILED', { message: 'name: a project needs a name of 1 to 100 characters.', suggestion: 'Send {"name": "My app"}.' });
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'name: a project needs a name of 1 to 100 characters.',
+        suggestion: 'Send {"name": "My app"}.',
+      });
     }
     if (hasUnpairedSurrogate(name)) {
       // Callers other than the HTTP body parser (the CLI) reach here too: the name must be storable as sent.
-      throw new AppError('VALIDATION_FAILED', { message: 'name: holds an unpaired UTF-16 surrogate, which is not a character and cannot be stored.', suggestion: UNPAIRED_SURROGATE_SUGGESTION });
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'name: holds an unpaired UTF-16 surrogate, which is not a character and cannot be stored.',
+        suggestion: UNPAIRED_SURROGATE_SUGGESTION,
+      });
     }
     if (input.id !== undefined && (typeof input.id !== 'string' || !PROJECT_ID_PATTERN.test(input.id))) {
       throw new AppError('VALIDATION_FAILED', {
@@ -107,11 +112,17 @@ export class ProjectRegistry {
       kind: 'select',
       table: PROJECTS.table,
       columns: PROJECTS.columns,
-      orderBy: [{ column: 'created_at', descending: false }, { column: 'id', descending: false }],
+      orderBy: [
+        { column: 'created_at', descending: false },
+        { column: 'id', descending: false },
+      ],
       limit,
       offset,
     });
-    return { items: items as unknown as Project[], total: await system.count({ kind: 'count', table: PROJECTS.table }) };
+    return {
+      items: items as unknown as Project[],
+      total: await system.count({ kind: 'count', table: PROJECTS.table }),
+    };
   }
 
   /** The project's state, or undefined. Served from cache unless another process changed the system database. */
@@ -122,10 +133,25 @@ export class ProjectRegistry {
     if (!PROJECT_ID_PATTERN.test(id)) return undefined;
     const generation = this.generation;
     const system = this.storage.system;
-    const project = (await system.first({ kind: 'select', table: PROJECTS.table, columns: PROJECTS.columns, where: sql.eq('id', id) })) as Project | undefined;
+    const project = (await system.first({
+      kind: 'select',
+      table: PROJECTS.table,
+      columns: PROJECTS.columns,
+      where: sql.eq('id', id),
+    })) as Project | undefined;
     if (!project) return undefined;
-    const keys = (await system.all({ kind: 'select', table: PROJECT_KEYS.table, columns: PROJECT_KEYS.columns, where: sql.eq('project_id', id) })) as unknown as KeyRecord[];
-    const settingsRow = await system.first({ kind: 'select', table: PROJECT_SETTINGS.table, columns: PROJECT_SETTINGS.columns, where: sql.eq('project_id', id) });
+    const keys = (await system.all({
+      kind: 'select',
+      table: PROJECT_KEYS.table,
+      columns: PROJECT_KEYS.columns,
+      where: sql.eq('project_id', id),
+    })) as unknown as KeyRecord[];
+    const settingsRow = await system.first({
+      kind: 'select',
+      table: PROJECT_SETTINGS.table,
+      columns: PROJECT_SETTINGS.columns,
+      where: sql.eq('project_id', id),
+    });
     const state: ProjectState = Object.freeze({
       project,
       keys,
@@ -185,7 +211,11 @@ export class ProjectRegistry {
    * Replaces the project's key(s) of the given types. Old keys stop working at once, or
    * after `graceSeconds`. Returns the new key values (the only time they exist in full).
    */
-  async rotateKeys(id: string, types: readonly KeyType[], graceSeconds: number): Promise<Partial<Record<KeyType, string>>> {
+  async rotateKeys(
+    id: string,
+    types: readonly KeyType[],
+    graceSeconds: number,
+  ): Promise<Partial<Record<KeyType, string>>> {
     await this.get(id);
     const now = isoNow(this.clock);
     const expiresAt = new Date(this.clock.now() + graceSeconds * 1000).toISOString();
@@ -196,12 +226,26 @@ export class ProjectRegistry {
         const ofType = sql.and(sql.eq('project_id', id), sql.eq('type', type));
         if (graceSeconds > 0) {
           // Keys already in a grace period keep their earlier end; only live keys get one.
-          await tx.run({ kind: 'update', table: PROJECT_KEYS.table, set: [{ column: col(PROJECT_KEYS, 'expires_at'), value: sql.value(expiresAt, 'text') }], where: sql.and(ofType, sql.isNull(sql.column('expires_at'))) });
+          await tx.run({
+            kind: 'update',
+            table: PROJECT_KEYS.table,
+            set: [{ column: col(PROJECT_KEYS, 'expires_at'), value: sql.value(expiresAt, 'text') }],
+            where: sql.and(ofType, sql.isNull(sql.column('expires_at'))),
+          });
         } else {
           await tx.run({ kind: 'delete', table: PROJECT_KEYS.table, where: ofType });
         }
         // Keys whose grace period is over are never valid again; remove them.
-        await tx.run({ kind: 'delete', table: PROJECT_KEYS.table, where: sql.and(ofType, { kind: 'compare', op: '<=', left: sql.column('expires_at'), right: sql.value(now, 'text') }) });
+        await tx.run({
+          kind: 'delete',
+          table: PROJECT_KEYS.table,
+          where: sql.and(ofType, {
+            kind: 'compare',
+            op: '<=',
+            left: sql.column('expires_at'),
+            right: sql.value(now, 'text'),
+          }),
+        });
         await this.insertKey(tx, id, type, key.prefix, key.hash, now);
         fresh[type] = key.value;
       }
@@ -264,7 +308,12 @@ export class ProjectRegistry {
     if (this.lastUsedWrites.size > 10_000) this.lastUsedWrites.clear();
     this.lastUsedWrites.set(key.id, now);
     this.storage.system
-      .run({ kind: 'update', table: PROJECT_KEYS.table, set: [{ column: col(PROJECT_KEYS, 'last_used_at'), value: sql.value(new Date(now).toISOString(), 'text') }], where: sql.eq('id', key.id) })
+      .run({
+        kind: 'update',
+        table: PROJECT_KEYS.table,
+        set: [{ column: col(PROJECT_KEYS, 'last_used_at'), value: sql.value(new Date(now).toISOString(), 'text') }],
+        where: sql.eq('id', key.id),
+      })
       .catch(() => undefined); // bookkeeping only: a failed write must not fail the request
   }
 
@@ -283,7 +332,14 @@ export class ProjectRegistry {
     }
   }
 
-  private insertKey(tx: Executor, projectId: string, type: KeyType, prefix: string, hash: string, now: string): Promise<number> {
+  private insertKey(
+    tx: Executor,
+    projectId: string,
+    type: KeyType,
+    prefix: string,
+    hash: string,
+    now: string,
+  ): Promise<number> {
     return tx.run({
       kind: 'insert',
       table: PROJECT_KEYS.table,

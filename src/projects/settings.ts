@@ -64,7 +64,12 @@ const patchSchema = {
     // Used in mail subjects: one line only.
     app_name: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 100, pattern: '^[^\\r\\n]*$' }] },
     // One line: `addr@host` or `Name <addr@host>`; a line break would let a value inject mail headers.
-    email_from: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 254, pattern: '^(?:[^\\r\\n<>@]*<[^\\s<>@]+@[^\\s<>@]+>|[^\\s<>@]+@[^\\s<>@]+)$' }] },
+    email_from: {
+      anyOf: [
+        { type: 'null' },
+        { type: 'string', maxLength: 254, pattern: '^(?:[^\\r\\n<>@]*<[^\\s<>@]+@[^\\s<>@]+>|[^\\s<>@]+@[^\\s<>@]+)$' },
+      ],
+    },
     min_password_length: { type: 'integer', minimum: 8, maximum: 256 },
     verify_redirect_url: { anyOf: [{ type: 'null' }, { type: 'string' }] },
     rate_limits: {
@@ -100,7 +105,12 @@ export function normalizeOrigin(input: string, field = 'allowed_redirect_origins
     throw invalidOrigin(input, field, 'holds a control character or whitespace');
   }
   if (input.includes('*')) {
-    throw invalidOrigin(input, field, 'holds a wildcard, which never matches a real origin', 'List every origin in full, e.g. "https://app.example.com" and "https://admin.example.com".');
+    throw invalidOrigin(
+      input,
+      field,
+      'holds a wildcard, which never matches a real origin',
+      'List every origin in full, e.g. "https://app.example.com" and "https://admin.example.com".',
+    );
   }
   let url: URL;
   try {
@@ -109,24 +119,40 @@ export function normalizeOrigin(input: string, field = 'allowed_redirect_origins
     throw invalidOrigin(input, field);
   }
   const bare = input.replace(/\/$/, '');
-  const hasExtras = url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || url.pathname !== '/';
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || hasExtras || bare.toLowerCase().includes('@') || /[?#]/.test(input)) {
+  const hasExtras =
+    url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || url.pathname !== '/';
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    hasExtras ||
+    bare.toLowerCase().includes('@') ||
+    /[?#]/.test(input)
+  ) {
     throw invalidOrigin(input, field);
   }
-  if (!isDnsNameOrIp(url.hostname)) throw invalidOrigin(input, field, 'has a host that is neither a DNS name nor an IP address');
+  if (!isDnsNameOrIp(url.hostname))
+    throw invalidOrigin(input, field, 'has a host that is neither a DNS name nor an IP address');
   return url.origin;
 }
 
 /** A parsed URL host that is an IP literal (the parser already checked it) or a DNS name of letter-digit-hyphen labels. */
 function isDnsNameOrIp(hostname: string): boolean {
   if (hostname.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(hostname)) return true;
-  return hostname.length <= 253 && hostname.split('.').every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label));
+  return (
+    hostname.length <= 253 && hostname.split('.').every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label))
+  );
 }
 
-function invalidOrigin(input: string, field: string, reason = 'is not an origin (scheme://host[:port], http or https)', suggestion?: string): AppError {
+function invalidOrigin(
+  input: string,
+  field: string,
+  reason = 'is not an origin (scheme://host[:port], http or https)',
+  suggestion?: string,
+): AppError {
   return new AppError('VALIDATION_FAILED', {
     message: `${field}: ${JSON.stringify(input)} ${reason}.`,
-    suggestion: suggestion ?? 'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
+    suggestion:
+      suggestion ??
+      'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
   });
 }
 
@@ -140,7 +166,8 @@ export function normalizeCorsOrigins(origins: readonly string[]): readonly strin
   if (origins.includes('*')) {
     throw new AppError('VALIDATION_FAILED', {
       message: 'cors_origins: "*" allows every origin, so it cannot be listed next to origins.',
-      suggestion: 'Send ["*"] to allow every origin, or only origins, e.g. ["https://app.example.com", "http://localhost:5173"].',
+      suggestion:
+        'Send ["*"] to allow every origin, or only origins, e.g. ["https://app.example.com", "http://localhost:5173"].',
     });
   }
   // Browsers match origins exactly: a pattern would look like it allows subdomains and never would.
@@ -148,7 +175,8 @@ export function normalizeCorsOrigins(origins: readonly string[]): readonly strin
   if (pattern !== undefined) {
     throw new AppError('VALIDATION_FAILED', {
       message: `cors_origins: ${JSON.stringify(pattern)} holds a wildcard; only "*" alone allows several origins.`,
-      suggestion: 'List every origin in full, e.g. ["https://app.example.com", "https://admin.example.com"], or send ["*"].',
+      suggestion:
+        'List every origin in full, e.g. ["https://app.example.com", "https://admin.example.com"], or send ["*"].',
     });
   }
   return [...new Set(origins.map((origin) => normalizeOrigin(origin, 'cors_origins')))];
@@ -158,10 +186,14 @@ export function normalizeCorsOrigins(origins: readonly string[]): readonly strin
 export function applySettingsPatch(current: ProjectSettings, patch: unknown): ProjectSettings {
   if (!validatePatch(patch)) {
     const error = validatePatch.errors![0]!;
-    const field = error.params && 'additionalProperty' in error.params
-      ? String(error.params.additionalProperty)
-      : error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
-    const reason = error.keyword === 'additionalProperties' ? 'is not a setting' : FIELD_HINTS[field] ?? error.message ?? 'is invalid';
+    const field =
+      error.params && 'additionalProperty' in error.params
+        ? String(error.params.additionalProperty)
+        : error.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
+    const reason =
+      error.keyword === 'additionalProperties'
+        ? 'is not a setting'
+        : (FIELD_HINTS[field] ?? error.message ?? 'is invalid');
     throw new AppError('VALIDATION_FAILED', {
       message: `settings: ${field} ${reason}.`,
       suggestion: `Settings are: ${Object.keys(DEFAULT_SETTINGS).join(', ')}. See docs/auth.md.`,
@@ -170,7 +202,10 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
   const surrogate = findUnpairedSurrogate(patch);
   if (surrogate !== undefined) {
     // Settings are text mails and headers are built from: they must be what was sent, on every engine.
-    throw new AppError('VALIDATION_FAILED', { message: `settings: ${surrogate.path} holds an unpaired UTF-16 surrogate (${surrogate.escape}), which is not a character.`, suggestion: UNPAIRED_SURROGATE_SUGGESTION });
+    throw new AppError('VALIDATION_FAILED', {
+      message: `settings: ${surrogate.path} holds an unpaired UTF-16 surrogate (${surrogate.escape}), which is not a character.`,
+      suggestion: UNPAIRED_SURROGATE_SUGGESTION,
+    });
   }
   const body = patch as Partial<ProjectSettings>;
   const next: ProjectSettings = Object.freeze({
@@ -183,7 +218,12 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
     rate_limits: Object.freeze({ ...current.rate_limits, ...(body.rate_limits ?? {}) }),
   });
   // Checked against the allow-list as it is after this PATCH (which may extend it).
-  return body.verify_redirect_url === undefined ? next : Object.freeze({ ...next, verify_redirect_url: checkVerifyRedirectUrl(body.verify_redirect_url, next.allowed_redirect_origins) });
+  return body.verify_redirect_url === undefined
+    ? next
+    : Object.freeze({
+        ...next,
+        verify_redirect_url: checkVerifyRedirectUrl(body.verify_redirect_url, next.allowed_redirect_origins),
+      });
 }
 
 /** Reads stored settings, filling defaults for anything added since they were written. */

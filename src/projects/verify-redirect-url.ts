@@ -18,13 +18,16 @@ const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\s\u200b\u2060\ufeff]/u;
  */
 export function checkVerifyRedirectUrl(value: string | null, allowedOrigins: readonly string[]): string | null {
   if (value === null) return null;
-  const refuse = (reason: string): AppError => new AppError('VALIDATION_FAILED', {
-    message: `settings: verify_redirect_url ${reason}.`,
-    suggestion: allowedOrigins.length === 0
-      ? 'Add its origin to allowed_redirect_origins first (PUT /p/{id}/v1/redirect-origins), or send null to show the built-in page.'
-      : `Use an absolute URL on one of: ${allowedOrigins.join(', ')}; add its origin to allowed_redirect_origins, or send null to show the built-in page.`,
-  });
-  if (value.length > MAX_VERIFY_REDIRECT_URL_LENGTH) throw refuse(`is too long (at most ${MAX_VERIFY_REDIRECT_URL_LENGTH} characters)`);
+  const refuse = (reason: string): AppError =>
+    new AppError('VALIDATION_FAILED', {
+      message: `settings: verify_redirect_url ${reason}.`,
+      suggestion:
+        allowedOrigins.length === 0
+          ? 'Add its origin to allowed_redirect_origins first (PUT /p/{id}/v1/redirect-origins), or send null to show the built-in page.'
+          : `Use an absolute URL on one of: ${allowedOrigins.join(', ')}; add its origin to allowed_redirect_origins, or send null to show the built-in page.`,
+    });
+  if (value.length > MAX_VERIFY_REDIRECT_URL_LENGTH)
+    throw refuse(`is too long (at most ${MAX_VERIFY_REDIRECT_URL_LENGTH} characters)`);
   const shown = JSON.stringify(value.slice(0, 200));
   if (CONTROL_OR_SPACE.test(value)) throw refuse(`${shown} holds a control character or whitespace`);
   let url: URL;
@@ -35,7 +38,8 @@ export function checkVerifyRedirectUrl(value: string | null, allowedOrigins: rea
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse(`${shown} is not an http(s) URL`);
   if (url.username !== '' || url.password !== '') throw refuse(`${shown} carries a user name or password`);
-  if (!allowedOrigins.includes(url.origin)) throw refuse(`${shown}: its origin ${url.origin} is not in allowed_redirect_origins`);
+  if (!allowedOrigins.includes(url.origin))
+    throw refuse(`${shown}: its origin ${url.origin} is not in allowed_redirect_origins`);
   return value;
 }
 
@@ -47,7 +51,11 @@ export type VerifyOutcome = { readonly verified: true } | { readonly verified: f
  * `verified=false&error=CODE`) added to its query, replacing any `verified` or `error` it had;
  * undefined when the setting is null or its origin is no longer allowed. Never throws.
  */
-export function verifyRedirectTarget(setting: string | null, allowedOrigins: readonly string[], outcome: VerifyOutcome): string | undefined {
+export function verifyRedirectTarget(
+  setting: string | null,
+  allowedOrigins: readonly string[],
+  outcome: VerifyOutcome,
+): string | undefined {
   if (setting === null) return undefined;
   let url: URL;
   try {

@@ -35,7 +35,10 @@ function invalid(detail: string, suggestion: string): AppError {
  * boolean or json column, an argument to `count`, grouping by a json column, and two outputs
  * with the same key.
  */
-export function parseAggregateSelect(items: readonly string[], columns: ReadonlyMap<string, ValueType>): AggregateSelect {
+export function parseAggregateSelect(
+  items: readonly string[],
+  columns: ReadonlyMap<string, ValueType>,
+): AggregateSelect {
   const groupBy: string[] = [];
   const outputs: AggregateOutput[] = [];
   const keys = new Set<string>();
@@ -51,32 +54,69 @@ export function parseAggregateSelect(items: readonly string[], columns: Readonly
   for (const item of items) {
     if (!item.includes('(')) {
       const type = columns.get(item);
-      if (type === undefined) throw invalid(`unknown column "${shortenSource(item)}"`, `Group by one of the columns: ${listNames(columns.keys())}, for example: ${EXAMPLE}.`);
-      if (type === 'json') throw invalid(`json column "${item}" cannot be a grouping key`, `Group by a column of another type: ${listNames([...columns].filter(([, t]) => t !== 'json').map(([n]) => n))}.`);
+      if (type === undefined)
+        throw invalid(
+          `unknown column "${shortenSource(item)}"`,
+          `Group by one of the columns: ${listNames(columns.keys())}, for example: ${EXAMPLE}.`,
+        );
+      if (type === 'json')
+        throw invalid(
+          `json column "${item}" cannot be a grouping key`,
+          `Group by a column of another type: ${listNames([...columns].filter(([, t]) => t !== 'json').map(([n]) => n))}.`,
+        );
       claim(item, item);
       groupBy.push(item);
       continue;
     }
     const match = ITEM.exec(item);
-    if (!match) throw invalid(`"${shortenSource(item)}" is not an aggregate`, `Write function(column) with an optional alias, for example: ${EXAMPLE}. Functions: count(), sum, avg, min, max.`);
+    if (!match)
+      throw invalid(
+        `"${shortenSource(item)}" is not an aggregate`,
+        `Write function(column) with an optional alias, for example: ${EXAMPLE}. Functions: count(), sum, avg, min, max.`,
+      );
     const [, alias, name, argument] = match as unknown as [string, string | undefined, string, string];
     const fn = name.toLowerCase() as AggregateFunction;
-    if (!FUNCTIONS.includes(fn)) throw invalid(`unknown function "${shortenSource(name)}"`, `Use count(), sum(column), avg(column), min(column) or max(column), for example: ${EXAMPLE}.`);
+    if (!FUNCTIONS.includes(fn))
+      throw invalid(
+        `unknown function "${shortenSource(name)}"`,
+        `Use count(), sum(column), avg(column), min(column) or max(column), for example: ${EXAMPLE}.`,
+      );
     let output: AggregateOutput;
     if (fn === 'count') {
-      if (argument !== '') throw invalid(`count takes no column ("${shortenSource(item)}")`, 'Write count() to count the rows of each group.');
+      if (argument !== '')
+        throw invalid(
+          `count takes no column ("${shortenSource(item)}")`,
+          'Write count() to count the rows of each group.',
+        );
       output = { key: alias ?? 'count', fn, type: 'integer' };
     } else {
       const type = columns.get(argument);
-      if (type === undefined) throw invalid(`unknown column "${shortenSource(argument)}" in ${fn}()`, `Aggregate one of the columns: ${listNames(columns.keys())}.`);
+      if (type === undefined)
+        throw invalid(
+          `unknown column "${shortenSource(argument)}" in ${fn}()`,
+          `Aggregate one of the columns: ${listNames(columns.keys())}.`,
+        );
       const numeric = [...columns].filter(([, t]) => t === 'integer' || t === 'number').map(([n]) => n);
       if ((fn === 'sum' || fn === 'avg') && type !== 'integer' && type !== 'number') {
-        throw invalid(`${fn}(${argument}): "${argument}" is ${type}, not a number`, numeric.length > 0 ? `${fn} works on integer and number columns: ${listNames(numeric)}; min and max also take text and timestamps.` : `This table has no integer or number column to ${fn}; count() works on any table.`);
+        throw invalid(
+          `${fn}(${argument}): "${argument}" is ${type}, not a number`,
+          numeric.length > 0
+            ? `${fn} works on integer and number columns: ${listNames(numeric)}; min and max also take text and timestamps.`
+            : `This table has no integer or number column to ${fn}; count() works on any table.`,
+        );
       }
       if (type === 'json' || type === 'boolean') {
-        throw invalid(`${fn}(${argument}): a ${type} column has no order`, `min and max work on text, integer, number and timestamp columns; to count true values, filter on ${argument} = true and use count().`);
+        throw invalid(
+          `${fn}(${argument}): a ${type} column has no order`,
+          `min and max work on text, integer, number and timestamp columns; to count true values, filter on ${argument} = true and use count().`,
+        );
       }
-      output = { key: alias ?? `${fn}_${argument}`, fn, column: argument, type: fn === 'avg' ? 'number' : fn === 'sum' ? 'number' : type };
+      output = {
+        key: alias ?? `${fn}_${argument}`,
+        fn,
+        column: argument,
+        type: fn === 'avg' ? 'number' : fn === 'sum' ? 'number' : type,
+      };
     }
     claim(output.key, item);
     outputs.push(output);
@@ -103,6 +143,7 @@ export function parseAggregateSort(items: readonly string[] | undefined, select:
     }
     if (!terms.some((t) => t.column === name)) terms.push(Object.freeze({ column: name, descending }));
   }
-  for (const name of select.groupBy) if (!terms.some((t) => t.column === name)) terms.push(Object.freeze({ column: name, descending: false }));
+  for (const name of select.groupBy)
+    if (!terms.some((t) => t.column === name)) terms.push(Object.freeze({ column: name, descending: false }));
   return terms;
 }

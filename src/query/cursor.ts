@@ -26,14 +26,26 @@ interface Payload {
 }
 
 /** A digest of what a cursor is bound to: the table, the order and the filters. */
-export function cursorScope(table: string, orderBy: readonly OrderTerm[], filters: readonly (readonly [string, string])[]): string {
+export function cursorScope(
+  table: string,
+  orderBy: readonly OrderTerm[],
+  filters: readonly (readonly [string, string])[],
+): string {
   const order = orderBy.map((term) => `${term.descending ? '-' : ''}${term.column}`).join(',');
   const sorted = [...filters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(JSON.stringify([table, order, sorted])).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(JSON.stringify([table, order, sorted]))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 /** The cursor that continues after `row` (which must hold every sort column). */
-export function encodeCursor(key: string, scope: string, orderBy: readonly OrderTerm[], row: Readonly<Record<string, unknown>>): string {
+export function encodeCursor(
+  key: string,
+  scope: string,
+  orderBy: readonly OrderTerm[],
+  row: Readonly<Record<string, unknown>>,
+): string {
   const payload: Payload = { v: VERSION, s: scope, k: orderBy.map((term) => row[term.column] ?? null) };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${sign(key, body)}`;
@@ -47,21 +59,24 @@ export function decodeCursor(key: string, scope: string, orderBy: readonly Order
   const refuse = (detail: string) =>
     new AppError('VALIDATION_FILTER', {
       message: `after: ${detail}`,
-      suggestion: 'Pass the meta.next_cursor of the previous page unchanged, with the same sort and filter as that request; to start over, leave after out.',
+      suggestion:
+        'Pass the meta.next_cursor of the previous page unchanged, with the same sort and filter as that request; to start over, leave after out.',
     });
   const dot = cursor.indexOf('.');
   if (cursor.length > MAX_CURSOR_LENGTH || dot <= 0) throw refuse('not a cursor Rowbase issued');
   const body = cursor.slice(0, dot);
   const expected = Buffer.from(sign(key, body));
   const given = Buffer.from(cursor.slice(dot + 1));
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw refuse('the cursor was changed, or comes from another project or table');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given))
+    throw refuse('the cursor was changed, or comes from another project or table');
   let payload: Payload;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
   } catch {
     throw refuse('not a cursor Rowbase issued');
   }
-  if (payload.v !== VERSION || !Array.isArray(payload.k) || payload.k.length !== orderBy.length) throw refuse('the cursor belongs to another sort or filter');
+  if (payload.v !== VERSION || !Array.isArray(payload.k) || payload.k.length !== orderBy.length)
+    throw refuse('the cursor belongs to another sort or filter');
   if (payload.s !== scope) throw refuse('the cursor belongs to another sort or filter');
   return [...payload.k];
 }
@@ -73,7 +88,12 @@ export function decodeCursor(key: string, scope: string, orderBy: readonly Order
  * the null cases, and the first key also gets a plain bound (`c >= v`, or `c <= v` descending),
  * so that both engines start the index scan at the cursor instead of filtering from the start.
  */
-export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string> = new Set()): Expr {
+export function keysetCondition(
+  orderBy: readonly OrderTerm[],
+  values: readonly unknown[],
+  types: ReadonlyMap<string, ValueType>,
+  notNull: ReadonlySet<string> = new Set(),
+): Expr {
   const row = rowValueCondition(orderBy, values, types, notNull);
   if (row) return row;
   const alternatives: Expr[] = [];
@@ -83,12 +103,22 @@ export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly 
     if (beyond === undefined) continue;
     alternatives.push(equalBefore.length === 0 ? beyond : { kind: 'and', items: [...equalBefore, beyond] });
   }
-  const after: Expr = alternatives.length === 0 ? { kind: 'bool', value: false } : alternatives.length === 1 ? alternatives[0]! : { kind: 'or', items: alternatives };
+  const after: Expr =
+    alternatives.length === 0
+      ? { kind: 'bool', value: false }
+      : alternatives.length === 1
+        ? alternatives[0]!
+        : { kind: 'or', items: alternatives };
   const first = orderBy[0];
   const value = values[0];
   if (orderBy.length < 2 || !first || first.expr || value === null || value === undefined) return after;
   if (first.descending && !notNull.has(first.column)) return after;
-  const bound: Expr = { kind: 'compare', op: first.descending ? '<=' : '>=', left: { kind: 'column', name: first.column }, right: { kind: 'value', value, type: typeOf(first.column, types) } };
+  const bound: Expr = {
+    kind: 'compare',
+    op: first.descending ? '<=' : '>=',
+    left: { kind: 'column', name: first.column },
+    right: { kind: 'value', value, type: typeOf(first.column, types) },
+  };
   return { kind: 'and', items: [bound, after] };
 }
 
@@ -98,18 +128,37 @@ export function keysetCondition(orderBy: readonly OrderTerm[], values: readonly 
  * index. The expanded form's leading bound only seeks the first key, so a page starting inside a
  * long tie (rows of one bulk write share created_at) scanned the tie up to the cursor.
  */
-function rowValueCondition(orderBy: readonly OrderTerm[], values: readonly unknown[], types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string>): Expr | undefined {
+function rowValueCondition(
+  orderBy: readonly OrderTerm[],
+  values: readonly unknown[],
+  types: ReadonlyMap<string, ValueType>,
+  notNull: ReadonlySet<string>,
+): Expr | undefined {
   if (orderBy.length < 2) return undefined;
   const descending = orderBy[0]!.descending;
   for (let i = 0; i < orderBy.length; i++) {
     const term = orderBy[i]!;
-    if (term.expr || term.descending !== descending || !notNull.has(term.column) || values[i] === null || values[i] === undefined) return undefined;
+    if (
+      term.expr ||
+      term.descending !== descending ||
+      !notNull.has(term.column) ||
+      values[i] === null ||
+      values[i] === undefined
+    )
+      return undefined;
   }
   return {
     kind: 'compare',
     op: descending ? '<' : '>',
     left: { kind: 'row', items: orderBy.map((term) => ({ kind: 'column', name: term.column })) },
-    right: { kind: 'row', items: orderBy.map((term, i) => ({ kind: 'value', value: values[i], type: term.type ?? typeOf(term.column, types) })) },
+    right: {
+      kind: 'row',
+      items: orderBy.map((term, i) => ({
+        kind: 'value',
+        value: values[i],
+        type: term.type ?? typeOf(term.column, types),
+      })),
+    },
   };
 }
 
@@ -121,11 +170,21 @@ function equalTo(term: OrderTerm, value: unknown, types: ReadonlyMap<string, Val
   const column = term.column;
   const target: Expr = term.expr ?? { kind: 'column', name: column };
   if (value === null || value === undefined) return { kind: 'is-null', expr: target, negated: false };
-  return { kind: 'compare', op: '=', left: target, right: { kind: 'value', value, type: term.type ?? typeOf(column, types) } };
+  return {
+    kind: 'compare',
+    op: '=',
+    left: target,
+    right: { kind: 'value', value, type: term.type ?? typeOf(column, types) },
+  };
 }
 
 /** Rows whose key lies past `value` in the term's direction; undefined when none can. */
-function beyondValue(term: OrderTerm, value: unknown, types: ReadonlyMap<string, ValueType>, notNull: ReadonlySet<string>): Expr | undefined {
+function beyondValue(
+  term: OrderTerm,
+  value: unknown,
+  types: ReadonlyMap<string, ValueType>,
+  notNull: ReadonlySet<string>,
+): Expr | undefined {
   const target: Expr = term.expr ?? { kind: 'column', name: term.column };
   const type = term.type ?? typeOf(term.column, types);
   const isNull = value === null || value === undefined;
@@ -136,7 +195,8 @@ function beyondValue(term: OrderTerm, value: unknown, types: ReadonlyMap<string,
   }
   // Descending, nulls last: nothing comes after null; after v, the smaller ones and the nulls.
   if (isNull) return undefined;
-  if (!term.expr && notNull.has(term.column)) return { kind: 'compare', op: '<', left: target, right: { kind: 'value', value, type } };
+  if (!term.expr && notNull.has(term.column))
+    return { kind: 'compare', op: '<', left: target, right: { kind: 'value', value, type } };
   return {
     kind: 'or',
     items: [

@@ -71,15 +71,25 @@ export function parseExpand(text: string, table: string, references: ReferenceMa
 
 function resolveSegment(segment: string, table: string, references: ReferenceMap, path: string): MutableNode {
   const match = SEGMENT.exec(segment);
-  if (!match) throw invalid(`"${shortenSource(segment)}" in "${shortenSource(path)}" is not a column or table(column)`, table, references);
+  if (!match)
+    throw invalid(
+      `"${shortenSource(segment)}" in "${shortenSource(path)}" is not a column or table(column)`,
+      table,
+      references,
+    );
   const [, reverseTable, reverseColumn, forward] = match;
   if (forward !== undefined) {
     const target = references.get(table)?.get(forward);
-    if (target === undefined) throw invalid(`"${shortenSource(forward)}" is not a reference column of "${table}"`, table, references);
+    if (target === undefined)
+      throw invalid(`"${shortenSource(forward)}" is not a reference column of "${table}"`, table, references);
     return { key: forward, kind: 'forward', table: target, column: forward, children: [] };
   }
   if (references.get(reverseTable!)?.get(reverseColumn!) !== table) {
-    throw invalid(`"${shortenSource(segment)}": no column "${reverseColumn}" of a table "${reverseTable}" references "${table}"`, table, references);
+    throw invalid(
+      `"${shortenSource(segment)}": no column "${reverseColumn}" of a table "${reverseTable}" references "${table}"`,
+      table,
+      references,
+    );
   }
   return { key: segment, kind: 'reverse', table: reverseTable!, column: reverseColumn!, children: [] };
 }
@@ -88,7 +98,8 @@ function resolveSegment(segment: string, table: string, references: ReferenceMap
 export function expandableNames(table: string, references: ReferenceMap): string[] {
   const forward = [...(references.get(table)?.keys() ?? [])];
   const reverse: string[] = [];
-  for (const [other, columns] of references) for (const [column, target] of columns) if (target === table) reverse.push(`${other}(${column})`);
+  for (const [other, columns] of references)
+    for (const [column, target] of columns) if (target === table) reverse.push(`${other}(${column})`);
   return [...forward.sort(), ...reverse.sort()];
 }
 
@@ -96,8 +107,9 @@ function invalid(detail: string, table: string, references: ReferenceMap): AppEr
   const names = expandableNames(table, references);
   return new AppError('VALIDATION_FILTER', {
     message: `expand: ${detail}`,
-    suggestion: names.length > 0
-      ? `Expand one of: ${names.join(', ')} (forward paths nest with dots, up to ${MAX_EXPAND_DEPTH} levels), for example: expand=${names[0]}.`
-      : `Rows of "${table}" have nothing to expand: no column of it has "references", and no column of another table references it.`,
+    suggestion:
+      names.length > 0
+        ? `Expand one of: ${names.join(', ')} (forward paths nest with dots, up to ${MAX_EXPAND_DEPTH} levels), for example: expand=${names[0]}.`
+        : `Rows of "${table}" have nothing to expand: no column of it has "references", and no column of another table references it.`,
   });
 }

@@ -45,12 +45,22 @@ export function compileFilter(ast: FilterNode, scope: FilterScope): Expr {
  */
 function compileIsSet(node: IsSetNode, scope: FilterScope): Expr {
   if (scope.body === undefined) {
-    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.body, :isset included, only in create and update rules.');
+    throw fail(
+      scope,
+      `${node.text} is not available here`,
+      node.position,
+      'Use @request.body, :isset included, only in create and update rules.',
+    );
   }
   // A misspelt field is never sent (bodies name columns only), so its negation would always hold
   // and protect nothing: refused when the rule is declared. password is writable, never readable.
   if (!scope.columns.has(node.name) && node.name !== 'password') {
-    throw fail(scope, `unknown column "${node.name}" in ${node.text}`, node.position, `Test a column the body may send: ${listNames(scope.columns.keys())}.`);
+    throw fail(
+      scope,
+      `unknown column "${node.name}" in ${node.text}`,
+      node.position,
+      `Test a column the body may send: ${listNames(scope.columns.keys())}.`,
+    );
   }
   return Object.freeze({ kind: 'bool', value: Object.hasOwn(scope.body, node.name) });
 }
@@ -116,10 +126,16 @@ function compatible(a: ValueType, b: ValueType): boolean {
 function compileNullComparison(node: ComparisonNode, left: Side, right: Side, scope: FilterScope): Expr {
   const nullSide = left.kind === 'null' ? left : right;
   if (node.op !== '=' && node.op !== '!=') {
-    throw fail(scope, `null can only be compared with = or !=, not "${node.op}"`, nullSide.node.position, 'Write x = null or x != null.');
+    throw fail(
+      scope,
+      `null can only be compared with = or !=, not "${node.op}"`,
+      nullSide.node.position,
+      'Write x = null or x != null.',
+    );
   }
   const other = left.kind === 'null' ? right : left;
-  if (other.kind === 'column') return Object.freeze({ kind: 'is-null', expr: sideExpr(other), negated: node.op === '!=' });
+  if (other.kind === 'column')
+    return Object.freeze({ kind: 'is-null', expr: sideExpr(other), negated: node.op === '!=' });
   const isNull = other.kind === 'null' || other.value === null;
   return Object.freeze({ kind: 'bool', value: isNull === (node.op === '=') });
 }
@@ -132,11 +148,21 @@ function targetType(left: Side, right: Side, node: ComparisonNode, scope: Filter
   const accepts = sides.map((side) => (side.kind === 'value' ? side.accepts : 'any'));
   const concrete = accepts.filter((a): a is ValueType => a !== 'string' && a !== 'number-literal' && a !== 'any');
   if (concrete.length === 2 && !compatible(concrete[0]!, concrete[1]!)) {
-    throw fail(scope, `cannot compare ${describeSide(left)} with ${describeSide(right)}`, node.operatorPosition, 'Compare values of the same type.');
+    throw fail(
+      scope,
+      `cannot compare ${describeSide(left)} with ${describeSide(right)}`,
+      node.operatorPosition,
+      'Compare values of the same type.',
+    );
   }
   const base = concrete.length === 2 && concrete[0] !== concrete[1] ? 'number' : concrete[0];
   if (base === 'json') {
-    throw fail(scope, `cannot compare ${describeSide(left)} with ${describeSide(right)}`, node.operatorPosition, 'Compare json values only with null, for example: @request.auth.prefs != null.');
+    throw fail(
+      scope,
+      `cannot compare ${describeSide(left)} with ${describeSide(right)}`,
+      node.operatorPosition,
+      'Compare json values only with null, for example: @request.auth.prefs != null.',
+    );
   }
   if (base !== undefined) return checkAccepted(sides, base, undefined, scope);
   if (accepts.includes('string')) return checkAccepted(sides, 'text', undefined, scope);
@@ -157,7 +183,12 @@ function jsType(value: unknown): ValueType | undefined {
 }
 
 /** Throws unless every value side may be coerced to `target` (checked statically, before values). */
-function checkAccepted(sides: readonly [Side, Side], target: ValueType, against: Side | undefined, scope: FilterScope): ValueType {
+function checkAccepted(
+  sides: readonly [Side, Side],
+  target: ValueType,
+  against: Side | undefined,
+  scope: FilterScope,
+): ValueType {
   for (const side of sides) {
     if (side.kind !== 'value' || accepts(side.accepts, target)) continue;
     const other = side === sides[0] ? sides[1] : sides[0];
@@ -192,7 +223,13 @@ function coerce(side: Side, target: ValueType, other: Side, op: ComparisonOperat
   return coerceRuntime(side.value, target, op);
 }
 
-function coerceLiteral(side: Extract<Side, { kind: 'value' }>, target: ValueType, other: Side, op: ComparisonOperator, scope: FilterScope): Expr {
+function coerceLiteral(
+  side: Extract<Side, { kind: 'value' }>,
+  target: ValueType,
+  other: Side,
+  op: ComparisonOperator,
+  scope: FilterScope,
+): Expr {
   const value = side.value;
   if (target === 'timestamp' && typeof value === 'string' && side.node.kind === 'string') {
     const iso = normaliseTimestamp(value);
@@ -234,7 +271,14 @@ function coerceRuntime(value: unknown, target: ValueType, op: ComparisonOperator
     case 'boolean':
       return typeof value === 'boolean' ? literal(value, 'boolean') : 'misfit';
     case 'timestamp': {
-      const iso = value instanceof Date ? (Number.isNaN(value.getTime()) ? undefined : value.toISOString()) : typeof value === 'string' ? normaliseTimestamp(value) : undefined;
+      const iso =
+        value instanceof Date
+          ? Number.isNaN(value.getTime())
+            ? undefined
+            : value.toISOString()
+          : typeof value === 'string'
+            ? normaliseTimestamp(value)
+            : undefined;
       return iso === undefined ? 'misfit' : literal(iso, 'timestamp');
     }
     case 'json':
@@ -253,11 +297,22 @@ function compileContains(node: ComparisonNode, left: Side, right: Side, scope: F
     (left.kind === 'column' && left.type === 'text') ||
     (left.kind === 'value' && (left.accepts === 'string' || left.accepts === 'text' || left.accepts === 'any'));
   if (!leftIsText) {
-    throw fail(scope, `"${node.op}" needs a text column on its left, found ${describeSide(left)}`, left.node.position, suggestion);
+    throw fail(
+      scope,
+      `"${node.op}" needs a text column on its left, found ${describeSide(left)}`,
+      left.node.position,
+      suggestion,
+    );
   }
-  const rightIsString = right.kind === 'value' && (right.accepts === 'string' || right.accepts === 'text' || right.accepts === 'any');
+  const rightIsString =
+    right.kind === 'value' && (right.accepts === 'string' || right.accepts === 'text' || right.accepts === 'any');
   if (!rightIsString) {
-    throw fail(scope, `"${node.op}" needs a quoted string on its right, found ${describeSide(right)}`, right.node.position, suggestion);
+    throw fail(
+      scope,
+      `"${node.op}" needs a quoted string on its right, found ${describeSide(right)}`,
+      right.node.position,
+      suggestion,
+    );
   }
   if (typeof right.value !== 'string') return constant(node.op);
   let expr: Expr;

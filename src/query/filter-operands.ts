@@ -32,14 +32,24 @@ export interface FilterScope {
  * signed-in user's row (`@request.auth.team.plan`, `authValue` being the value of its first
  * field). Returns the path's expression and type, or why it is not valid (detail, suggestion).
  */
-export type PathResolver = (origin: 'row' | 'auth', segments: readonly string[], authValue: unknown) => { readonly expr: Expr; readonly type: ValueType } | { readonly detail: string; readonly suggestion: string };
+export type PathResolver = (
+  origin: 'row' | 'auth',
+  segments: readonly string[],
+  authValue: unknown,
+) => { readonly expr: Expr; readonly type: ValueType } | { readonly detail: string; readonly suggestion: string };
 
 /** What a side may be coerced to: a column's type, a literal's family, or anything (body). */
 export type Accepts = ValueType | 'string' | 'number-literal' | 'any';
 
 export type Side =
   /** A column, or a relation path (`expr` then holds its subquery). */
-  | { readonly kind: 'column'; readonly node: OperandNode; readonly name: string; readonly type: ValueType; readonly expr?: Expr }
+  | {
+      readonly kind: 'column';
+      readonly node: OperandNode;
+      readonly name: string;
+      readonly type: ValueType;
+      readonly expr?: Expr;
+    }
   | { readonly kind: 'null'; readonly node: OperandNode }
   | {
       readonly kind: 'value';
@@ -75,7 +85,12 @@ export function resolve(node: OperandNode, scope: FilterScope): Side {
       if (node.name.includes('.')) return resolvePath(node, 'row', node.name.split('.'), null, scope);
       const type = scope.columns.get(node.name);
       if (type === undefined) {
-        throw fail(scope, `unknown column "${node.name}"`, node.position, `Use one of the columns: ${listNames(scope.columns.keys())}.`);
+        throw fail(
+          scope,
+          `unknown column "${node.name}"`,
+          node.position,
+          `Use one of the columns: ${listNames(scope.columns.keys())}.`,
+        );
       }
       return { kind: 'column', node, name: node.name, type };
     }
@@ -96,7 +111,12 @@ export function resolve(node: OperandNode, scope: FilterScope): Side {
 
 function resolveAuth(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {
   if (scope.authColumns === undefined) {
-    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.auth only in table rules; a filter can name columns, literals and @now.');
+    throw fail(
+      scope,
+      `${node.text} is not available here`,
+      node.position,
+      'Use @request.auth only in table rules; a filter can name columns, literals and @now.',
+    );
   }
   if (node.name.includes('.')) {
     const segments = node.name.split('.');
@@ -107,17 +127,34 @@ function resolveAuth(node: Extract<OperandNode, { kind: 'request' }>, scope: Fil
   const type = node.name === 'id' ? 'text' : scope.authColumns.get(node.name);
   if (type === undefined) {
     const names = new Set(['id', ...scope.authColumns.keys()]);
-    throw fail(scope, `unknown auth field "${node.name}" in ${node.text}`, node.position, `Use one of the auth fields: ${listNames(names)}.`);
+    throw fail(
+      scope,
+      `unknown auth field "${node.name}" in ${node.text}`,
+      node.position,
+      `Use one of the auth fields: ${listNames(names)}.`,
+    );
   }
   const auth = scope.auth ?? null;
   // Anonymous callers have id "" so that `owner = @request.auth.id` simply matches nothing.
-  const value = auth === null ? (node.name === 'id' ? '' : null) : Object.hasOwn(auth, node.name) ? auth[node.name] : null;
+  const value =
+    auth === null ? (node.name === 'id' ? '' : null) : Object.hasOwn(auth, node.name) ? auth[node.name] : null;
   return { kind: 'value', node, accepts: type, value: value ?? null, runtime: true };
 }
 
-function resolvePath(node: OperandNode, origin: 'row' | 'auth', segments: readonly string[], authValue: unknown, scope: FilterScope): Side {
+function resolvePath(
+  node: OperandNode,
+  origin: 'row' | 'auth',
+  segments: readonly string[],
+  authValue: unknown,
+  scope: FilterScope,
+): Side {
   if (!scope.paths) {
-    throw fail(scope, `the relation path ${node.text} is not available here`, node.position, 'Relation paths work in filter, shorthand filters, sort and table rules of the data API.');
+    throw fail(
+      scope,
+      `the relation path ${node.text} is not available here`,
+      node.position,
+      'Relation paths work in filter, shorthand filters, sort and table rules of the data API.',
+    );
   }
   const resolved = scope.paths(origin, segments, authValue);
   if ('detail' in resolved) throw fail(scope, `${node.text}: ${resolved.detail}`, node.position, resolved.suggestion);
@@ -126,7 +163,12 @@ function resolvePath(node: OperandNode, origin: 'row' | 'auth', segments: readon
 
 function resolveBody(node: Extract<OperandNode, { kind: 'request' }>, scope: FilterScope): Side {
   if (scope.body === undefined) {
-    throw fail(scope, `${node.text} is not available here`, node.position, 'Use @request.body only in create and update rules.');
+    throw fail(
+      scope,
+      `${node.text} is not available here`,
+      node.position,
+      'Use @request.body only in create and update rules.',
+    );
   }
   // hasOwn: a body field named like an Object.prototype member must not reach the prototype.
   const value = Object.hasOwn(scope.body, node.name) ? scope.body[node.name] : null;

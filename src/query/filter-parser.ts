@@ -5,7 +5,11 @@
  * bounded amount of work and can never overflow the stack.
  */
 import { AppError } from '../errors/app-error.js';
-import { describeUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION, unpairedSurrogateIndex } from '../lib/unpaired-surrogate.js';
+import {
+  describeUnpairedSurrogate,
+  UNPAIRED_SURROGATE_SUGGESTION,
+  unpairedSurrogateIndex,
+} from '../lib/unpaired-surrogate.js';
 import type { ComparisonOperator, FilterNode, IsSetNode, OperandNode } from './filter-ast.js';
 
 /** Longest accepted source text, in UTF-16 code units. */
@@ -76,7 +80,12 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
   const surrogate = unpairedSurrogateIndex(source);
   if (surrogate >= 0) {
     // No engine can compare with it as sent (each replaces it differently): refused, not matched.
-    throw syntaxError(parameter, `an unpaired UTF-16 surrogate ${describeUnpairedSurrogate(source)} (not a character)`, surrogate, UNPAIRED_SURROGATE_SUGGESTION);
+    throw syntaxError(
+      parameter,
+      `an unpaired UTF-16 surrogate ${describeUnpairedSurrogate(source)} (not a character)`,
+      surrogate,
+      UNPAIRED_SURROGATE_SUGGESTION,
+    );
   }
   const tokens = tokenize(source, parameter);
   let index = 0;
@@ -89,7 +98,9 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       advance();
       items.push(parseAnd(depth));
     }
-    return items.length === 1 ? items[0]! : Object.freeze({ kind: 'or', items: Object.freeze(items), position: items[0]!.position });
+    return items.length === 1
+      ? items[0]!
+      : Object.freeze({ kind: 'or', items: Object.freeze(items), position: items[0]!.position });
   };
 
   const parseAnd = (depth: number): FilterNode => {
@@ -98,7 +109,9 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       advance();
       items.push(parseUnary(depth));
     }
-    return items.length === 1 ? items[0]! : Object.freeze({ kind: 'and', items: Object.freeze(items), position: items[0]!.position });
+    return items.length === 1
+      ? items[0]!
+      : Object.freeze({ kind: 'and', items: Object.freeze(items), position: items[0]!.position });
   };
 
   const enter = (token: Token, depth: number): number => {
@@ -128,7 +141,11 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       const closing = peek();
       if (closing.type !== ')') {
         throw closing.type === 'end'
-          ? syntaxError(parameter, `expected ")" to close the "(" at character ${token.position + 1}, found the end of the expression`, closing.position)
+          ? syntaxError(
+              parameter,
+              `expected ")" to close the "(" at character ${token.position + 1}, found the end of the expression`,
+              closing.position,
+            )
           : syntaxError(parameter, `expected "&&", "||" or ")" before ${describe(closing)}`, closing.position);
       }
       advance();
@@ -140,7 +157,12 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
       const after = peek();
       if (after.type === 'compare') {
         // PocketBase writes `:isset = false`; here the test stands alone, so say how to write it.
-        throw syntaxError(parameter, `${quoteSource(token.text)} is a test on its own and cannot be compared with "${after.text}"`, after.position, `Use it as a condition, negated with ! when needed, for example: ${ISSET_EXAMPLE}.`);
+        throw syntaxError(
+          parameter,
+          `${quoteSource(token.text)} is a test on its own and cannot be compared with "${after.text}"`,
+          after.position,
+          `Use it as a condition, negated with ! when needed, for example: ${ISSET_EXAMPLE}.`,
+        );
       }
       return token.node;
     }
@@ -157,9 +179,18 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
     const right = peek();
     if (right.type !== 'operand') {
       if (right.type === 'isset') {
-        throw syntaxError(parameter, `${quoteSource(right.text)} is a test on its own and cannot be compared`, right.position, `Use it as a condition, negated with ! when needed, for example: ${ISSET_EXAMPLE}.`);
+        throw syntaxError(
+          parameter,
+          `${quoteSource(right.text)} is a test on its own and cannot be compared`,
+          right.position,
+          `Use it as a condition, negated with ! when needed, for example: ${ISSET_EXAMPLE}.`,
+        );
       }
-      throw syntaxError(parameter, `expected a value after "${operator.text}" but found ${describe(right)}`, right.position);
+      throw syntaxError(
+        parameter,
+        `expected a value after "${operator.text}" but found ${describe(right)}`,
+        right.position,
+      );
     }
     advance();
     return Object.freeze({
@@ -175,7 +206,8 @@ export function parseFilter(source: string, parameter = 'filter'): FilterNode {
   const root = parseOr(0);
   const rest = peek();
   if (rest.type === ')') throw syntaxError(parameter, 'unexpected ")" without a matching "("', rest.position);
-  if (rest.type !== 'end') throw syntaxError(parameter, `expected "&&" or "||" before ${describe(rest)}`, rest.position);
+  if (rest.type !== 'end')
+    throw syntaxError(parameter, `expected "&&" or "||" before ${describe(rest)}`, rest.position);
   return root;
 }
 
@@ -212,12 +244,18 @@ function tokenize(source: string, parameter: string): Token[] {
       continue;
     }
     if (char === ':' && source.startsWith(':isset', at)) {
-      throw syntaxError(parameter, `:isset applies only to @request.body.<field>`, at, `Test whether the body sends a field with @request.body.<field>:isset, for example: ${ISSET_EXAMPLE}.`);
+      throw syntaxError(
+        parameter,
+        `:isset applies only to @request.body.<field>`,
+        at,
+        `Test whether the body sends a field with @request.body.<field>:isset, for example: ${ISSET_EXAMPLE}.`,
+      );
     }
     const operator = readOperator(char, next);
     if (operator === undefined) {
       const shown = String.fromCodePoint(source.codePointAt(at)!);
-      if (char === '&' || char === '|') throw syntaxError(parameter, `expected "${char}${char}" but found a single "${char}"`, at);
+      if (char === '&' || char === '|')
+        throw syntaxError(parameter, `expected "${char}${char}" but found a single "${char}"`, at);
       throw syntaxError(parameter, `unexpected character ${JSON.stringify(shown)}`, at);
     }
     if (operator === '=' && next === '=') {
@@ -277,7 +315,12 @@ function readString(source: string, start: number, parameter: string): Token {
     value += char;
     at += 1;
   }
-  throw syntaxError(parameter, 'unterminated string', start, `Close the string with ${quote}, for example: ${FILTER_EXAMPLE}.`);
+  throw syntaxError(
+    parameter,
+    'unterminated string',
+    start,
+    `Close the string with ${quote}, for example: ${FILTER_EXAMPLE}.`,
+  );
 }
 
 function readNumber(source: string, start: number, parameter: string): Token {
@@ -309,7 +352,12 @@ function readVariable(source: string, start: number, parameter: string): Token {
   const name = match[2]!;
   // @request.auth.team.plan follows references from the user's row (contract §13).
   const segments = name.split('.');
-  if (match[1] === 'auth' && segments.length > 1 && segments.length <= MAX_PATH_SEGMENTS && segments.every((segment) => NAME.test(segment))) {
+  if (
+    match[1] === 'auth' &&
+    segments.length > 1 &&
+    segments.length <= MAX_PATH_SEGMENTS &&
+    segments.every((segment) => NAME.test(segment))
+  ) {
     return operand({ kind: 'request', source: 'auth', name, position: start, text });
   }
   if (!NAME.test(name)) {
@@ -330,7 +378,12 @@ function readVariable(source: string, start: number, parameter: string): Token {
 function readModifier(variable: string, modifier: string, start: number, parameter: string): Token {
   const at = start + variable.length;
   if (modifier !== ':isset') {
-    throw syntaxError(parameter, `unknown modifier ${quoteSource(modifier)} after ${quoteSource(variable)}`, at, `The only modifier is :isset, on @request.body fields, for example: ${ISSET_EXAMPLE}.`);
+    throw syntaxError(
+      parameter,
+      `unknown modifier ${quoteSource(modifier)} after ${quoteSource(variable)}`,
+      at,
+      `The only modifier is :isset, on @request.body fields, for example: ${ISSET_EXAMPLE}.`,
+    );
   }
   const name = /^@request\.body\.(.*)$/.exec(variable)?.[1];
   if (name === undefined || !NAME.test(name)) {
@@ -347,12 +400,18 @@ function readModifier(variable: string, modifier: string, start: number, paramet
 }
 
 function wordToken(word: string, position: number, parameter: string): Token {
-  if (word === 'true' || word === 'false') return operand({ kind: 'boolean', value: word === 'true', position, text: word });
+  if (word === 'true' || word === 'false')
+    return operand({ kind: 'boolean', value: word === 'true', position, text: word });
   if (word === 'null') return operand({ kind: 'null', position, text: word });
   const segments = word.split('.');
   if (segments.length > 1 && segments.every((segment) => NAME.test(segment))) {
     if (segments.length > MAX_PATH_SEGMENTS) {
-      throw syntaxError(parameter, `the path ${quoteSource(word)} follows ${segments.length - 1} references; at most ${MAX_PATH_SEGMENTS - 1}`, position, `Shorten it, for example: ${segments.slice(-2).join('.')} on the table one step closer.`);
+      throw syntaxError(
+        parameter,
+        `the path ${quoteSource(word)} follows ${segments.length - 1} references; at most ${MAX_PATH_SEGMENTS - 1}`,
+        position,
+        `Shorten it, for example: ${segments.slice(-2).join('.')} on the table one step closer.`,
+      );
     }
     return operand({ kind: 'column', name: word, position, text: word });
   }

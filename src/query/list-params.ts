@@ -43,22 +43,36 @@ export const MAX_LIMIT = 1000;
 export const MAX_OFFSET = 2 ** 31;
 
 /** Query parameters with a meaning of their own; every other name is a shorthand filter on a column. */
-export const RESERVED_LIST_PARAMETERS = Object.freeze(['limit', 'offset', 'count', 'sort', 'select', 'filter', 'after', 'expand'] as const);
+export const RESERVED_LIST_PARAMETERS = Object.freeze([
+  'limit',
+  'offset',
+  'count',
+  'sort',
+  'select',
+  'filter',
+  'after',
+  'expand',
+] as const);
 
 type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 const PAGING = 'Page with limit and offset: the third page of 20 rows is limit=20&offset=40.';
 const SORTING = 'Sort with sort: comma-separated columns, - for descending, for example: sort=-created_at,title.';
-const hint = (instead: string, suggestion: string) => Object.freeze({ detail: `not a list parameter (and not a column of this table); ${instead}`, suggestion });
+const hint = (instead: string, suggestion: string) =>
+  Object.freeze({ detail: `not a list parameter (and not a column of this table); ${instead}`, suggestion });
 /**
  * Parameters other APIs use for paging, order or relations. Unless the table has a column of
  * that name, they answer with the parameter Rowbase uses instead of "unknown column".
  */
 const LIST_PARAMETER_HINTS: Readonly<Record<string, { detail: string; suggestion: string }>> = Object.freeze({
   page: hint('paging is limit and offset', PAGING),
-  ...Object.fromEntries(['perPage', 'per_page', 'pageSize', 'page_size'].map((name) => [name, hint('the page size is limit', PAGING)])),
+  ...Object.fromEntries(
+    ['perPage', 'per_page', 'pageSize', 'page_size'].map((name) => [name, hint('the page size is limit', PAGING)]),
+  ),
   skip: hint('rows to skip is offset', PAGING),
-  ...Object.fromEntries(['order', 'orderBy', 'order_by', 'sort_by'].map((name) => [name, hint('the order is sort', SORTING)])),
+  ...Object.fromEntries(
+    ['order', 'orderBy', 'order_by', 'sort_by'].map((name) => [name, hint('the order is sort', SORTING)]),
+  ),
   fields: hint('the columns to return are select', 'Choose columns with select, for example: select=title,done.'),
 });
 
@@ -70,7 +84,12 @@ const LIST_PARAMETER_HINTS: Readonly<Record<string, { detail: string; suggestion
  * an unknown or json sort column, an unknown select column, an invalid filter expression and
  * an invalid shorthand filter.
  */
-export function parseListParams(query: Query, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): ListParams {
+export function parseListParams(
+  query: Query,
+  columns: ReadonlyMap<string, ValueType>,
+  now: string,
+  paths?: PathResolver,
+): ListParams {
   const single = (name: string): string | undefined => singleValue(query, name);
 
   const where: Expr[] = [];
@@ -83,7 +102,8 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
   for (const name of Object.keys(query)) {
     if ((RESERVED_LIST_PARAMETERS as readonly string[]).includes(name)) continue;
     const raw = single(name);
-    if (raw !== undefined && !columns.has(name) && Object.hasOwn(LIST_PARAMETER_HINTS, name)) throw invalid(name, LIST_PARAMETER_HINTS[name]!.detail, LIST_PARAMETER_HINTS[name]!.suggestion);
+    if (raw !== undefined && !columns.has(name) && Object.hasOwn(LIST_PARAMETER_HINTS, name))
+      throw invalid(name, LIST_PARAMETER_HINTS[name]!.detail, LIST_PARAMETER_HINTS[name]!.suggestion);
     if (raw !== undefined) {
       where.push(reused(columns, `${name}\0${raw}`, raw, () => parseShorthand(name, raw, columns, now, paths)));
       filterSources.push([name, raw]);
@@ -91,23 +111,38 @@ export function parseListParams(query: Query, columns: ReadonlyMap<string, Value
   }
   const after = single('after');
   if (after !== undefined && single('offset') !== undefined) {
-    throw invalid('after', 'cannot be combined with offset', 'Page either with after=<meta.next_cursor of the previous page> or with offset, not both; cursors are the faster way on deep pages.');
+    throw invalid(
+      'after',
+      'cannot be combined with offset',
+      'Page either with after=<meta.next_cursor of the previous page> or with offset, not both; cursors are the faster way on deep pages.',
+    );
   }
 
   const selectText = single('select');
-  const aggregate = selectText !== undefined && isAggregateSelect(selectText) ? parseAggregateSelect(splitNames('select', selectText, 'select=status,count()'), columns) : undefined;
+  const aggregate =
+    selectText !== undefined && isAggregateSelect(selectText)
+      ? parseAggregateSelect(splitNames('select', selectText, 'select=status,count()'), columns)
+      : undefined;
   if (aggregate) filterSources.push(['select', selectText!.replace(/\s+/g, '')]);
   const sortText = single('sort');
   return Object.freeze({
     ...parsePaging(query),
     countTotal: parseCount(single('count')),
     orderBy: aggregate
-      ? parseAggregateSort(sortText === undefined || sortText.trim() === '' ? undefined : splitNames('sort', sortText, 'sort=-count'), aggregate)
+      ? parseAggregateSort(
+          sortText === undefined || sortText.trim() === '' ? undefined : splitNames('sort', sortText, 'sort=-count'),
+          aggregate,
+        )
       : reused(columns, `sort\0${sortText ?? ''}`, sortText ?? '', () => parseSort(sortText, columns, paths)),
     select: aggregate ? null : parseSelect(selectText, columns),
     aggregate,
     expand: expandText(single('expand'), { aggregated: aggregate !== undefined }),
-    where: where.length === 0 ? undefined : where.length === 1 ? where[0] : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
+    where:
+      where.length === 0
+        ? undefined
+        : where.length === 1
+          ? where[0]
+          : Object.freeze({ kind: 'and', items: Object.freeze(where) }),
     after: after === undefined || after === '' ? undefined : after,
     filterSources: Object.freeze(filterSources),
   });
@@ -124,7 +159,12 @@ const compiledBefore = new WeakMap<ReadonlyMap<string, ValueType>, Map<string, u
 /** Texts kept per table; past it the cache starts over. */
 const COMPILED_LIMIT = 256;
 
-function reused<T extends Expr | OrderTerm[]>(columns: ReadonlyMap<string, ValueType>, key: string, text: string, compile: () => T): T {
+function reused<T extends Expr | OrderTerm[]>(
+  columns: ReadonlyMap<string, ValueType>,
+  key: string,
+  text: string,
+  compile: () => T,
+): T {
   let cache = compiledBefore.get(columns);
   const hit = cache?.get(key);
   if (hit !== undefined) return hit as T;
@@ -148,7 +188,10 @@ function followsPath(result: Expr | readonly OrderTerm[]): boolean {
  */
 export function parsePaging(query: Query): { limit: number; offset: number } {
   return {
-    limit: Math.min(parseWholeNumber('limit', singleValue(query, 'limit'), DEFAULT_LIMIT, Number.POSITIVE_INFINITY), MAX_LIMIT),
+    limit: Math.min(
+      parseWholeNumber('limit', singleValue(query, 'limit'), DEFAULT_LIMIT, Number.POSITIVE_INFINITY),
+      MAX_LIMIT,
+    ),
     offset: parseWholeNumber('offset', singleValue(query, 'offset'), 0, MAX_OFFSET),
   };
 }
@@ -157,20 +200,32 @@ function singleValue(query: Query, name: string): string | undefined {
   const value = query[name];
   if (value === undefined || typeof value === 'string') return value;
   if (value.length === 1) return value[0];
-  throw invalid(name, `given ${value.length} times`, 'Give each parameter once; combine conditions in one filter, for example: filter=n > 1 && n < 5.');
+  throw invalid(
+    name,
+    `given ${value.length} times`,
+    'Give each parameter once; combine conditions in one filter, for example: filter=n > 1 && n < 5.',
+  );
 }
 
 function invalid(parameter: string, detail: string, suggestion: string): AppError {
   return new AppError('VALIDATION_FILTER', { message: `${parameter}: ${detail}`, suggestion });
 }
 
-function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): Expr {
+function compileUserFilter(
+  source: string,
+  columns: ReadonlyMap<string, ValueType>,
+  now: string,
+  paths?: PathResolver,
+): Expr {
   try {
     return compileFilter(parseFilter(source, 'filter'), { parameter: 'filter', columns, now, ...(paths && { paths }) });
   } catch (error) {
     // The parser does not know the table; the contract wants the columns in every filter suggestion.
     if (isAppError(error) && !error.suggestion.includes('columns:')) {
-      throw new AppError(error.code, { message: error.message, suggestion: `${error.suggestion} Columns: ${listNames(columns.keys())}.` });
+      throw new AppError(error.code, {
+        message: error.message,
+        suggestion: `${error.suggestion} Columns: ${listNames(columns.keys())}.`,
+      });
     }
     throw error;
   }
@@ -178,7 +233,12 @@ function compileUserFilter(source: string, columns: ReadonlyMap<string, ValueTyp
 
 function expandText(text: string | undefined, { aggregated }: { readonly aggregated: boolean }): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  if (aggregated) throw invalid('expand', 'cannot be combined with aggregates in select', 'Aggregate rows are groups, not rows: leave expand out, or drop the aggregate functions from select.');
+  if (aggregated)
+    throw invalid(
+      'expand',
+      'cannot be combined with aggregates in select',
+      'Aggregate rows are groups, not rows: leave expand out, or drop the aggregate functions from select.',
+    );
   return text;
 }
 
@@ -188,7 +248,11 @@ function parseWholeNumber(parameter: string, text: string | undefined, fallback:
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (Number.isNaN(value) || value > max) {
     const range = max === Number.POSITIVE_INFINITY ? 'a whole number ≥ 0' : `a whole number from 0 to ${max}`;
-    throw invalid(parameter, `expected ${range}, found "${shortenSource(text)}"`, `For example: ${parameter}=${parameter === 'limit' ? 20 : 40}.`);
+    throw invalid(
+      parameter,
+      `expected ${range}, found "${shortenSource(text)}"`,
+      `For example: ${parameter}=${parameter === 'limit' ? 20 : 40}.`,
+    );
   }
   return value;
 }
@@ -196,19 +260,32 @@ function parseWholeNumber(parameter: string, text: string | undefined, fallback:
 function parseCount(text: string | undefined): boolean {
   if (text === undefined || text === 'exact') return true;
   if (text === 'none') return false;
-  throw invalid('count', `expected exact or none, found "${shortenSource(text)}"`, 'Use count=none to skip counting, or leave count out for an exact total.');
+  throw invalid(
+    'count',
+    `expected exact or none, found "${shortenSource(text)}"`,
+    'Use count=none to skip counting, or leave count out for an exact total.',
+  );
 }
 
 /** Comma-separated names, trimmed; an empty item (`a,,b`) is an error. */
 function splitNames(parameter: string, text: string, example: string): string[] {
   return text.split(',').map((item) => {
     const name = item.trim();
-    if (name === '' || name === '-') throw invalid(parameter, `expected a column name between the commas in "${shortenSource(text)}"`, `For example: ${example}.`);
+    if (name === '' || name === '-')
+      throw invalid(
+        parameter,
+        `expected a column name between the commas in "${shortenSource(text)}"`,
+        `For example: ${example}.`,
+      );
     return name;
   });
 }
 
-function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueType>, paths?: PathResolver): OrderTerm[] {
+function parseSort(
+  text: string | undefined,
+  columns: ReadonlyMap<string, ValueType>,
+  paths?: PathResolver,
+): OrderTerm[] {
   const terms: OrderTerm[] = [];
   if (text === undefined || text.trim() === '') {
     if (columns.has('created_at')) terms.push(Object.freeze({ column: 'created_at', descending: false }));
@@ -221,8 +298,14 @@ function parseSort(text: string | undefined, columns: ReadonlyMap<string, ValueT
         // A relation path (sort=owner.name): ordered by the related row's column, null where the caller may not view it.
         const path = paths('row', name.split('.'), null);
         if ('detail' in path) throw invalid('sort', path.detail, path.suggestion);
-        if (path.type === 'json') throw invalid('sort', `json column "${name}" cannot be sorted`, `Sort by a column of another type, with - for descending, for example: sort=-created_at.`);
-        if (!terms.some((term) => term.column === name)) terms.push(Object.freeze({ column: name, descending, expr: path.expr, type: path.type }));
+        if (path.type === 'json')
+          throw invalid(
+            'sort',
+            `json column "${name}" cannot be sorted`,
+            `Sort by a column of another type, with - for descending, for example: sort=-created_at.`,
+          );
+        if (!terms.some((term) => term.column === name))
+          terms.push(Object.freeze({ column: name, descending, expr: path.expr, type: path.type }));
         continue;
       }
       const type = columns.get(name);
@@ -250,7 +333,11 @@ function parseSelect(text: string | undefined, columns: ReadonlyMap<string, Valu
   const names = ['id'];
   for (const name of splitNames('select', text, 'select=title,done')) {
     if (!columns.has(name)) {
-      throw invalid('select', `unknown column "${shortenSource(name)}"`, `Select from the columns: ${listNames(columns.keys())}, for example: select=id,created_at.`);
+      throw invalid(
+        'select',
+        `unknown column "${shortenSource(name)}"`,
+        `Select from the columns: ${listNames(columns.keys())}, for example: select=id,created_at.`,
+      );
     }
     if (!names.includes(name)) names.push(name);
   }

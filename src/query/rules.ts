@@ -18,7 +18,12 @@ export type RuleOperation = 'list' | 'view' | 'create' | 'update' | 'delete';
 export type ParsedRule =
   | { readonly kind: 'locked' }
   | { readonly kind: 'open' }
-  | { readonly kind: 'expression'; readonly operation: RuleOperation; readonly source: string; readonly ast: FilterNode };
+  | {
+      readonly kind: 'expression';
+      readonly operation: RuleOperation;
+      readonly source: string;
+      readonly ast: FilterNode;
+    };
 
 const LOCKED: ParsedRule = Object.freeze({ kind: 'locked' });
 const OPEN: ParsedRule = Object.freeze({ kind: 'open' });
@@ -95,5 +100,8 @@ function sampleAuth(fields: ReadonlyMap<string, ValueType>): Record<string, unkn
     timestamp: CHECK_NOW,
     json: { sample: true },
   };
-  return Object.fromEntries([['id', 'x'], ...[...fields].filter(([name]) => name !== 'id').map(([name, type]) => [name, samples[type]])]);
+  return Object.fromEntries([
+    ['id', 'x'],
+    ...[...fields].filter(([name]) => name !== 'id').map(([name, type]) => [name, samples[type]]),
+  ]);
 }

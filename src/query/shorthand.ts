@@ -12,14 +12,32 @@ import { shortenSource } from './filter-parser.js';
 import { describeUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 
 /** The shorthand operators, in the order they are listed to callers. */
-export const SHORTHAND_OPERATORS = Object.freeze(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is'] as const);
+export const SHORTHAND_OPERATORS = Object.freeze([
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'in',
+  'is',
+] as const);
 /** One of SHORTHAND_OPERATORS. */
 export type ShorthandOperator = (typeof SHORTHAND_OPERATORS)[number];
 
 /** Most values accepted by one `in.(...)` list. */
 export const MAX_IN_VALUES = 100;
 
-const COMPARE: Readonly<Record<string, CompareOp>> = Object.freeze({ eq: '=', neq: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' });
+const COMPARE: Readonly<Record<string, CompareOp>> = Object.freeze({
+  eq: '=',
+  neq: '!=',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+});
 const IS_VALUES = 'is.null, is.not_null, is.true, is.false';
 
 /**
@@ -31,14 +49,24 @@ const IS_VALUES = 'is.null, is.not_null, is.true, is.false';
  * column, a malformed or over-long `in` list, anything but is.null/is.not_null on json, and a
  * value holding an unpaired UTF-16 surrogate.
  */
-export function parseShorthand(column: string, raw: string, columns: ReadonlyMap<string, ValueType>, now: string, paths?: PathResolver): Expr {
+export function parseShorthand(
+  column: string,
+  raw: string,
+  columns: ReadonlyMap<string, ValueType>,
+  now: string,
+  paths?: PathResolver,
+): Expr {
   const label = `${shortenSource(column)}=${shortenSource(raw)}`;
   const fail = (detail: string, suggestion: string): AppError =>
     new AppError('VALIDATION_FILTER', { message: `${label}: ${detail}`, suggestion });
 
   const surrogate = describeUnpairedSurrogate(raw);
   // As in filter=: no engine can compare with it as sent, so it is refused rather than matched.
-  if (surrogate !== undefined) throw fail(`the value holds an unpaired UTF-16 surrogate ${surrogate}, which is not a character`, UNPAIRED_SURROGATE_SUGGESTION);
+  if (surrogate !== undefined)
+    throw fail(
+      `the value holds an unpaired UTF-16 surrogate ${surrogate}, which is not a character`,
+      UNPAIRED_SURROGATE_SUGGESTION,
+    );
 
   // A relation path (`owner.name=eq.Ada`, contract §13) reads the related row's column.
   const path = column.includes('.') && paths ? paths('row', column.split('.'), null) : undefined;
@@ -64,7 +92,9 @@ export function parseShorthand(column: string, raw: string, columns: ReadonlyMap
     if (coerced === undefined) {
       throw fail(
         `expected ${describeType(type)} for column "${column}", found "${shortenSource(value)}"`,
-        type === 'json' ? `Filter json columns with ${IS_VALUES.split(', ').slice(0, 2).join(' or ')}.` : `For example: ${example(column, type)}.`,
+        type === 'json'
+          ? `Filter json columns with ${IS_VALUES.split(', ').slice(0, 2).join(' or ')}.`
+          : `For example: ${example(column, type)}.`,
       );
     }
     return Object.freeze({ kind: 'value', value: coerced, type });
@@ -74,7 +104,10 @@ export function parseShorthand(column: string, raw: string, columns: ReadonlyMap
     case 'like':
     case 'ilike': {
       if (type !== 'text') {
-        throw fail(`${op} needs a text column, but "${column}" is ${type}`, `Use eq, neq, gt, gte, lt, lte, in or is, for example: ${example(column, type)}.`);
+        throw fail(
+          `${op} needs a text column, but "${column}" is ${type}`,
+          `Use eq, neq, gt, gte, lt, lte, in or is, for example: ${example(column, type)}.`,
+        );
       }
       // Escape the LIKE wildcards the caller wrote literally, then let `*` mean "anything".
       const pattern = escapeLike(text).replace(/\*/g, '%');
@@ -91,13 +124,28 @@ export function parseShorthand(column: string, raw: string, columns: ReadonlyMap
   }
 }
 
-function parseIs(text: string, target: Expr, type: ValueType, fail: (detail: string, suggestion: string) => AppError, column: string): Expr {
-  if (text === 'null' || text === 'not_null') return Object.freeze({ kind: 'is-null', expr: target, negated: text === 'not_null' });
+function parseIs(
+  text: string,
+  target: Expr,
+  type: ValueType,
+  fail: (detail: string, suggestion: string) => AppError,
+  column: string,
+): Expr {
+  if (text === 'null' || text === 'not_null')
+    return Object.freeze({ kind: 'is-null', expr: target, negated: text === 'not_null' });
   if ((text === 'true' || text === 'false') && type === 'boolean') {
-    return Object.freeze({ kind: 'compare', op: '=', left: target, right: Object.freeze({ kind: 'value', value: text === 'true', type: 'boolean' }) });
+    return Object.freeze({
+      kind: 'compare',
+      op: '=',
+      left: target,
+      right: Object.freeze({ kind: 'value', value: text === 'true', type: 'boolean' }),
+    });
   }
   if (text === 'true' || text === 'false') {
-    throw fail(`is.${text} needs a boolean column, but "${column}" is ${type}`, `Use is.null or is.not_null, for example: ${column}=is.null.`);
+    throw fail(
+      `is.${text} needs a boolean column, but "${column}" is ${type}`,
+      `Use is.null or is.not_null, for example: ${column}=is.null.`,
+    );
   }
   throw fail(`expected one of ${IS_VALUES}, found "is.${shortenSource(text)}"`, `For example: ${column}=is.null.`);
 }
@@ -161,7 +209,8 @@ function parseInList(text: string, fail: (detail: string, suggestion: string) =>
       }
       if (!closed) throw fail('unterminated quoted value in the in list', suggestion);
       while (at < body.length && /\s/.test(body[at]!)) at += 1;
-      if (at < body.length && body[at] !== ',') throw fail('expected "," after a quoted value in the in list', suggestion);
+      if (at < body.length && body[at] !== ',')
+        throw fail('expected "," after a quoted value in the in list', suggestion);
     } else {
       const comma = body.indexOf(',', at);
       const end = comma === -1 ? body.length : comma;
@@ -169,7 +218,11 @@ function parseInList(text: string, fail: (detail: string, suggestion: string) =>
       at = end;
     }
     items.push(item);
-    if (items.length > MAX_IN_VALUES) throw fail(`in accepts at most ${MAX_IN_VALUES} values`, `Split the list over several requests, or use a filter= range.`);
+    if (items.length > MAX_IN_VALUES)
+      throw fail(
+        `in accepts at most ${MAX_IN_VALUES} values`,
+        `Split the list over several requests, or use a filter= range.`,
+      );
     at += 1; // past the comma (or past the end, which ends the loop)
   }
   return items;

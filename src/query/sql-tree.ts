@@ -138,18 +138,16 @@ export interface DeleteStatement {
   readonly returning?: readonly ColumnRef[];
 }
 
-export type Statement =
-  | SelectStatement
-  | CountStatement
-  | InsertStatement
-  | UpdateStatement
-  | DeleteStatement;
+export type Statement = SelectStatement | CountStatement | InsertStatement | UpdateStatement | DeleteStatement;
 
 /** The columns a statement returns rows of: a select's columns, a write's `returning`, none for a count. */
 export function resultColumns(statement: Statement): readonly ColumnRef[] {
   if (statement.kind === 'select') {
-    if (statement.computed) return [...statement.columns, ...statement.computed.map((c) => ({ name: c.key, type: c.type }))];
-    return statement.aggregates ? [...statement.columns, ...statement.aggregates.map((a) => ({ name: a.key, type: a.type }))] : statement.columns;
+    if (statement.computed)
+      return [...statement.columns, ...statement.computed.map((c) => ({ name: c.key, type: c.type }))];
+    return statement.aggregates
+      ? [...statement.columns, ...statement.aggregates.map((a) => ({ name: a.key, type: a.type }))]
+      : statement.columns;
   }
   if (statement.kind === 'count') return [];
   return statement.returning ?? [];

@@ -30,7 +30,13 @@ const frames = new WeakMap<LoggedEvent, { readonly data: string; readonly byTopi
  * when the event ends it. Events at or below the client's last number are skipped (a replay
  * and live delivery overlap), so each is handled once per client.
  */
-export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: LoggedEvent, clock: Clock, resolved?: ResolvedPaths): void {
+export function deliverTo(
+  client: RealtimeClient,
+  schema: ProjectSchema,
+  event: LoggedEvent,
+  clock: Clock,
+  resolved?: ResolvedPaths,
+): void {
   if (event.seq <= client.lastSeq) return;
   client.lastSeq = event.seq;
   const identity = client.identity;
@@ -45,7 +51,12 @@ export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: 
     return;
   }
   const { change } = event;
-  if (caller.kind === 'user' && change.table === schema.authTable?.name && change.record.id === caller.user.id && event.seq > identity.boundAfterSeq) {
+  if (
+    caller.kind === 'user' &&
+    change.table === schema.authTable?.name &&
+    change.record.id === caller.user.id &&
+    event.seq > identity.boundAfterSeq
+  ) {
     if (change.action === 'delete') {
       client.expire();
       return;
@@ -61,7 +72,10 @@ export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: 
     if (topic.table !== change.table) continue;
     if (topic.rowId !== undefined && topic.rowId !== change.record.id) continue;
     const judged = conditionOf(subscription, table, identity.caller, client.identityVersion, clock);
-    const test = judged.condition && judged.paths ? compilePredicate(substitutePaths(judged.condition, change.record, resolved ?? new Map())) : judged.test;
+    const test =
+      judged.condition && judged.paths
+        ? compilePredicate(substitutePaths(judged.condition, change.record, resolved ?? new Map()))
+        : judged.test;
     if (!test(change.record)) continue;
     client.sendFrame(frameOf(event, change, topic.name));
     if (client.closed) return;
@@ -71,7 +85,11 @@ export function deliverTo(client: RealtimeClient, schema: ProjectSchema, event: 
 /** The frame of `event` under `topic`, built for its first subscriber. */
 function frameOf(event: LoggedEvent, change: RowChange, topic: string): SseFrame {
   let built = frames.get(event);
-  if (!built) frames.set(event, (built = { data: JSON.stringify({ action: change.action, record: change.record }), byTopic: new Map() }));
+  if (!built)
+    frames.set(
+      event,
+      (built = { data: JSON.stringify({ action: change.action, record: change.record }), byTopic: new Map() }),
+    );
   let frame = built.byTopic.get(topic);
   if (!frame) built.byTopic.set(topic, (frame = eventFrame(topic, built.data, event.seq)));
   return frame;
@@ -90,7 +108,12 @@ function ends(change: IdentityChange, caller: Caller): boolean {
  * Resolves, once for all `clients`, the relation paths their conditions need to judge `event`
  * (one lookup per distinct path and hop, relation-paths.ts); undefined when none has a path.
  */
-export async function preparePaths(clients: Iterable<RealtimeClient>, schema: ProjectSchema, event: LoggedEvent, clock: Clock): Promise<ResolvedPaths | undefined> {
+export async function preparePaths(
+  clients: Iterable<RealtimeClient>,
+  schema: ProjectSchema,
+  event: LoggedEvent,
+  clock: Clock,
+): Promise<ResolvedPaths | undefined> {
   if (event.kind !== 'row') return undefined;
   const table = schema.tables.get(event.change.table);
   if (!table) return undefined;
@@ -110,7 +133,13 @@ export async function preparePaths(clients: Iterable<RealtimeClient>, schema: Pr
 }
 
 /** The subscription's condition and in-memory predicate for this identity and table version, compiled on first use. */
-function conditionOf(subscription: Subscription, table: CompiledTable, caller: Caller, identity: number, clock: Clock): { test: RowPredicate; condition: Expr | undefined; paths: boolean } {
+function conditionOf(
+  subscription: Subscription,
+  table: CompiledTable,
+  caller: Caller,
+  identity: number,
+  clock: Clock,
+): { test: RowPredicate; condition: Expr | undefined; paths: boolean } {
   const cached = subscription.cache;
   if (cached && cached.table === table && cached.identity === identity) return cached;
   const now = isoNow(clock);

@@ -50,9 +50,11 @@ export class FeedRegistry<Feed> {
   withFeed(projectId: string, use: (feed: Feed) => void): void {
     const pending = this.feeds.get(projectId);
     if (!pending) return;
-    pending.then(use, () => undefined).catch((error: unknown) => {
-      this.log.warn({ err: error, project: projectId }, 'realtime: a step of the project feed failed');
-    });
+    pending
+      .then(use, () => undefined)
+      .catch((error: unknown) => {
+        this.log.warn({ err: error, project: projectId }, 'realtime: a step of the project feed failed');
+      });
   }
 
   /**

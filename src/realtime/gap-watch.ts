@@ -47,7 +47,11 @@ export class GapWatch {
   async judge(cursor: number, next: number, log: GapLog): Promise<GapVerdict | undefined> {
     const at = cursor + 1;
     if (this.gap?.at !== at) {
-      this.gap = { at, since: this.clock.now(), horizon: log.transactionHorizon ? await log.transactionHorizon() : undefined };
+      this.gap = {
+        at,
+        since: this.clock.now(),
+        horizon: log.transactionHorizon ? await log.transactionHorizon() : undefined,
+      };
       return undefined;
     }
     const { horizon, since } = this.gap;

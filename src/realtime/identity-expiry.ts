@@ -41,7 +41,11 @@ export class IdentityExpiry {
     for (const client of clients) {
       const identity = client.identity;
       if (!identity) continue;
-      if ((identity.expiresAtMs !== undefined && now >= identity.expiresAtMs) || (changed && !identity.stillValid(state))) client.expire();
+      if (
+        (identity.expiresAtMs !== undefined && now >= identity.expiresAtMs) ||
+        (changed && !identity.stillValid(state))
+      )
+        client.expire();
     }
   }
 }

@@ -77,7 +77,13 @@ export interface BoundIdentity {
 /** A topic plus its predicates, compiled for one identity and one version of the table. */
 export interface Subscription {
   readonly topic: Topic;
-  cache?: { readonly table: object; readonly identity: number; readonly test: RowPredicate; readonly condition: Expr | undefined; readonly paths: boolean };
+  cache?: {
+    readonly table: object;
+    readonly identity: number;
+    readonly test: RowPredicate;
+    readonly condition: Expr | undefined;
+    readonly paths: boolean;
+  };
 }
 
 /** One connected client of one project. */

@@ -18,7 +18,14 @@ import type { Clock } from '../lib/clock.js';
 import type { ProjectState } from '../projects/project-registry.js';
 import type { EventWakeups } from '../store/types.js';
 import type { ProjectSchema, SchemaService } from '../tables/schema-service.js';
-import { readEvents, readLogStart, readLogState, trimEvents, type ChangeFeed, type LoggedEvent } from '../changes/event-log.js';
+import {
+  readEvents,
+  readLogStart,
+  readLogState,
+  trimEvents,
+  type ChangeFeed,
+  type LoggedEvent,
+} from '../changes/event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import { FeedRegistry } from './feed-registry.js';
 import { GapWatch } from './gap-watch.js';
@@ -139,7 +146,15 @@ export class RealtimeHub implements ChangeFeed {
     const feed = await this.feed(projectId);
     // 192 random bits: the id is all that lets a POST bind an identity to this stream.
     const id = randomBytes(24).toString('base64url');
-    const client = new RealtimeClient(id, projectId, sink, this.limits.maxBufferedBytes, this.flushes, (c) => this.forget(c), lastEventId);
+    const client = new RealtimeClient(
+      id,
+      projectId,
+      sink,
+      this.limits.maxBufferedBytes,
+      this.flushes,
+      (c) => this.forget(c),
+      lastEventId,
+    );
     client.lastSeq = feed.cursor;
     this.clients.set(id, client);
     feed.clients.add(client);
@@ -155,7 +170,9 @@ export class RealtimeHub implements ChangeFeed {
   async prepare(projectId: string): Promise<void> {
     if (this.closing || this.clients.size >= this.limits.maxClients) {
       throw new AppError('SERVICE_UNAVAILABLE', {
-        message: this.closing ? 'The server is shutting down.' : `This server process holds its maximum of ${this.limits.maxClients} realtime streams.`,
+        message: this.closing
+          ? 'The server is shutting down.'
+          : `This server process holds its maximum of ${this.limits.maxClients} realtime streams.`,
         suggestion: 'Retry in a few seconds, or against another server process.',
       });
     }
@@ -183,11 +200,19 @@ export class RealtimeHub implements ChangeFeed {
    * replays the kept events after it that the identity may see, or sends `reset` when the
    * log no longer reaches back that far (or `since` is malformed or unknown).
    */
-  async bind(client: RealtimeClient, identity: BoundIdentity, topics: readonly Topic[], since: string | undefined): Promise<void> {
+  async bind(
+    client: RealtimeClient,
+    identity: BoundIdentity,
+    topics: readonly Topic[],
+    since: string | undefined,
+  ): Promise<void> {
     // Without `since`, the new topics start after every event already committed. The log's head
     // is read before the swap: the feed (on PostgreSQL it may lag behind the log) can then hand
     // an older event only to the old topics, never to the new ones.
-    const head = since === undefined ? (await readLogState((await this.deps.schemas.schema(client.projectId)).db)).lastSeq : undefined;
+    const head =
+      since === undefined
+        ? (await readLogState((await this.deps.schemas.schema(client.projectId)).db)).lastSeq
+        : undefined;
     client.identity = identity;
     client.identityVersion++;
     const binding = ++client.bindings;
@@ -220,8 +245,10 @@ export class RealtimeHub implements ChangeFeed {
     // flight); the feed queues everything after that for this client meanwhile.
     const feed = await this.feed(client.projectId);
     const until = feed.cursor;
-    const deliver = async (event: LoggedEvent) => this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
-    if (await replayRange((from, limit) => readEvents(schema.db, from, limit), after, until, deliver, current)) await this.flushQueued(client, schema);
+    const deliver = async (event: LoggedEvent) =>
+      this.deliverReplayed(client, schema, event, await preparePaths([client], schema, event, this.deps.clock));
+    if (await replayRange((from, limit) => readEvents(schema.db, from, limit), after, until, deliver, current))
+      await this.flushQueued(client, schema);
   }
 
   /** Delivers the events the feed queued for `client` while it was bound, then lets the feed deliver directly again. */
@@ -234,7 +261,12 @@ export class RealtimeHub implements ChangeFeed {
   }
 
   /** deliverTo for one client outside the feed; an identity it changes counts as a binding (see `resolvePaths`). */
-  private deliverReplayed(client: RealtimeClient, schema: ProjectSchema, event: LoggedEvent, resolved: ResolvedPaths | undefined): void {
+  private deliverReplayed(
+    client: RealtimeClient,
+    schema: ProjectSchema,
+    event: LoggedEvent,
+    resolved: ResolvedPaths | undefined,
+  ): void {
     const identity = client.identityVersion;
     deliverTo(client, schema, event, this.deps.clock, resolved);
     if (client.identityVersion !== identity) this.bindings++;
@@ -281,7 +313,12 @@ export class RealtimeHub implements ChangeFeed {
       projectId,
       cursor: start.cursor,
       clients: new Set<RealtimeClient>(),
-      steps: new FeedQueue((error) => this.deps.log.warn({ err: error, project: projectId }, 'realtime: reading the event log failed; retrying on the next poll')),
+      steps: new FeedQueue((error) =>
+        this.deps.log.warn(
+          { err: error, project: projectId },
+          'realtime: reading the event log failed; retrying on the next poll',
+        ),
+      ),
       identities: new IdentityExpiry(this.deps.clock),
       gap: new GapWatch(this.deps.clock),
       pathless: new WeakMap(),
@@ -320,7 +357,11 @@ export class RealtimeHub implements ChangeFeed {
       ...(db.hasSettled && { hasSettled: (horizon: string) => db.hasSettled!(horizon) }),
     });
     if (!verdict) return false;
-    if (verdict.skipped) this.deps.log.warn({ project: feed.projectId, from: feed.cursor + 1, to: next - 1 }, 'realtime: event numbers missing for 10 s; skipping them');
+    if (verdict.skipped)
+      this.deps.log.warn(
+        { project: feed.projectId, from: feed.cursor + 1, to: next - 1 },
+        'realtime: event numbers missing for 10 s; skipping them',
+      );
     feed.cursor = verdict.cursor;
     return true;
   }
@@ -340,7 +381,11 @@ export class RealtimeHub implements ChangeFeed {
    * have none: once a pass over every subscriber found none for a table, later events of that
    * table skip the pass until a client joins, binds or changes identity.
    */
-  private async resolvePaths(feed: Feed, schema: ProjectSchema, event: LoggedEvent): Promise<ResolvedPaths | undefined> {
+  private async resolvePaths(
+    feed: Feed,
+    schema: ProjectSchema,
+    event: LoggedEvent,
+  ): Promise<ResolvedPaths | undefined> {
     const table = event.kind === 'row' ? schema.tables.get(event.change.table) : undefined;
     if (!table || feed.pathless.get(table) === this.bindings) return undefined;
     const bindings = this.bindings;

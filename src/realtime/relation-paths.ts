@@ -34,7 +34,9 @@ export function substitutePaths(condition: Expr, record: Row, resolved: Resolved
     switch (node.kind) {
       case 'path': {
         const value = resolved.get(keyOf(node, record));
-        return value === null || value === undefined ? { kind: 'null' } : { kind: 'value', value, type: node.hops[node.hops.length - 1]!.type };
+        return value === null || value === undefined
+          ? { kind: 'null' }
+          : { kind: 'value', value, type: node.hops[node.hops.length - 1]!.type };
       }
       case 'compare':
       case 'add':
@@ -70,7 +72,12 @@ async function follow(db: Executor, path: PathExpr, start: unknown): Promise<unk
   let value = start;
   for (const hop of path.hops) {
     if (value === null || value === undefined || typeof value !== 'string') return null;
-    const row = await db.first({ kind: 'select', table: hop.table, columns: [{ name: hop.column, type: hop.type }], where: sql.and(sql.eq('id', value), hop.guard) });
+    const row = await db.first({
+      kind: 'select',
+      table: hop.table,
+      columns: [{ name: hop.column, type: hop.type }],
+      where: sql.and(sql.eq('id', value), hop.guard),
+    });
     value = row?.[hop.column] ?? null;
   }
   return value;

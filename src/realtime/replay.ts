@@ -26,7 +26,14 @@ export type EventPages = (after: number, limit: number) => Promise<readonly Logg
  * Stops early, returning false, as soon as `current()` is false (a later subscription call of
  * the client took over); else, once it reached `until` or the end of the log, whether it is still current.
  */
-export async function replayRange(read: EventPages, after: number, until: number, deliver: (event: LoggedEvent) => Promise<void>, current: () => boolean, page = REPLAY_PAGE): Promise<boolean> {
+export async function replayRange(
+  read: EventPages,
+  after: number,
+  until: number,
+  deliver: (event: LoggedEvent) => Promise<void>,
+  current: () => boolean,
+  page = REPLAY_PAGE,
+): Promise<boolean> {
   let last = after;
   while (last < until) {
     const events = await read(last, page);

@@ -25,23 +25,34 @@ export interface Topic {
 
 const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const TOPIC_SUGGESTION = 'Write a topic as "table", "table/ROW_ID" or "table?filter=" followed by a URL-encoded filter, for example tasks?filter=done%20%3D%20false.';
+const TOPIC_SUGGESTION =
+  'Write a topic as "table", "table/ROW_ID" or "table?filter=" followed by a URL-encoded filter, for example tasks?filter=done%20%3D%20false.';
 
 /**
  * Parses one topic and checks it against the project's tables for `caller`. Throws
  * VALIDATION_FILTER (malformed topic or filter), TABLE_NOT_FOUND, FORBIDDEN (the topic's rule
  * is locked for the caller).
  */
-export function parseTopic(name: string, tables: ReadonlyMap<string, CompiledTable>, caller: Caller, now: string): Topic {
+export function parseTopic(
+  name: string,
+  tables: ReadonlyMap<string, CompiledTable>,
+  caller: Caller,
+  now: string,
+): Topic {
   // The topic is written back as the `event:` line of its events: a line break would end that
   // line and let the rest pass for fields of the stream (ids, data) the server never sent.
-  if (CONTROL_CHARACTER.test(name)) throw malformed(name, 'holds a control character (URL-encode a row id or filter that needs one)');
+  if (CONTROL_CHARACTER.test(name))
+    throw malformed(name, 'holds a control character (URL-encode a row id or filter that needs one)');
   const query = name.indexOf('?');
   const path = query < 0 ? name : name.slice(0, query);
   const slash = path.indexOf('/');
   const tableName = slash < 0 ? path : path.slice(0, slash);
   const rowId = slash < 0 ? undefined : path.slice(slash + 1);
-  if (!TABLE_NAME.test(tableName) || (rowId !== undefined && (rowId === '' || rowId.includes('/'))) || (rowId !== undefined && query >= 0)) {
+  if (
+    !TABLE_NAME.test(tableName) ||
+    (rowId !== undefined && (rowId === '' || rowId.includes('/'))) ||
+    (rowId !== undefined && query >= 0)
+  ) {
     throw malformed(name, 'is not "table", "table/ROW_ID" or "table?filter=..."');
   }
   const table = tables.get(tableName);
@@ -57,7 +68,11 @@ export function parseTopic(name: string, tables: ReadonlyMap<string, CompiledTab
 }
 
 /** The WHERE condition of a filtered topic's parameters; undefined for none. Throws VALIDATION_FILTER. */
-export function topicFilter(query: Readonly<Record<string, string>> | undefined, table: CompiledTable, now: string): Expr | undefined {
+export function topicFilter(
+  query: Readonly<Record<string, string>> | undefined,
+  table: CompiledTable,
+  now: string,
+): Expr | undefined {
   if (query === undefined) return undefined;
   return parseListParams(query, table.filterable, now).where;
 }
@@ -84,5 +99,8 @@ function decodeRowId(topic: string, rowId: string): string {
 }
 
 function malformed(topic: string, detail: string): AppError {
-  return new AppError('VALIDATION_FILTER', { message: `subscriptions: the topic ${JSON.stringify(topic)} ${detail}.`, suggestion: TOPIC_SUGGESTION });
+  return new AppError('VALIDATION_FILTER', {
+    message: `subscriptions: the topic ${JSON.stringify(topic)} ${detail}.`,
+    suggestion: TOPIC_SUGGESTION,
+  });
 }

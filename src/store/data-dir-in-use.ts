@@ -19,7 +19,9 @@ export class DataDirInUseError extends Error {
     readonly dataDir: string,
     readonly holder: DataDirHolder | undefined,
   ) {
-    const who = holder ? `${holder.command} (PID ${holder.pid}, since ${holder.since})` : 'another rowbase process (PID unknown)';
+    const who = holder
+      ? `${holder.command} (PID ${holder.pid}, since ${holder.since})`
+      : 'another rowbase process (PID unknown)';
     super(`the data folder ${dataDir} is in use by ${who}; only one process may use a SQLite data folder at a time.`);
     this.name = 'DataDirInUseError';
   }

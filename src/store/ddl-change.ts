@@ -57,6 +57,8 @@ export function diffTable(before: TableDefinition, after: TableDefinition, reset
         return !step || !sameReference(previous, step.column);
       })
       .map((c) => c.name),
-    foreignKeysAdded: steps.filter((s) => s.column.references && (s.kind === 'added' || !sameReference(s.previous, s.column))).map((s) => s.column),
+    foreignKeysAdded: steps
+      .filter((s) => s.column.references && (s.kind === 'added' || !sameReference(s.previous, s.column)))
+      .map((s) => s.column),
   };
 }

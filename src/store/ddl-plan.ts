@@ -7,7 +7,13 @@
  * in one engine only cannot happen: a printer has nothing to decide.
  */
 import type { ValueType } from '../query/sql-tree.js';
-import { physicalColumns, type ColumnDefinition, type OnDelete, type PhysicalColumn, type TableDefinition } from '../schema/definition.js';
+import {
+  physicalColumns,
+  type ColumnDefinition,
+  type OnDelete,
+  type PhysicalColumn,
+  type TableDefinition,
+} from '../schema/definition.js';
 import { foreignKeyName, indexesOf, type IndexSpec } from './index-names.js';
 
 /** A foreign key: the column, the table it points at (always its `id`), and the action on delete. */

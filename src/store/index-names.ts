@@ -45,7 +45,11 @@ export function indexesOf(table: TableDefinition): IndexSpec[] {
     const name = uniqueIndexName(table.name, column);
     specs.set(name, { name, columns: [column], unique: true });
   }
-  const plain = [['created_at', 'id'], ...table.indexes, ...table.columns.filter((c) => c.references).map((c) => [c.name])];
+  const plain = [
+    ['created_at', 'id'],
+    ...table.indexes,
+    ...table.columns.filter((c) => c.references).map((c) => [c.name]),
+  ];
   for (const columns of plain) {
     const name = indexName(table.name, columns);
     specs.set(name, { name, columns, unique: false });

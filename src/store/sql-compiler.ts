@@ -82,7 +82,11 @@ export class SqlCompiler {
     const table = (name: string): string => (this.dialect.table ? this.dialect.table(name) : quoteIdent(name));
     // Relation paths name the current row through its table; their subqueries get aliases _rb_p1, _rb_p2, ...
     let aliases = 0;
-    const paths = { table, qualifier: 'table' in statement ? table(statement.table) : '', nextAlias: () => `"_rb_p${++aliases}"` };
+    const paths = {
+      table,
+      qualifier: 'table' in statement ? table(statement.table) : '',
+      nextAlias: () => `"_rb_p${++aliases}"`,
+    };
     const expr = (node: Expr): string => this.expression(node, bind, paths);
     const returning = (columns: readonly ColumnRef[] | undefined): string =>
       columns && columns.length > 0 ? ` RETURNING ${columnList(columns)}` : '';
@@ -91,7 +95,10 @@ export class SqlCompiler {
       case 'select': {
         const aggregates = statement.aggregates;
         const outputs = aggregates
-          ? [...statement.columns.map((c) => quoteIdent(c.name)), ...aggregates.map((a) => `${aggregateCall(a.fn, a.column)} AS ${quoteIdent(a.key)}`)].join(', ')
+          ? [
+              ...statement.columns.map((c) => quoteIdent(c.name)),
+              ...aggregates.map((a) => `${aggregateCall(a.fn, a.column)} AS ${quoteIdent(a.key)}`),
+            ].join(', ')
           : columnList(statement.columns);
         const computed = (statement.computed ?? []).map((c) => `, ${expr(c.expr)} AS ${quoteIdent(c.key)}`).join('');
         let text = `SELECT ${outputs}${computed} FROM ${table(statement.table)}`;
@@ -103,18 +110,31 @@ export class SqlCompiler {
           const types = new Map<string, ValueType | undefined>(statement.columns.map((c) => [c.name, c.type] as const));
           for (const a of aggregates ?? []) if (!types.has(a.key)) types.set(a.key, undefined);
           order = ` ORDER BY ${statement.orderBy
-            .map((term) => (term.expr ? this.dialect.orderTerm(expr(term.expr), term.type, term.descending) : this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term.descending, term.notNull === true)))
+            .map((term) =>
+              term.expr
+                ? this.dialect.orderTerm(expr(term.expr), term.type, term.descending)
+                : this.dialect.orderTerm(
+                    quoteIdent(term.column),
+                    types.get(term.column),
+                    term.descending,
+                    term.notNull === true,
+                  ),
+            )
             .join(', ')}`;
         }
         if (statement.perValueLimit) {
           // The first N rows per value of a column, in the statement's order: one window query for every parent.
           const partition = quoteIdent(statement.perValueLimit.column);
-          const ranked = text.replace(/^SELECT /, `SELECT ROW_NUMBER() OVER (PARTITION BY ${partition}${order}) AS "_rb_rank", `);
+          const ranked = text.replace(
+            /^SELECT /,
+            `SELECT ROW_NUMBER() OVER (PARTITION BY ${partition}${order}) AS "_rb_rank", `,
+          );
           text = `SELECT ${columnList(statement.columns)} FROM (${ranked}) AS "_rb_ranked" WHERE "_rb_rank" <= ${bind(statement.perValueLimit.limit, 'integer')}`;
         }
         text += order;
         const limit = statement.limit === undefined ? undefined : bind(statement.limit, 'integer');
-        const offset = statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
+        const offset =
+          statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
         text += this.dialect.limitOffset(limit, offset);
         if (statement.forUpdate) text += this.dialect.forUpdate(statement.skipLocked === true);
         return { sql: text, params };
@@ -133,17 +153,29 @@ export class SqlCompiler {
       case 'insert': {
         const names = columnList(statement.columns);
         const rows = statement.rows
-          .map((row) => `(${statement.columns.map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type))).join(', ')})`)
+          .map(
+            (row) =>
+              `(${statement.columns.map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type))).join(', ')})`,
+          )
           .join(', ');
         const conflict = statement.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : '';
-        return { sql: `INSERT INTO ${table(statement.table)} (${names}) VALUES ${rows}${conflict}${returning(statement.returning)}`, params };
+        return {
+          sql: `INSERT INTO ${table(statement.table)} (${names}) VALUES ${rows}${conflict}${returning(statement.returning)}`,
+          params,
+        };
       }
       case 'update': {
         const set = statement.set.map((a) => `${quoteIdent(a.column.name)} = ${expr(a.value)}`).join(', ');
-        return { sql: `UPDATE ${table(statement.table)} SET ${set} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
+        return {
+          sql: `UPDATE ${table(statement.table)} SET ${set} WHERE ${expr(statement.where)}${returning(statement.returning)}`,
+          params,
+        };
       }
       case 'delete':
-        return { sql: `DELETE FROM ${table(statement.table)} WHERE ${expr(statement.where)}${returning(statement.returning)}`, params };
+        return {
+          sql: `DELETE FROM ${table(statement.table)} WHERE ${expr(statement.where)}${returning(statement.returning)}`,
+          params,
+        };
     }
   }
 

@@ -54,55 +54,133 @@ export const PROJECTS = systemTable('projects', [text('id'), text('name'), text(
 
 /** API keys of projects, stored as hashes with a display prefix. */
 export const PROJECT_KEYS = systemTable('project_keys', [
-  text('id'), text('project_id'), text('type'), text('prefix'), text('hash'), text('created_at'), text('last_used_at'), text('expires_at'),
+  text('id'),
+  text('project_id'),
+  text('type'),
+  text('prefix'),
+  text('hash'),
+  text('created_at'),
+  text('last_used_at'),
+  text('expires_at'),
 ]);
 
 /** Settings of each project, and the secret its access tokens are signed with. */
-export const PROJECT_SETTINGS = systemTable('project_settings', [text('project_id'), json('settings'), text('jwt_secret'), text('jwt_rotated_at')]);
+export const PROJECT_SETTINGS = systemTable('project_settings', [
+  text('project_id'),
+  json('settings'),
+  text('jwt_secret'),
+  text('jwt_rotated_at'),
+]);
 
 /** Platform-wide name → value settings (the platform key's hash). */
 export const PLATFORM_SETTINGS = systemTable('platform_settings', [text('name'), text('value')]);
 
 /** Mail waiting to be sent, being sent, or sent (the outbox). */
 export const MAIL_QUEUE = systemTable('mail_queue', [
-  text('id'), text('project_id'), text('recipient'), text('subject'), text('text_body'), text('html_body'),
-  text('status'), integer('attempts'), text('next_attempt_at'), text('locked_until'), text('created_at'),
-  text('sent_at'), text('last_error'), text('sender'),
+  text('id'),
+  text('project_id'),
+  text('recipient'),
+  text('subject'),
+  text('text_body'),
+  text('html_body'),
+  text('status'),
+  integer('attempts'),
+  text('next_attempt_at'),
+  text('locked_until'),
+  text('created_at'),
+  text('sent_at'),
+  text('last_error'),
+  text('sender'),
 ]);
 
 /** Dashboard sessions: a key exchanged for a short-lived token; only the secret's hash is kept. */
 export const DASHBOARD_SESSIONS = systemTable('dashboard_sessions', [
-  text('id'), text('secret_hash'), text('project_id'), text('key_id'), text('platform_key_fingerprint'),
-  text('created_at'), text('expires_at'), text('revoked_at'),
+  text('id'),
+  text('secret_hash'),
+  text('project_id'),
+  text('key_id'),
+  text('platform_key_fingerprint'),
+  text('created_at'),
+  text('expires_at'),
+  text('revoked_at'),
 ]);
 
 // Project database (SQLite `projects/<id>.db`, PostgreSQL schema `p_<id>`).
 
 /** The project's table definitions, as the schema API stored them. */
-export const TABLE_DEFINITIONS = systemTable('_rb_tables', [text('name'), json('definition'), text('created_at'), text('updated_at')]);
+export const TABLE_DEFINITIONS = systemTable('_rb_tables', [
+  text('name'),
+  json('definition'),
+  text('created_at'),
+  text('updated_at'),
+]);
 
 /** Sessions and the hashes of their refresh tokens. */
 export const SESSIONS = systemTable('_rb_sessions', [
-  text('id'), text('user_id'), text('refresh_hash'), text('previous_refresh_hash'), text('previous_valid_until'),
-  text('created_at'), text('expires_at'), text('revoked_at'), text('last_used_at'), text('user_agent'),
+  text('id'),
+  text('user_id'),
+  text('refresh_hash'),
+  text('previous_refresh_hash'),
+  text('previous_valid_until'),
+  text('created_at'),
+  text('expires_at'),
+  text('revoked_at'),
+  text('last_used_at'),
+  text('user_agent'),
 ]);
 
 /** Refresh tokens replaced by rotation, remembered so that a replay is caught. */
-export const SPENT_REFRESH_TOKENS = systemTable('_rb_spent_refresh_tokens', [text('hash'), text('session_id'), text('user_id'), text('spent_at'), text('expires_at')]);
+export const SPENT_REFRESH_TOKENS = systemTable('_rb_spent_refresh_tokens', [
+  text('hash'),
+  text('session_id'),
+  text('user_id'),
+  text('spent_at'),
+  text('expires_at'),
+]);
 
 /** Password-reset and verification tokens, as hashes. */
 export const ONE_TIME_TOKENS = systemTable('_rb_one_time_tokens', [
-  text('hash'), text('kind'), text('user_id'), integer('password_version'), text('created_at'), text('expires_at'), text('used_at'),
+  text('hash'),
+  text('kind'),
+  text('user_id'),
+  integer('password_version'),
+  text('created_at'),
+  text('expires_at'),
+  text('used_at'),
 ]);
 
 /** The realtime event log: numbered row changes and identity ends. */
-export const EVENTS = systemTable('_rb_events', [integer('seq'), text('created_at'), text('table_name'), text('action'), text('record')]);
+export const EVENTS = systemTable('_rb_events', [
+  integer('seq'),
+  text('created_at'),
+  text('table_name'),
+  text('action'),
+  text('record'),
+]);
 
 /** The event log's one bookkeeping row: the last number taken and how far the log was trimmed. */
-export const EVENT_STATE = systemTable('_rb_event_state', [integer('id'), integer('last_seq'), integer('trimmed_through')]);
+export const EVENT_STATE = systemTable('_rb_event_state', [
+  integer('id'),
+  integer('last_seq'),
+  integer('trimmed_through'),
+]);
 
 /** Every internal table of the system database. */
-export const SYSTEM_DATABASE_TABLES: readonly SystemTable[] = Object.freeze([PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, PLATFORM_SETTINGS, MAIL_QUEUE, DASHBOARD_SESSIONS]);
+export const SYSTEM_DATABASE_TABLES: readonly SystemTable[] = Object.freeze([
+  PROJECTS,
+  PROJECT_KEYS,
+  PROJECT_SETTINGS,
+  PLATFORM_SETTINGS,
+  MAIL_QUEUE,
+  DASHBOARD_SESSIONS,
+]);
 
 /** Every internal table of a project database. */
-export const PROJECT_DATABASE_TABLES: readonly SystemTable[] = Object.freeze([TABLE_DEFINITIONS, SESSIONS, SPENT_REFRESH_TOKENS, ONE_TIME_TOKENS, EVENTS, EVENT_STATE]);
+export const PROJECT_DATABASE_TABLES: readonly SystemTable[] = Object.freeze([
+  TABLE_DEFINITIONS,
+  SESSIONS,
+  SPENT_REFRESH_TOKENS,
+  ONE_TIME_TOKENS,
+  EVENTS,
+  EVENT_STATE,
+]);

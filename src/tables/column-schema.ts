@@ -12,7 +12,8 @@ import { columnValueSchema, type ColumnValueRules, type ValueSchemaProfile } fro
 import type { ColumnDefinition } from '../schema/definition.js';
 
 // Pragmatic address check (WHATWG's input type=email rule); delivery is the real proof.
-const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /** True for an email address Rowbase accepts (at most 254 characters). */
 export function isEmail(value: string): boolean {
@@ -26,14 +27,34 @@ ajv.addFormat('timestamp', { type: 'string', validate: (v: string) => normaliseT
 ajv.addFormat('email', { type: 'string', validate: isEmail });
 // U+0000 in a string or a json value (keys included): PostgreSQL text and jsonb cannot store it,
 // and both engines must accept the same values, so it is refused everywhere (docs/engines.md).
-ajv.addKeyword({ keyword: 'noNul', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNul(data), errors: false });
+ajv.addKeyword({
+  keyword: 'noNul',
+  schemaType: 'boolean',
+  validate: (enabled: boolean, data: unknown) => !enabled || !containsNul(data),
+  errors: false,
+});
 // Beside NUL, for the same reason: an unpaired UTF-16 surrogate ("\ud800") has no UTF-8 form, so
 // SQLite and PostgreSQL would each store a different replacement (docs/engines.md).
-ajv.addKeyword({ keyword: 'wellFormed', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsUnpairedSurrogate(data), errors: false });
+ajv.addKeyword({
+  keyword: 'wellFormed',
+  schemaType: 'boolean',
+  validate: (enabled: boolean, data: unknown) => !enabled || !containsUnpairedSurrogate(data),
+  errors: false,
+});
 // Deeper json values would overflow the stack when serialised or parsed again later.
 // The same for numbers inside json values: Infinity would come back as null.
-ajv.addKeyword({ keyword: 'finiteNumbers', schemaType: 'boolean', validate: (enabled: boolean, data: unknown) => !enabled || !containsNonFiniteNumber(data), errors: false });
-ajv.addKeyword({ keyword: 'maxJsonDepth', schemaType: 'number', validate: (max: number, data: unknown) => !exceedsJsonDepth(data, max), errors: false });
+ajv.addKeyword({
+  keyword: 'finiteNumbers',
+  schemaType: 'boolean',
+  validate: (enabled: boolean, data: unknown) => !enabled || !containsNonFiniteNumber(data),
+  errors: false,
+});
+ajv.addKeyword({
+  keyword: 'maxJsonDepth',
+  schemaType: 'number',
+  validate: (max: number, data: unknown) => !exceedsJsonDepth(data, max),
+  errors: false,
+});
 
 /** Compiles a schema and drops it from ajv's cache (the returned function keeps working). */
 export function compileSchema(schema: object): ValidateFunction {
@@ -48,7 +69,9 @@ const VALIDATION_PROFILE: ValueSchemaProfile = {
   text: (rules) => ({ type: 'string', noNul: true, wellFormed: true, ...rules }),
   timestamp: () => ({ type: 'string', format: 'timestamp' }),
   // Depth first: the NUL walk is iterative too, but there is no point walking a hostile value twice.
-  json: () => ({ allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { wellFormed: true }, { finiteNumbers: true }] }),
+  json: () => ({
+    allOf: [{ maxJsonDepth: MAX_JSON_DEPTH }, { noNul: true }, { wellFormed: true }, { finiteNumbers: true }],
+  }),
 };
 
 /** The JSON Schema of one column's values, as the validators check them; `nullable` adds null. */
@@ -68,12 +91,15 @@ const TYPE_WORDS = {
   json: 'any JSON value',
 } as const;
 
-const OUT_OF_RANGE = 'is out of range: JSON numbers beyond ±1.7976931348623157e308 read as infinity, which cannot be stored';
+const OUT_OF_RANGE =
+  'is out of range: JSON numbers beyond ±1.7976931348623157e308 read as infinity, which cannot be stored';
 
 /** Words for why `value` failed its column's schema, from ajv's first error. */
 export function describeColumnError(column: ColumnValueRules, error: ErrorObject, value?: unknown): string {
   if ((column.type === 'number' || column.type === 'integer') && typeof value === 'number' && !Number.isFinite(value)) {
-    return column.type === 'integer' ? `must be ${TYPE_WORDS.integer} within ±(2^53-1); this one ${OUT_OF_RANGE}` : `must be a finite number; this one ${OUT_OF_RANGE}`;
+    return column.type === 'integer'
+      ? `must be ${TYPE_WORDS.integer} within ±(2^53-1); this one ${OUT_OF_RANGE}`
+      : `must be a finite number; this one ${OUT_OF_RANGE}`;
   }
   switch (error.keyword) {
     case 'maxLength':
@@ -81,9 +107,13 @@ export function describeColumnError(column: ColumnValueRules, error: ErrorObject
     case 'enum':
       return `must be one of ${(column.enum ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'minimum':
-      return column.type === 'integer' && column.min === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at least ${error.params.limit}`;
+      return column.type === 'integer' && column.min === undefined
+        ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)`
+        : `must be at least ${error.params.limit}`;
     case 'maximum':
-      return column.type === 'integer' && column.max === undefined ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)` : `must be at most ${error.params.limit}`;
+      return column.type === 'integer' && column.max === undefined
+        ? `must be ${TYPE_WORDS.integer} within ±(2^53-1)`
+        : `must be at most ${error.params.limit}`;
     case 'noNul':
       return 'must not contain the NUL character (U+0000)';
     case 'wellFormed':
@@ -93,7 +123,9 @@ export function describeColumnError(column: ColumnValueRules, error: ErrorObject
     case 'maxJsonDepth':
       return `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep`;
     case 'format':
-      return error.params.format === 'email' ? 'must be a valid email address of at most 254 characters' : `must be ${TYPE_WORDS[column.type]}`;
+      return error.params.format === 'email'
+        ? 'must be a valid email address of at most 254 characters'
+        : `must be ${TYPE_WORDS[column.type]}`;
     default:
       return `must be ${TYPE_WORDS[column.type]}`;
   }

@@ -35,11 +35,25 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 export function columnValueSchema(column: ColumnValueRules, profile: ValueSchemaProfile): Record<string, unknown> {
   switch (column.type) {
     case 'text':
-      return profile.text({ ...(column.max_length !== undefined && { maxLength: column.max_length }), ...(column.enum && { enum: [...column.enum] }) }, column);
+      return profile.text(
+        {
+          ...(column.max_length !== undefined && { maxLength: column.max_length }),
+          ...(column.enum && { enum: [...column.enum] }),
+        },
+        column,
+      );
     case 'integer':
-      return { type: 'integer', minimum: Math.max(column.min ?? -SAFE, -SAFE), maximum: Math.min(column.max ?? SAFE, SAFE) };
+      return {
+        type: 'integer',
+        minimum: Math.max(column.min ?? -SAFE, -SAFE),
+        maximum: Math.min(column.max ?? SAFE, SAFE),
+      };
     case 'number':
-      return { type: 'number', ...(column.min !== undefined && { minimum: column.min }), ...(column.max !== undefined && { maximum: column.max }) };
+      return {
+        type: 'number',
+        ...(column.min !== undefined && { minimum: column.min }),
+        ...(column.max !== undefined && { maximum: column.max }),
+      };
     case 'boolean':
       return { type: 'boolean' };
     case 'timestamp':

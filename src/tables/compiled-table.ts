@@ -5,7 +5,13 @@
  */
 import type { ColumnRef, ValueType } from '../query/sql-tree.js';
 import { parseRule, type ParsedRule } from '../query/rules.js';
-import { physicalColumns, publicColumns, RULE_OPERATIONS, type RuleOperation, type TableDefinition } from '../schema/definition.js';
+import {
+  physicalColumns,
+  publicColumns,
+  RULE_OPERATIONS,
+  type RuleOperation,
+  type TableDefinition,
+} from '../schema/definition.js';
 import { buildRowJson, type RowJson } from './row-json.js';
 import { buildRowValidators, type RowValidators } from './row-validator.js';
 import { pathResolver } from './relation-paths.js';
@@ -35,19 +41,28 @@ export interface CompiledTable {
  * `schemaDefinitions` (every table of the project) lets rules use relation paths.
  * Throws VALIDATION_FAILED when a rule names an unknown column.
  */
-export function compileTable(definition: TableDefinition, authColumns: ReadonlyMap<string, ValueType>, schemaDefinitions?: ReadonlyMap<string, TableDefinition>): CompiledTable {
+export function compileTable(
+  definition: TableDefinition,
+  authColumns: ReadonlyMap<string, ValueType>,
+  schemaDefinitions?: ReadonlyMap<string, TableDefinition>,
+): CompiledTable {
   const readable = publicColumns(definition).map((c) => Object.freeze({ name: c.name, type: c.type }));
   const filterable = new Map(readable.map((c) => [c.name, c.type] as const));
   const paths = schemaDefinitions && pathResolver(schemaDefinitions, definition.name);
   const rules = Object.fromEntries(
-    RULE_OPERATIONS.map((operation) => [operation, parseRule(definition.rules[operation], operation, filterable, authColumns, paths)]),
+    RULE_OPERATIONS.map((operation) => [
+      operation,
+      parseRule(definition.rules[operation], operation, filterable, authColumns, paths),
+    ]),
   ) as Record<RuleOperation, ParsedRule>;
   let validators: RowValidators | undefined;
   return Object.freeze({
     name: definition.name,
     definition,
     readable: Object.freeze(readable),
-    physical: new Map(physicalColumns(definition).map((c) => [c.name, Object.freeze({ name: c.name, type: c.type })] as const)),
+    physical: new Map(
+      physicalColumns(definition).map((c) => [c.name, Object.freeze({ name: c.name, type: c.type })] as const),
+    ),
     filterable,
     rules: Object.freeze(rules),
     authColumns,

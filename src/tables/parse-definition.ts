@@ -23,7 +23,18 @@ import { normaliseTimestamp } from '../lib/timestamps.js';
 import { hasUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 
 const TABLE_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes']);
-const COLUMN_KEYS = new Set(['name', 'type', 'required', 'unique', 'default', 'references', 'max_length', 'enum', 'min', 'max']);
+const COLUMN_KEYS = new Set([
+  'name',
+  'type',
+  'required',
+  'unique',
+  'default',
+  'references',
+  'max_length',
+  'enum',
+  'min',
+  'max',
+]);
 const MAX_COLUMNS = 200;
 const MAX_INDEXES = 32;
 
@@ -38,34 +49,57 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Checks a table name; throws VALIDATION_FAILED. */
 export function checkTableName(name: string): void {
   if (!NAME_PATTERN.test(name)) {
-    fail(`table name "${name}" must match ^[a-z][a-z0-9_]{0,62}$.`, 'Use lower-case letters, digits and underscores, starting with a letter, e.g. "tasks".');
+    fail(
+      `table name "${name}" must match ^[a-z][a-z0-9_]{0,62}$.`,
+      'Use lower-case letters, digits and underscores, starting with a letter, e.g. "tasks".',
+    );
   }
   // SQLite owns every name starting with sqlite_ (its catalogue tables); CREATE TABLE would fail.
-  if (name.startsWith('sqlite_')) fail(`table name "${name}" is reserved: names starting with "sqlite_" belong to the database engine.`, 'Choose another name, e.g. "tasks".');
+  if (name.startsWith('sqlite_'))
+    fail(
+      `table name "${name}" is reserved: names starting with "sqlite_" belong to the database engine.`,
+      'Choose another name, e.g. "tasks".',
+    );
 }
 
 /** Parses a table definition body; throws VALIDATION_FAILED naming the first problem. */
 export function parseDefinition(name: string, body: unknown): TableDefinition {
   checkTableName(name);
-  if (!isObject(body)) fail('the body must be a JSON object with "columns".', 'Send {"columns": [{"name": "title", "type": "text"}]}.');
-  for (const key of Object.keys(body)) if (!TABLE_KEYS.has(key)) fail(`unknown field "${key}" in the table definition.`, `Allowed fields: ${[...TABLE_KEYS].join(', ')}.`);
+  if (!isObject(body))
+    fail('the body must be a JSON object with "columns".', 'Send {"columns": [{"name": "title", "type": "text"}]}.');
+  for (const key of Object.keys(body))
+    if (!TABLE_KEYS.has(key))
+      fail(`unknown field "${key}" in the table definition.`, `Allowed fields: ${[...TABLE_KEYS].join(', ')}.`);
 
   const authTable = body.auth_table ?? false;
   const verifyEmail = body.verify_email ?? false;
   if (typeof authTable !== 'boolean') fail('auth_table must be true or false.');
   if (typeof verifyEmail !== 'boolean') fail('verify_email must be true or false.');
-  if (verifyEmail && !authTable) fail('verify_email needs auth_table: true.', 'Set "auth_table": true, or drop verify_email.');
+  if (verifyEmail && !authTable)
+    fail('verify_email needs auth_table: true.', 'Set "auth_table": true, or drop verify_email.');
 
   const rawColumns = body.columns ?? [];
   if (!Array.isArray(rawColumns)) fail('columns must be an array.');
   if (rawColumns.length > MAX_COLUMNS) fail(`a table has at most ${MAX_COLUMNS} columns.`);
-  const reserved = new Set<string>([...SYSTEM_COLUMN_NAMES, 'password_version', ...(authTable ? AUTH_COLUMN_NAMES : [])]);
+  const reserved = new Set<string>([
+    ...SYSTEM_COLUMN_NAMES,
+    'password_version',
+    ...(authTable ? AUTH_COLUMN_NAMES : []),
+  ]);
   const seen = new Set<string>();
   const columns = rawColumns.map((raw, index) => {
     const column = parseColumn(raw, index);
-    if (reserved.has(column.name)) fail(`columns[${index}]: "${column.name}" is a reserved name.`, `Reserved: ${[...reserved].join(', ')}; they exist already.`);
+    if (reserved.has(column.name))
+      fail(
+        `columns[${index}]: "${column.name}" is a reserved name.`,
+        `Reserved: ${[...reserved].join(', ')}; they exist already.`,
+      );
     // Every row of the data API may carry "expand" (contract §13): a column of that name would be replaced by it.
-    if (column.name === 'expand') fail(`columns[${index}]: "expand" is a reserved name: answers put related rows under "expand".`, 'Choose another name, e.g. "expanded" or "details".');
+    if (column.name === 'expand')
+      fail(
+        `columns[${index}]: "expand" is a reserved name: answers put related rows under "expand".`,
+        'Choose another name, e.g. "expanded" or "details".',
+      );
     if (seen.has(column.name)) fail(`columns[${index}]: "${column.name}" is declared twice.`);
     seen.add(column.name);
     return column;
@@ -77,14 +111,19 @@ export function parseDefinition(name: string, body: unknown): TableDefinition {
     auth_table: authTable,
     verify_email: verifyEmail,
     rules: parseRules(body.rules, { authTable }),
-    indexes: parseIndexes(body.indexes, new Set([...seen, ...SYSTEM_COLUMN_NAMES, ...(authTable ? ['email', 'email_verified'] : [])])),
+    indexes: parseIndexes(
+      body.indexes,
+      new Set([...seen, ...SYSTEM_COLUMN_NAMES, ...(authTable ? ['email', 'email_verified'] : [])]),
+    ),
   });
 }
 
 function parseColumn(raw: unknown, index: number): ColumnDefinition {
   const at = `columns[${index}]`;
   if (!isObject(raw)) fail(`${at} must be an object with name and type.`);
-  for (const key of Object.keys(raw)) if (!COLUMN_KEYS.has(key)) fail(`${at}: unknown option "${key}".`, `Column options: ${[...COLUMN_KEYS].join(', ')}.`);
+  for (const key of Object.keys(raw))
+    if (!COLUMN_KEYS.has(key))
+      fail(`${at}: unknown option "${key}".`, `Column options: ${[...COLUMN_KEYS].join(', ')}.`);
   const name = raw.name;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) fail(`${at}: name must match ^[a-z][a-z0-9_]{0,62}$.`);
   const type = raw.type;
@@ -101,33 +140,45 @@ function parseColumn(raw: unknown, index: number): ColumnDefinition {
 
   if (raw.max_length !== undefined) {
     if (type !== 'text') fail(`${name}: max_length applies to text columns only.`);
-    if (!Number.isInteger(raw.max_length) || (raw.max_length as number) < 1) fail(`${name}: max_length must be a positive whole number.`);
+    if (!Number.isInteger(raw.max_length) || (raw.max_length as number) < 1)
+      fail(`${name}: max_length must be a positive whole number.`);
     column.max_length = raw.max_length as number;
   }
   if (raw.enum !== undefined) {
     if (type !== 'text') fail(`${name}: enum applies to text columns only.`);
-    if (!Array.isArray(raw.enum) || raw.enum.length === 0 || raw.enum.some((v) => typeof v !== 'string')) fail(`${name}: enum must be a non-empty array of strings.`);
+    if (!Array.isArray(raw.enum) || raw.enum.length === 0 || raw.enum.some((v) => typeof v !== 'string'))
+      fail(`${name}: enum must be a non-empty array of strings.`);
     // A definition read from a file (schema apply, import) did not pass the HTTP body check.
-    if ((raw.enum as string[]).some(hasUnpairedSurrogate)) fail(`${name}: an enum value holds an unpaired UTF-16 surrogate, which is not a character.`, UNPAIRED_SURROGATE_SUGGESTION);
+    if ((raw.enum as string[]).some(hasUnpairedSurrogate))
+      fail(
+        `${name}: an enum value holds an unpaired UTF-16 surrogate, which is not a character.`,
+        UNPAIRED_SURROGATE_SUGGESTION,
+      );
     column.enum = Object.freeze([...new Set(raw.enum as string[])]);
   }
   for (const bound of ['min', 'max'] as const) {
     if (raw[bound] === undefined) continue;
     if (type !== 'integer' && type !== 'number') fail(`${name}: ${bound} applies to integer and number columns only.`);
     // JSON's 1e400 reads as Infinity: refused like any other non-number (it could not be stored).
-    if (typeof raw[bound] !== 'number' || !Number.isFinite(raw[bound])) fail(`${name}: ${bound} must be a finite number.`);
+    if (typeof raw[bound] !== 'number' || !Number.isFinite(raw[bound]))
+      fail(`${name}: ${bound} must be a finite number.`);
     column[bound] = raw[bound] as number;
   }
-  if (column.min !== undefined && column.max !== undefined && column.min > column.max) fail(`${name}: min is greater than max.`);
+  if (column.min !== undefined && column.max !== undefined && column.min > column.max)
+    fail(`${name}: min is greater than max.`);
 
   if (raw.references !== undefined) {
     const ref = raw.references;
-    if (!isObject(ref) || typeof ref.table !== 'string' || !NAME_PATTERN.test(ref.table)) fail(`${name}: references must be {"table": "<table>", "on_delete": "cascade|restrict|set_null"}.`);
+    if (!isObject(ref) || typeof ref.table !== 'string' || !NAME_PATTERN.test(ref.table))
+      fail(`${name}: references must be {"table": "<table>", "on_delete": "cascade|restrict|set_null"}.`);
     if (type !== 'text') fail(`${name}: a column with references must have type text (row ids are text).`);
     const onDelete = ref.on_delete ?? 'restrict';
-    if (onDelete !== 'cascade' && onDelete !== 'restrict' && onDelete !== 'set_null') fail(`${name}: on_delete must be cascade, restrict or set_null.`);
-    if (onDelete === 'set_null' && column.required) fail(`${name}: on_delete set_null needs a column that is not required.`);
-    for (const key of Object.keys(ref)) if (key !== 'table' && key !== 'on_delete') fail(`${name}: unknown option "references.${key}".`);
+    if (onDelete !== 'cascade' && onDelete !== 'restrict' && onDelete !== 'set_null')
+      fail(`${name}: on_delete must be cascade, restrict or set_null.`);
+    if (onDelete === 'set_null' && column.required)
+      fail(`${name}: on_delete set_null needs a column that is not required.`);
+    for (const key of Object.keys(ref))
+      if (key !== 'table' && key !== 'on_delete') fail(`${name}: unknown option "references.${key}".`);
     column.references = Object.freeze({ table: ref.table, on_delete: onDelete as OnDelete });
   }
   if (raw.default !== undefined) {
@@ -155,8 +206,10 @@ function parseRules(raw: unknown, kind: { readonly authTable: boolean }): Readon
   if (raw === undefined) return Object.freeze(rules);
   if (!isObject(raw)) fail('rules must be an object such as {"list": "", "view": null}.');
   for (const [operation, rule] of Object.entries(raw)) {
-    if (!RULE_OPERATIONS.includes(operation as RuleOperation)) fail(`rules.${operation} is not an operation.`, `Operations: ${RULE_OPERATIONS.join(', ')}.`);
-    if (rule !== null && typeof rule !== 'string') fail(`rules.${operation} must be null, "" or a filter expression string.`);
+    if (!RULE_OPERATIONS.includes(operation as RuleOperation))
+      fail(`rules.${operation} is not an operation.`, `Operations: ${RULE_OPERATIONS.join(', ')}.`);
+    if (rule !== null && typeof rule !== 'string')
+      fail(`rules.${operation} must be null, "" or a filter expression string.`);
     rules[operation as RuleOperation] = rule as Rule;
   }
   return Object.freeze(rules);
@@ -164,14 +217,16 @@ function parseRules(raw: unknown, kind: { readonly authTable: boolean }): Readon
 
 function parseIndexes(raw: unknown, indexable: ReadonlySet<string>): readonly (readonly string[])[] {
   if (raw === undefined) return Object.freeze([]);
-  if (!Array.isArray(raw) || raw.length > MAX_INDEXES) fail(`indexes must be an array of at most ${MAX_INDEXES} column lists.`);
+  if (!Array.isArray(raw) || raw.length > MAX_INDEXES)
+    fail(`indexes must be an array of at most ${MAX_INDEXES} column lists.`);
   const unique = new Map<string, readonly string[]>();
   raw.forEach((index, i) => {
     if (!Array.isArray(index) || index.length === 0 || index.length > 8 || index.some((c) => typeof c !== 'string')) {
       fail(`indexes[${i}] must be a list of 1 to 8 column names.`);
     }
     for (const column of index as string[]) {
-      if (!indexable.has(column)) fail(`indexes[${i}]: unknown column "${column}".`, `Columns: ${[...indexable].sort().join(', ')}.`);
+      if (!indexable.has(column))
+        fail(`indexes[${i}]: unknown column "${column}".`, `Columns: ${[...indexable].sort().join(', ')}.`);
     }
     if (new Set(index).size !== index.length) fail(`indexes[${i}] names a column twice.`);
     unique.set((index as string[]).join(','), Object.freeze([...(index as string[])]));

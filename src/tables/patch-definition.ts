@@ -23,9 +23,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * `verify_email` replaced when given. Throws VALIDATION_FAILED for a malformed patch.
  */
 export function applyTablePatch(before: TableDefinition, patch: unknown): Record<string, unknown> {
-  if (!isObject(patch)) fail('the body must be a JSON object naming what to change.', 'Send e.g. {"rules": {"list": ""}} or {"columns": [{"name": "note", "type": "text"}]}.');
+  if (!isObject(patch))
+    fail(
+      'the body must be a JSON object naming what to change.',
+      'Send e.g. {"rules": {"list": ""}} or {"columns": [{"name": "note", "type": "text"}]}.',
+    );
   for (const key of Object.keys(patch)) {
-    if (!PATCH_KEYS.has(key)) fail(`unknown field "${key}" in the table change.`, `Allowed fields: ${[...PATCH_KEYS].join(', ')}.`);
+    if (!PATCH_KEYS.has(key))
+      fail(`unknown field "${key}" in the table change.`, `Allowed fields: ${[...PATCH_KEYS].join(', ')}.`);
   }
   return {
     columns: patch.columns === undefined ? before.columns : mergeColumns(before, patch.columns),
@@ -37,19 +42,34 @@ export function applyTablePatch(before: TableDefinition, patch: unknown): Record
 }
 
 function mergeRules(before: TableDefinition, rules: unknown): Record<string, unknown> {
-  if (!isObject(rules)) fail('rules must be an object of the operations to change, such as {"list": ""}.', 'Name only the operations to change; the others keep their rule.');
+  if (!isObject(rules))
+    fail(
+      'rules must be an object of the operations to change, such as {"list": ""}.',
+      'Name only the operations to change; the others keep their rule.',
+    );
   return { ...before.rules, ...rules };
 }
 
 function mergeColumns(before: TableDefinition, columns: unknown): Record<string, unknown>[] {
-  if (!Array.isArray(columns)) fail('columns must be an array of the columns to add or change.', 'Send e.g. {"columns": [{"name": "note", "type": "text"}]}; columns not named keep their definition.');
+  if (!Array.isArray(columns))
+    fail(
+      'columns must be an array of the columns to add or change.',
+      'Send e.g. {"columns": [{"name": "note", "type": "text"}]}; columns not named keep their definition.',
+    );
   const merged = new Map<string, Record<string, unknown>>(before.columns.map((c) => [c.name, { ...c }]));
   const named = new Set<string>();
   columns.forEach((column, index) => {
     if (!isObject(column) || typeof column.name !== 'string') {
-      fail(`columns[${index}] must be an object with the name of the column to add or change.`, 'Send e.g. {"name": "note", "type": "text"}.');
+      fail(
+        `columns[${index}] must be an object with the name of the column to add or change.`,
+        'Send e.g. {"name": "note", "type": "text"}.',
+      );
     }
-    if (named.has(column.name)) fail(`columns[${index}]: "${column.name}" is named twice.`, 'Name each column once, with every option to change.');
+    if (named.has(column.name))
+      fail(
+        `columns[${index}]: "${column.name}" is named twice.`,
+        'Name each column once, with every option to change.',
+      );
     named.add(column.name);
     const changed: Record<string, unknown> = { ...merged.get(column.name) };
     // JSON merge patch (RFC 7396): null removes an option (max_length, default, references...).

@@ -56,7 +56,8 @@ export function planTableChange(before: TableDefinition | null, after: TableDefi
       steps.push('turn the auth table into a plain table');
       destructive.push('email, password and email_verified of every user would be deleted');
     }
-    if (!before.auth_table && after.auth_table) steps.push('make it the auth table (adds email, password, email_verified)');
+    if (!before.auth_table && after.auth_table)
+      steps.push('make it the auth table (adds email, password, email_verified)');
     if (JSON.stringify(before.indexes) !== JSON.stringify(after.indexes)) steps.push('update indexes');
     if (JSON.stringify(before.rules) !== JSON.stringify(after.rules)) steps.push('update rules');
     if (before.verify_email !== after.verify_email) steps.push(`set verify_email to ${after.verify_email}`);

@@ -137,7 +137,9 @@ export class RelatedRowView {
 
   /** The rows of `table` whose `column` is `parentId` (creation order, at most 100), as read before at this generation. */
   reverse(table: CompiledTable, column: string, parentId: string): readonly Row[] | undefined {
-    return this.cache.lookup(`${this.prefix}${table.name}(${column})\u0000${parentId}`, table, this.generation) as readonly Row[] | undefined;
+    return this.cache.lookup(`${this.prefix}${table.name}(${column})\u0000${parentId}`, table, this.generation) as
+      | readonly Row[]
+      | undefined;
   }
 
   storeReverse(table: CompiledTable, column: string, parentId: string, rows: readonly Row[]): void {

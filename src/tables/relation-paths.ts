@@ -21,8 +21,15 @@ const columnTypes = new WeakMap<TableDefinition, ReadonlyMap<string, { type: Val
 function columnsOf(definition: TableDefinition): ReadonlyMap<string, { type: ValueType; references?: string }> {
   let map = columnTypes.get(definition);
   if (!map) {
-    const references = new Map(definition.columns.filter((c) => c.references).map((c) => [c.name, c.references!.table] as const));
-    map = new Map(publicColumns(definition).map((c) => [c.name, { type: c.type, ...(references.has(c.name) && { references: references.get(c.name)! }) }] as const));
+    const references = new Map(
+      definition.columns.filter((c) => c.references).map((c) => [c.name, c.references!.table] as const),
+    );
+    map = new Map(
+      publicColumns(definition).map(
+        (c) =>
+          [c.name, { type: c.type, ...(references.has(c.name) && { references: references.get(c.name)! }) }] as const,
+      ),
+    );
     columnTypes.set(definition, map);
   }
   return map;
@@ -32,37 +39,66 @@ function columnsOf(definition: TableDefinition): ReadonlyMap<string, { type: Val
  * A resolver of relation paths starting at rows of `table` (or at the auth table's row for
  * `@request.auth.*`). `guard`, when given, filters every hop (a caller's own filter and sort).
  */
-export function pathResolver(definitions: ReadonlyMap<string, TableDefinition>, table: string, guard?: HopGuard): PathResolver {
+export function pathResolver(
+  definitions: ReadonlyMap<string, TableDefinition>,
+  table: string,
+  guard?: HopGuard,
+): PathResolver {
   return (origin, segments, authValue) => {
     let current: string | undefined = table;
     if (origin === 'auth') current = [...definitions.values()].find((d) => d.auth_table)?.name;
-    if (current === undefined) return { detail: 'this project has no auth table', suggestion: 'Use @request.auth.id, or create an auth table first.' };
+    if (current === undefined)
+      return {
+        detail: 'this project has no auth table',
+        suggestion: 'Use @request.auth.id, or create an auth table first.',
+      };
     const hops = segments.length - 1;
-    if (hops > MAX_PATH_HOPS) return { detail: `a path follows at most ${MAX_PATH_HOPS} references`, suggestion: 'Shorten the path, or put the condition into a rule of a table closer to the data.' };
+    if (hops > MAX_PATH_HOPS)
+      return {
+        detail: `a path follows at most ${MAX_PATH_HOPS} references`,
+        suggestion: 'Shorten the path, or put the condition into a rule of a table closer to the data.',
+      };
     let from: Expr | undefined;
     const steps: PathHop[] = [];
     for (const [index, name] of segments.entries()) {
       const definition = definitions.get(current);
-      if (!definition) return { detail: `table "${current}" does not exist`, suggestion: 'Declare the referenced table first.' };
+      if (!definition)
+        return { detail: `table "${current}" does not exist`, suggestion: 'Declare the referenced table first.' };
       const columns = columnsOf(definition);
       const column = columns.get(name);
       const last = index === segments.length - 1;
       if (!column || (!last && column.references === undefined)) {
         const references = [...columns].filter(([, c]) => c.references !== undefined).map(([n]) => n);
         return last
-          ? { detail: `"${current}" has no column "${name}"`, suggestion: `Read one of the columns of "${current}": ${[...columns.keys()].sort().join(', ')}.` }
+          ? {
+              detail: `"${current}" has no column "${name}"`,
+              suggestion: `Read one of the columns of "${current}": ${[...columns.keys()].sort().join(', ')}.`,
+            }
           : {
               detail: `"${name}" is not a reference column of "${current}"`,
-              suggestion: references.length > 0
-                ? `Follow one of the references of "${current}": ${references.sort().join(', ')}, for example: ${references[0]}.id.`
-                : `"${current}" has no references column to follow; only columns with "references" start a path.`,
+              suggestion:
+                references.length > 0
+                  ? `Follow one of the references of "${current}": ${references.sort().join(', ')}, for example: ${references[0]}.id.`
+                  : `"${current}" has no references column to follow; only columns with "references" start a path.`,
             };
       }
       if (index === 0) {
-        from = origin === 'row' ? { kind: 'column', name } : authValue === null || authValue === undefined ? { kind: 'null' } : { kind: 'value', value: authValue, type: 'text' };
+        from =
+          origin === 'row'
+            ? { kind: 'column', name }
+            : authValue === null || authValue === undefined
+              ? { kind: 'null' }
+              : { kind: 'value', value: authValue, type: 'text' };
       } else {
         const condition = guard?.(current);
-        steps.push({ table: current, column: name, type: column.type, ...(condition === 'hidden' ? { guard: { kind: 'bool', value: false } } : condition !== undefined && { guard: condition }) });
+        steps.push({
+          table: current,
+          column: name,
+          type: column.type,
+          ...(condition === 'hidden'
+            ? { guard: { kind: 'bool', value: false } }
+            : condition !== undefined && { guard: condition }),
+        });
       }
       if (!last) current = column.references!;
     }

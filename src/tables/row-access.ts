@@ -14,7 +14,13 @@ import type { RuleOperation } from '../schema/definition.js';
  * The condition rows must meet for `caller` to perform `operation`, or undefined for no
  * condition (admin key, or an open rule). Throws FORBIDDEN when the operation is locked.
  */
-export function ruleCondition(table: CompiledTable, operation: RuleOperation, caller: Caller, now: string, body?: Readonly<Record<string, unknown>>): Expr | undefined {
+export function ruleCondition(
+  table: CompiledTable,
+  operation: RuleOperation,
+  caller: Caller,
+  now: string,
+  body?: Readonly<Record<string, unknown>>,
+): Expr | undefined {
   if (caller.kind === 'admin') return undefined;
   const condition = ruleToExpr(table.rules[operation], {
     parameter: `rules.${operation}`,
@@ -58,7 +64,12 @@ export function checkProtectedFields(table: CompiledTable, caller: Caller, body:
     if (field in body) {
       throw new AppError('FORBIDDEN', {
         message: `${field}: can only be changed through the auth endpoints.`,
-        suggestion: field === 'password' ? 'Use POST /p/{id}/auth/change-password or the reset flow.' : field === 'email_verified' ? 'Users verify through the link in the verification email.' : 'Email changes need the admin key.',
+        suggestion:
+          field === 'password'
+            ? 'Use POST /p/{id}/auth/change-password or the reset flow.'
+            : field === 'email_verified'
+              ? 'Users verify through the link in the verification email.'
+              : 'Email changes need the admin key.',
       });
     }
   }

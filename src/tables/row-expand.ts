@@ -25,7 +25,10 @@ export const MAX_REVERSE_ROWS = 100;
  */
 const PLAIN_REVERSE_READ_LIMIT = 2_000;
 
-const CREATION_ORDER: readonly OrderTerm[] = [{ column: 'created_at', descending: false }, { column: 'id', descending: false }];
+const CREATION_ORDER: readonly OrderTerm[] = [
+  { column: 'created_at', descending: false },
+  { column: 'id', descending: false },
+];
 
 /**
  * Creation order in memory, as the engines order it: created_at is a fixed-width ISO 8601
@@ -46,7 +49,17 @@ const referenceMaps = new WeakMap<ReadonlyMap<string, CompiledTable>, ReferenceM
 export function referenceMapOf(tables: ReadonlyMap<string, CompiledTable>): ReferenceMap {
   let map = referenceMaps.get(tables);
   if (!map) {
-    map = new Map([...tables].map(([name, table]) => [name, new Map(table.definition.columns.filter((c) => c.references).map((c) => [c.name, c.references!.table] as const))] as const));
+    map = new Map(
+      [...tables].map(
+        ([name, table]) =>
+          [
+            name,
+            new Map(
+              table.definition.columns.filter((c) => c.references).map((c) => [c.name, c.references!.table] as const),
+            ),
+          ] as const,
+      ),
+    );
     referenceMaps.set(tables, map);
   }
   return map;
@@ -56,7 +69,11 @@ export function referenceMapOf(tables: ReadonlyMap<string, CompiledTable>): Refe
  * The expansions `text` asks for on rows of `table`: parsed (query/expand.ts), then checked
  * against columns named `expand` (below). Throws VALIDATION_FILTER with `field: "expand"`.
  */
-export function requestedExpansions(text: string, table: CompiledTable, tables: ReadonlyMap<string, CompiledTable>): ExpandNode[] {
+export function requestedExpansions(
+  text: string,
+  table: CompiledTable,
+  tables: ReadonlyMap<string, CompiledTable>,
+): ExpandNode[] {
   try {
     const nodes = parseExpand(text, table.name, referenceMapOf(tables));
     checkExpandKey(table, nodes, tables);
@@ -73,7 +90,13 @@ export function requestedExpansions(text: string, table: CompiledTable, tables: 
  */
 function namingExpand(error: unknown): unknown {
   if (!isAppError(error) || error.code !== 'VALIDATION_FILTER' || error.field !== undefined) return error;
-  return new AppError('VALIDATION_FILTER', { message: error.message, suggestion: error.suggestion, headers: error.headers, field: 'expand', cause: error.cause });
+  return new AppError('VALIDATION_FILTER', {
+    message: error.message,
+    suggestion: error.suggestion,
+    headers: error.headers,
+    field: 'expand',
+    cause: error.cause,
+  });
 }
 
 /**
@@ -82,7 +105,11 @@ function namingExpand(error: unknown): unknown {
  * its value in the answer. The contract does not reserve the name, so such a table is refused
  * expansion rather than answered with a column silently overwritten.
  */
-export function checkExpandKey(table: CompiledTable, nodes: readonly ExpandNode[], tables: ReadonlyMap<string, CompiledTable>): void {
+export function checkExpandKey(
+  table: CompiledTable,
+  nodes: readonly ExpandNode[],
+  tables: ReadonlyMap<string, CompiledTable>,
+): void {
   if (nodes.length === 0) return;
   if (table.readable.some((column) => column.name === 'expand')) {
     throw new AppError('VALIDATION_FILTER', {
@@ -108,18 +135,31 @@ export interface ExpandScope {
 }
 
 /** Adds `expand` to each row (and, for nested paths, to the expanded rows). Throws only storage errors. */
-export async function expandRows(db: Executor, rows: readonly Row[], nodes: readonly ExpandNode[], scope: ExpandScope): Promise<void> {
+export async function expandRows(
+  db: Executor,
+  rows: readonly Row[],
+  nodes: readonly ExpandNode[],
+  scope: ExpandScope,
+): Promise<void> {
   if (rows.length === 0 || nodes.length === 0) return;
   for (const row of rows) row.expand = {};
   for (const node of nodes) {
     const table = scope.tables.get(node.table)!;
-    const children = node.kind === 'forward' ? await expandForward(db, table, rows, node, scope) : await expandReverse(db, table, rows, node, scope);
+    const children =
+      node.kind === 'forward'
+        ? await expandForward(db, table, rows, node, scope)
+        : await expandReverse(db, table, rows, node, scope);
     if (node.children.length > 0) await expandRows(db, children, node.children, scope);
   }
 }
 
 /** The rule condition, or 'hidden' when the operation is locked for this caller (expanded rows and path hops are then hidden, not an error). */
-export function visibility(table: CompiledTable, operation: 'view' | 'list', caller: Caller, now: string): Expr | undefined | 'hidden' {
+export function visibility(
+  table: CompiledTable,
+  operation: 'view' | 'list',
+  caller: Caller,
+  now: string,
+): Expr | undefined | 'hidden' {
   try {
     return ruleCondition(table, operation, caller, now);
   } catch (error) {
@@ -139,12 +179,20 @@ function handOutAll(rows: readonly Row[], node: ExpandNode): readonly Row[] {
 }
 
 /** The kept rows' view when the caller sees every row of the table (no condition), else undefined. */
-function cacheFor(db: Executor, condition: Expr | undefined | 'hidden', scope: ExpandScope): RelatedRowView | undefined {
+function cacheFor(
+  db: Executor,
+  condition: Expr | undefined | 'hidden',
+  scope: ExpandScope,
+): RelatedRowView | undefined {
   return condition === undefined ? scope.related?.at(db) : undefined;
 }
 
 /** Hands each id's kept value to `use`; returns the ids with none kept (all of them without a view), to be read. */
-function takeKept<T>(ids: readonly string[], lookup: ((id: string) => T | undefined) | undefined, use: (id: string, kept: T) => void): readonly string[] {
+function takeKept<T>(
+  ids: readonly string[],
+  lookup: ((id: string) => T | undefined) | undefined,
+  use: (id: string, kept: T) => void,
+): readonly string[] {
   if (!lookup) return ids;
   const missing: string[] = [];
   for (const id of ids) {
@@ -155,15 +203,26 @@ function takeKept<T>(ids: readonly string[], lookup: ((id: string) => T | undefi
   return missing;
 }
 
-async function expandForward(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, scope: ExpandScope): Promise<Row[]> {
+async function expandForward(
+  db: Executor,
+  table: CompiledTable,
+  rows: readonly Row[],
+  node: ExpandNode,
+  scope: ExpandScope,
+): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => row[node.column]).filter((id): id is string => typeof id === 'string'))];
   const condition = visibility(table, 'view', scope.caller, scope.now);
   const found = new Map<string, Row>();
   if (ids.length > 0 && condition !== 'hidden') {
     const cache = cacheFor(db, condition, scope);
-    const missing = takeKept(ids, cache && ((id) => cache.forward(table, id)), (id, kept) => found.set(id, handOut(kept, node)));
+    const missing = takeKept(ids, cache && ((id) => cache.forward(table, id)), (id, kept) =>
+      found.set(id, handOut(kept, node)),
+    );
     if (missing.length > 0) {
-      const where = sql.and({ kind: 'in', expr: sql.column('id'), values: missing.map((id) => sql.value(id, 'text')) }, condition);
+      const where = sql.and(
+        { kind: 'in', expr: sql.column('id'), values: missing.map((id) => sql.value(id, 'text')) },
+        condition,
+      );
       for (const row of await db.all({ kind: 'select', table: table.name, columns: table.readable, where })) {
         cache?.storeForward(table, row);
         found.set(String(row.id), handOut(row, node));
@@ -172,18 +231,26 @@ async function expandForward(db: Executor, table: CompiledTable, rows: readonly 
   }
   for (const row of rows) {
     const id = row[node.column];
-    (row.expand as Record<string, unknown>)[node.key] = typeof id === 'string' ? found.get(id) ?? null : null;
+    (row.expand as Record<string, unknown>)[node.key] = typeof id === 'string' ? (found.get(id) ?? null) : null;
   }
   return [...found.values()];
 }
 
-async function expandReverse(db: Executor, table: CompiledTable, rows: readonly Row[], node: ExpandNode, scope: ExpandScope): Promise<Row[]> {
+async function expandReverse(
+  db: Executor,
+  table: CompiledTable,
+  rows: readonly Row[],
+  node: ExpandNode,
+  scope: ExpandScope,
+): Promise<Row[]> {
   const ids = [...new Set(rows.map((row) => String(row.id)))];
   const condition = visibility(table, 'list', scope.caller, scope.now);
   const byParent = new Map<string, readonly Row[]>();
   if (condition !== 'hidden') {
     const cache = cacheFor(db, condition, scope);
-    const missing = takeKept(ids, cache && ((id) => cache.reverse(table, node.column, id)), (id, kept) => byParent.set(id, handOutAll(kept, node)));
+    const missing = takeKept(ids, cache && ((id) => cache.reverse(table, node.column, id)), (id, kept) =>
+      byParent.set(id, handOutAll(kept, node)),
+    );
     if (missing.length > 0) {
       const read = await readReverse(db, table, node, missing, condition);
       for (const id of missing) {
@@ -204,8 +271,17 @@ async function expandReverse(db: Executor, table: CompiledTable, rows: readonly 
 }
 
 /** The rows related to each parent in `ids` (creation order, at most 100 each), read in one query (two when a parent has more than the bound). */
-async function readReverse(db: Executor, table: CompiledTable, node: ExpandNode, ids: readonly string[], condition: Expr | undefined): Promise<Map<string, Row[]>> {
-  const where = sql.and({ kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) }, condition);
+async function readReverse(
+  db: Executor,
+  table: CompiledTable,
+  node: ExpandNode,
+  ids: readonly string[],
+  condition: Expr | undefined,
+): Promise<Map<string, Row[]>> {
+  const where = sql.and(
+    { kind: 'in', expr: sql.column(node.column), values: ids.map((id) => sql.value(id, 'text')) },
+    condition,
+  );
   // A plain, unsorted query first, bounded by what the page may show (100 per parent, and
   // PLAIN_REVERSE_READ_LIMIT in all): when it stays within the bound it read every related
   // row, and each parent's rows are put in creation order here (a few per parent; the engine
@@ -215,7 +291,14 @@ async function readReverse(db: Executor, table: CompiledTable, node: ExpandNode,
   const bound = Math.min(ids.length * MAX_REVERSE_ROWS, PLAIN_REVERSE_READ_LIMIT);
   let found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, limit: bound + 1 });
   if (found.length > bound) {
-    found = await db.all({ kind: 'select', table: table.name, columns: table.readable, where, orderBy: CREATION_ORDER, perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS } });
+    found = await db.all({
+      kind: 'select',
+      table: table.name,
+      columns: table.readable,
+      where,
+      orderBy: CREATION_ORDER,
+      perValueLimit: { column: node.column, limit: MAX_REVERSE_ROWS },
+    });
   }
   const byParent = new Map<string, Row[]>();
   for (const row of found) {

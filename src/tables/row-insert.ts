@@ -41,7 +41,13 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
       // The whole column list when every column has a value (the usual case): the same array
       // on every row lets the store key its compiled statement by it.
       const written = columns.every((c) => full[c.name] !== undefined) ? columns : present(columns, full);
-      const row = await tx.first({ kind: 'insert', table: table.name, columns: written, rows: [written.map((c) => full[c.name])], returning: table.readable });
+      const row = await tx.first({
+        kind: 'insert',
+        table: table.name,
+        columns: written,
+        rows: [written.map((c) => full[c.name])],
+        returning: table.readable,
+      });
       if (condition) await checkCreateRule(tx, table, id, condition, bulk ? index : undefined);
       rows.push(row!);
     } catch (error) {
@@ -55,7 +61,13 @@ function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] 
   return columns.filter((c) => values[c.name] !== undefined);
 }
 
-async function checkCreateRule(tx: Executor, table: CompiledTable, id: string, condition: Expr, index: number | undefined): Promise<void> {
+async function checkCreateRule(
+  tx: Executor,
+  table: CompiledTable,
+  id: string,
+  condition: Expr,
+  index: number | undefined,
+): Promise<void> {
   const visible = await tx.count({ kind: 'count', table: table.name, where: sql.and(sql.eq('id', id), condition) });
   if (visible === 0) {
     throw new AppError('FORBIDDEN', {

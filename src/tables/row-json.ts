@@ -89,17 +89,28 @@ export function buildRowJson(columns: readonly ColumnRef[]): RowJson {
  * an expanded row or null, a reverse one a list of rows, each with its own `expand` when the
  * path goes on. `columnsOf` gives an expanded table's columns (its whole readable rows).
  */
-export function buildExpandedRowJson(columns: readonly ColumnRef[], nodes: readonly ExpandNode[], columnsOf: (table: string) => readonly ColumnRef[]): RowJson {
+export function buildExpandedRowJson(
+  columns: readonly ColumnRef[],
+  nodes: readonly ExpandNode[],
+  columnsOf: (table: string) => readonly ColumnRef[],
+): RowJson {
   return envelopes(expandedRowSchema(columns, nodes, columnsOf));
 }
 
-function expandedRowSchema(columns: readonly ColumnRef[], nodes: readonly ExpandNode[], columnsOf: (table: string) => readonly ColumnRef[]): object {
+function expandedRowSchema(
+  columns: readonly ColumnRef[],
+  nodes: readonly ExpandNode[],
+  columnsOf: (table: string) => readonly ColumnRef[],
+): object {
   const row = rowSchema(columns);
   if (nodes.length === 0) return row;
   const expand = Object.fromEntries(
     nodes.map((node) => {
       const child = expandedRowSchema(columnsOf(node.table), node.children, columnsOf);
-      return [node.key, node.kind === 'forward' ? { ...child, type: ['object', 'null'] } : { type: 'array', items: child }];
+      return [
+        node.key,
+        node.kind === 'forward' ? { ...child, type: ['object', 'null'] } : { type: 'array', items: child },
+      ];
     }),
   );
   return { type: 'object', properties: { ...row.properties, expand: { type: 'object', properties: expand } } };
@@ -110,6 +121,9 @@ function envelopes(row: object): RowJson {
   let page: RowJson['page'] | undefined;
   return {
     one: (body) => (one ??= compile({ type: 'object', properties: { data: row } }))(body),
-    page: (body) => (page ??= compile({ type: 'object', properties: { data: { type: 'array', items: row }, meta: META_SCHEMA } }))(body),
+    page: (body) =>
+      (page ??= compile({ type: 'object', properties: { data: { type: 'array', items: row }, meta: META_SCHEMA } }))(
+        body,
+      ),
   };
 }

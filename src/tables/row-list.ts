@@ -47,33 +47,53 @@ export interface ListRequest {
 export async function listRows(db: Executor, table: CompiledTable, request: ListRequest): Promise<ListedPage> {
   const parsed = parseListParams(request.query, table.filterable, request.now, callerPaths(table, request));
   const notNull = notNullColumns(table);
-  const params = { ...parsed, orderBy: parsed.orderBy.map((term) => (!term.expr && notNull.has(term.column) ? { ...term, notNull: true } : term)) };
+  const params = {
+    ...parsed,
+    orderBy: parsed.orderBy.map((term) => (!term.expr && notNull.has(term.column) ? { ...term, notNull: true } : term)),
+  };
   const expand = params.expand === undefined ? [] : requestedExpansions(params.expand, table, request.tables);
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
   const scope = cursorScope(table.name, params.orderBy, params.filterSources);
   if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey);
-  const after = params.after === undefined ? undefined : keysetCondition(params.orderBy, decodeCursor(request.cursorKey, scope, params.orderBy, params.after), table.filterable, notNull);
+  const after =
+    params.after === undefined
+      ? undefined
+      : keysetCondition(
+          params.orderBy,
+          decodeCursor(request.cursorKey, scope, params.orderBy, params.after),
+          table.filterable,
+          notNull,
+        );
   const where = sql.and(visible, after);
   const selected = params.select ? table.readable.filter((c) => params.select!.includes(c.name)) : table.readable;
   // The sort keys (and references to expand) are read even when select leaves them out: the cursor is made of them.
-  const needed = [...new Set([...params.orderBy.filter((term) => !term.expr).map((term) => term.column), ...forwardColumns(expand)])];
+  const needed = [
+    ...new Set([...params.orderBy.filter((term) => !term.expr).map((term) => term.column), ...forwardColumns(expand)]),
+  ];
   // Relation-path sort keys come back as computed outputs named like the path, for the cursor.
-  const computed = params.orderBy.filter((term) => term.expr).map((term) => ({ key: term.column, expr: term.expr!, type: term.type! }));
+  const computed = params.orderBy
+    .filter((term) => term.expr)
+    .map((term) => ({ key: term.column, expr: term.expr!, type: term.type! }));
   const extra = needed.filter((name) => !selected.some((c) => c.name === name));
-  const columns: readonly ColumnRef[] = extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
+  const columns: readonly ColumnRef[] =
+    extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
   // The total is counted beside the page, not after it (on PostgreSQL: on a second pooled connection).
-  const counting = params.countTotal ? db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) }) : null;
+  const counting = params.countTotal
+    ? db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) })
+    : null;
   const [fetched, total] = await Promise.all([
-    params.limit === 0 ? [] : db.all({
-      kind: 'select',
-      table: table.name,
-      columns,
-      ...(computed.length > 0 && { computed }),
-      ...(hasCondition(where) && { where }),
-      orderBy: params.orderBy,
-      limit: params.limit + 1,
-      offset: params.offset,
-    }),
+    params.limit === 0
+      ? []
+      : db.all({
+          kind: 'select',
+          table: table.name,
+          columns,
+          ...(computed.length > 0 && { computed }),
+          ...(hasCondition(where) && { where }),
+          orderBy: params.orderBy,
+          limit: params.limit + 1,
+          offset: params.offset,
+        }),
     counting,
   ]);
   const more = fetched.length > params.limit;
@@ -82,7 +102,15 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   // Only when asked: an await costs a turn of the microtask queue even when nothing is expanded.
   if (expand.length > 0) await expandRows(db, rows, expand, request);
   for (const name of [...extra, ...computed.map((c) => c.key)]) for (const row of rows) delete row[name];
-  return { rows, total, limit: params.limit, offset: params.offset, nextCursor, plain: expand.length === 0, expanded: expand };
+  return {
+    rows,
+    total,
+    limit: params.limit,
+    offset: params.offset,
+    nextCursor,
+    plain: expand.length === 0,
+    expanded: expand,
+  };
 }
 
 /** The offset pseudo-key of cursors over groups. */
@@ -93,20 +121,31 @@ const GROUP_OFFSET: readonly OrderTerm[] = Object.freeze([{ column: '#offset', d
  * number of groups. Cursors over groups carry the next offset (signed and bound like row cursors):
  * the groups of a filtered table are few, so the keyset's constant cost is not needed there.
  */
-async function listGroups(db: Executor, table: CompiledTable, params: ListParams, visible: Expr, scope: string, cursorKey: string): Promise<ListedPage> {
+async function listGroups(
+  db: Executor,
+  table: CompiledTable,
+  params: ListParams,
+  visible: Expr,
+  scope: string,
+  cursorKey: string,
+): Promise<ListedPage> {
   const aggregate = params.aggregate!;
-  const offset = params.after === undefined ? params.offset : Number(decodeCursor(cursorKey, scope, GROUP_OFFSET, params.after)[0]);
+  const offset =
+    params.after === undefined ? params.offset : Number(decodeCursor(cursorKey, scope, GROUP_OFFSET, params.after)[0]);
   const groupColumns = aggregate.groupBy.map((name) => table.readable.find((c) => c.name === name)!);
-  const fetched = params.limit === 0 ? [] : await db.all({
-    kind: 'select',
-    table: table.name,
-    columns: groupColumns,
-    aggregates: aggregate.outputs,
-    ...(hasCondition(visible) && { where: visible }),
-    orderBy: params.orderBy,
-    limit: params.limit + 1,
-    offset,
-  });
+  const fetched =
+    params.limit === 0
+      ? []
+      : await db.all({
+          kind: 'select',
+          table: table.name,
+          columns: groupColumns,
+          aggregates: aggregate.outputs,
+          ...(hasCondition(visible) && { where: visible }),
+          orderBy: params.orderBy,
+          limit: params.limit + 1,
+          offset,
+        });
   const more = fetched.length > params.limit;
   const rows = more ? fetched.slice(0, params.limit) : fetched;
   const nextCursor = more ? encodeCursor(cursorKey, scope, GROUP_OFFSET, { '#offset': offset + rows.length }) : null;
@@ -116,9 +155,23 @@ async function listGroups(db: Executor, table: CompiledTable, params: ListParams
     // past the end tells the number of groups without grouping the table a second time.
     if (aggregate.groupBy.length === 0) total = 1;
     else if (params.limit > 0 && !more && (rows.length > 0 || offset === 0)) total = offset + rows.length;
-    else total = await db.count({ kind: 'count', table: table.name, groupBy: aggregate.groupBy, ...(hasCondition(visible) && { where: visible }) });
+    else
+      total = await db.count({
+        kind: 'count',
+        table: table.name,
+        groupBy: aggregate.groupBy,
+        ...(hasCondition(visible) && { where: visible }),
+      });
   }
-  return { rows, total, limit: params.limit, offset: params.after === undefined ? params.offset : 0, nextCursor, plain: false, expanded: [] };
+  return {
+    rows,
+    total,
+    limit: params.limit,
+    offset: params.after === undefined ? params.offset : 0,
+    nextCursor,
+    plain: false,
+    expanded: [],
+  };
 }
 
 /**
@@ -142,7 +195,12 @@ const notNullSets = new WeakMap<CompiledTable, ReadonlySet<string>>();
 function notNullColumns(table: CompiledTable): ReadonlySet<string> {
   let set = notNullSets.get(table);
   if (!set) {
-    set = new Set(['id', 'created_at', 'updated_at', ...table.definition.columns.filter((c) => c.required).map((c) => c.name)]);
+    set = new Set([
+      'id',
+      'created_at',
+      'updated_at',
+      ...table.definition.columns.filter((c) => c.required).map((c) => c.name),
+    ]);
     notNullSets.set(table, set);
   }
   return set;
@@ -156,11 +214,23 @@ function hasCondition(where: Expr): boolean {
  * One visible row (contract §6 get) with `expand=` when asked. Throws ROW_NOT_FOUND via
  * `notFound` when the view rule hides it, VALIDATION_FILTER for a bad expand, FORBIDDEN.
  */
-export async function getRow(db: Executor, table: CompiledTable, rowId: string, request: ListRequest, notFound: () => Error): Promise<Row> {
-  const expandText = typeof request.query.expand === 'string' && request.query.expand.trim() !== '' ? request.query.expand : undefined;
+export async function getRow(
+  db: Executor,
+  table: CompiledTable,
+  rowId: string,
+  request: ListRequest,
+  notFound: () => Error,
+): Promise<Row> {
+  const expandText =
+    typeof request.query.expand === 'string' && request.query.expand.trim() !== '' ? request.query.expand : undefined;
   const expand = expandText === undefined ? [] : requestedExpansions(expandText, table, request.tables);
   const condition = ruleCondition(table, 'view', request.caller, request.now);
-  const row = await db.first({ kind: 'select', table: table.name, columns: table.readable, where: sql.and(sql.eq('id', rowId), condition) });
+  const row = await db.first({
+    kind: 'select',
+    table: table.name,
+    columns: table.readable,
+    where: sql.and(sql.eq('id', rowId), condition),
+  });
   if (!row) throw notFound();
   if (expand.length > 0) await expandRows(db, [row], expand, request);
   return row;

@@ -102,16 +102,46 @@ export class RowService {
   }
 
   /** Lists visible rows. Throws VALIDATION_FILTER, FORBIDDEN, TABLE_NOT_FOUND. */
-  async list(context: RowContext, tableName: string, query: Record<string, string | string[] | undefined>): Promise<RowPage> {
+  async list(
+    context: RowContext,
+    tableName: string,
+    query: Record<string, string | string[] | undefined>,
+  ): Promise<RowPage> {
     const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
-    const page = await listRows(db, table, { caller: context.caller, query, now: isoNow(this.clock), cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`, tables, ...(this.related && { related: this.related }) });
-    return { ...page, json: page.plain ? table.json : page.expanded.length > 0 ? expandedJson(table, String(query.expand), page.expanded, tables) : undefined };
+    const page = await listRows(db, table, {
+      caller: context.caller,
+      query,
+      now: isoNow(this.clock),
+      cursorKey: context.cursorKey ?? `rowbase-cursor:${context.projectId}`,
+      tables,
+      ...(this.related && { related: this.related }),
+    });
+    return {
+      ...page,
+      json: page.plain
+        ? table.json
+        : page.expanded.length > 0
+          ? expandedJson(table, String(query.expand), page.expanded, tables)
+          : undefined,
+    };
   }
 
   /** One visible row, with `expand=` from `query` when given. Throws ROW_NOT_FOUND, FORBIDDEN, VALIDATION_FILTER. */
-  async get(context: RowContext, tableName: string, rowId: string, query: Record<string, string | string[] | undefined> = {}): Promise<RowRead> {
+  async get(
+    context: RowContext,
+    tableName: string,
+    rowId: string,
+    query: Record<string, string | string[] | undefined> = {},
+  ): Promise<RowRead> {
     const { db, table, tables } = this.openNow(context, tableName) ?? (await this.open(context, tableName));
-    const request = { caller: context.caller, query, now: isoNow(this.clock), cursorKey: '', tables, ...(this.related && { related: this.related }) };
+    const request = {
+      caller: context.caller,
+      query,
+      now: isoNow(this.clock),
+      cursorKey: '',
+      tables,
+      ...(this.related && { related: this.related }),
+    };
     const row = await getRow(db, table, rowId, request, () => rowNotFound(table.name, rowId));
     // Any `expand` parameter (even one that expands nothing) takes JSON.stringify: plain rows only here.
     return { row, json: query.expand === undefined ? table.json : undefined };
@@ -136,7 +166,10 @@ export class RowService {
   /** Creates all rows or none; errors name the index of the first bad row. */
   async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<CreatedRows> {
     if (!Array.isArray(body)) {
-      throw new AppError('VALIDATION_FAILED', { message: 'The bulk body must be a JSON array of row objects.', suggestion: 'Send [{...}, {...}].' });
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'The bulk body must be a JSON array of row objects.',
+        suggestion: 'Send [{...}, {...}].',
+      });
     }
     if (body.length === 0 || body.length > MAX_BULK_ROWS) {
       throw new AppError('VALIDATION_FAILED', {
@@ -156,7 +189,13 @@ export class RowService {
     const values = await this.prepareCredentials(context, table, table.validators().update(body), { creating: false });
     const plan = planUpdate(table, rowId, values, ruleCondition(table, 'update', context.caller, now, values), now);
     try {
-      return await this.writeLogged(context.projectId, db, (tx) => writeUpdate(tx, plan, this.credentials), (row) => [{ table: table.name, action: 'update', record: row }], now);
+      return await this.writeLogged(
+        context.projectId,
+        db,
+        (tx) => writeUpdate(tx, plan, this.credentials),
+        (row) => [{ table: table.name, action: 'update', record: row }],
+        now,
+      );
     } catch (error) {
       throw await translateRowWriteError(error, db, table, values);
     }
@@ -168,12 +207,23 @@ export class RowService {
     const now = isoNow(this.clock);
     const condition = ruleCondition(table, 'delete', context.caller, now);
     try {
-      await this.writeLogged(context.projectId, db, async (tx) => {
-        const deleted = await tx.all({ kind: 'delete', table: table.name, where: sql.and(sql.eq('id', rowId), condition), returning: table.readable });
-        if (deleted.length === 0) throw rowNotFound(table.name, rowId);
-        if (table.definition.auth_table) await this.credentials.forgetUser(tx, rowId);
-        return deleted;
-      }, (rows) => rows.map((record) => ({ table: table.name, action: 'delete' as const, record })), now);
+      await this.writeLogged(
+        context.projectId,
+        db,
+        async (tx) => {
+          const deleted = await tx.all({
+            kind: 'delete',
+            table: table.name,
+            where: sql.and(sql.eq('id', rowId), condition),
+            returning: table.readable,
+          });
+          if (deleted.length === 0) throw rowNotFound(table.name, rowId);
+          if (table.definition.auth_table) await this.credentials.forgetUser(tx, rowId);
+          return deleted;
+        },
+        (rows) => rows.map((record) => ({ table: table.name, action: 'delete' as const, record })),
+        now,
+      );
     } catch (error) {
       throw await translateDeleteError(error, db, tables.values(), table, rowId);
     }
@@ -190,7 +240,12 @@ export class RowService {
   }
 
   /** Creates rows; returns them with the JSON text of each (JSON.stringify's, as the event log stored it). */
-  private async insert(context: RowContext, tableName: string, bodies: readonly unknown[], options: CreateOptions): Promise<{ rows: Row[]; texts: string[] }> {
+  private async insert(
+    context: RowContext,
+    tableName: string,
+    bodies: readonly unknown[],
+    options: CreateOptions,
+  ): Promise<{ rows: Row[]; texts: string[] }> {
     const { db, table } = await this.open(context, tableName);
     const plan = await this.planCreate(context, table, bodies, options);
     let texts: string[] = [];
@@ -210,11 +265,21 @@ export class RowService {
   }
 
   /** writeCreate, with `textsOf` giving the JSON text of the written rows for the log when the caller builds it anyway. */
-  private async writeCreateLogged(context: RowContext, db: Database, plan: InsertPlan, textsOf: (rows: Row[]) => readonly string[] | undefined): Promise<Row[]> {
+  private async writeCreateLogged(
+    context: RowContext,
+    db: Database,
+    plan: InsertPlan,
+    textsOf: (rows: Row[]) => readonly string[] | undefined,
+  ): Promise<Row[]> {
     const { table } = plan;
     const changes = (rows: Row[]): RowChange[] => {
       const texts = textsOf(rows);
-      return rows.map((record, i) => ({ table: table.name, action: 'create' as const, record, ...(texts && { recordJson: texts[i]! }) }));
+      return rows.map((record, i) => ({
+        table: table.name,
+        action: 'create' as const,
+        record,
+        ...(texts && { recordJson: texts[i]! }),
+      }));
     };
     try {
       return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), changes, plan.now);
@@ -227,7 +292,13 @@ export class RowService {
    * Runs `work` in one transaction that also appends its row changes to the realtime event
    * log (last, so the log's counter row is held only until the commit), then tells the feed.
    */
-  private async writeLogged<T>(projectId: string, db: Database, work: (tx: Executor) => Promise<T>, changes: (result: T) => RowChange[], now: string): Promise<T> {
+  private async writeLogged<T>(
+    projectId: string,
+    db: Database,
+    work: (tx: Executor) => Promise<T>,
+    changes: (result: T) => RowChange[],
+    now: string,
+  ): Promise<T> {
     let events: LoggedEvent[] = [];
     const result = await db.transaction(async (tx) => {
       const value = await work(tx);
@@ -242,7 +313,12 @@ export class RowService {
    * The plan phase of a create: validates every row, prepares credentials, compiles the create
    * rule; writes nothing. Throws FORBIDDEN, VALIDATION_*.
    */
-  async planCreate(context: RowContext, table: CompiledTable, bodies: readonly unknown[], { bulk, byAuthFlow = false }: CreateOptions): Promise<InsertPlan> {
+  async planCreate(
+    context: RowContext,
+    table: CompiledTable,
+    bodies: readonly unknown[],
+    { bulk, byAuthFlow = false }: CreateOptions,
+  ): Promise<InsertPlan> {
     const now = isoNow(this.clock);
     // Parse and plan every row before writing any: a bad row means nothing is written.
     checkCreateNotLocked(table, context, now);
@@ -250,16 +326,26 @@ export class RowService {
     for (const [index, body] of bodies.entries()) {
       if (!byAuthFlow) refuseUserCreation(table, context.caller);
       const validated = table.validators().create(body, bulk ? index : undefined);
-      const values = await this.prepareCredentials(context, table, validated, { creating: true, ...(bulk && { index }) });
+      const values = await this.prepareCredentials(context, table, validated, {
+        creating: true,
+        ...(bulk && { index }),
+      });
       // @request.body is what the client sent (normalised): defaults and password hashes are not in it.
-      const sent = Object.fromEntries(Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]));
+      const sent = Object.fromEntries(
+        Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]),
+      );
       prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, sent) });
     }
     return { table, now, bulk, rows: prepared };
   }
 
   /** The credentials of an auth-table row prepared by the port (lower-cased email, hashed password); other tables' values as they are. */
-  private prepareCredentials(context: RowContext, table: CompiledTable, values: RowValues, write: { creating: boolean; index?: number }): Promise<RowValues> {
+  private prepareCredentials(
+    context: RowContext,
+    table: CompiledTable,
+    values: RowValues,
+    write: { creating: boolean; index?: number },
+  ): Promise<RowValues> {
     if (!table.definition.auth_table) return Promise.resolve(values);
     return this.credentials.prepare(values, { ...write, minPasswordLength: context.minPasswordLength });
   }
@@ -289,7 +375,12 @@ const expandedJsonCache = new WeakMap<CompiledTable, Map<string, RowJson>>();
 /** Distinct `expand` texts kept per table; past it the cache starts over (clients use a few). */
 const EXPANDED_JSON_LIMIT = 64;
 
-function expandedJson(table: CompiledTable, text: string, nodes: readonly ExpandNode[], tables: ReadonlyMap<string, CompiledTable>): RowJson {
+function expandedJson(
+  table: CompiledTable,
+  text: string,
+  nodes: readonly ExpandNode[],
+  tables: ReadonlyMap<string, CompiledTable>,
+): RowJson {
   let byText = expandedJsonCache.get(table);
   if (!byText) expandedJsonCache.set(table, (byText = new Map()));
   let json = byText.get(text);

@@ -23,12 +23,24 @@ export interface UpdatePlan {
 }
 
 /** Plans the update of row `rowId` to `values` under the update rule's `condition` (undefined: none). */
-export function planUpdate(table: CompiledTable, rowId: string, values: RowValues, condition: Expr | undefined, now: string): UpdatePlan {
+export function planUpdate(
+  table: CompiledTable,
+  rowId: string,
+  values: RowValues,
+  condition: Expr | undefined,
+  now: string,
+): UpdatePlan {
   const column = (name: string) => table.physical.get(name)!;
-  const set: Assignment[] = Object.entries(values).map(([name, value]) => ({ column: column(name), value: sql.value(value, column(name).type) }));
+  const set: Assignment[] = Object.entries(values).map(([name, value]) => ({
+    column: column(name),
+    value: sql.value(value, column(name).type),
+  }));
   if ('password' in values) {
     // A new password ends every access token issued for the old one.
-    set.push({ column: column('password_version'), value: { kind: 'add', left: sql.column('password_version'), right: sql.value(1, 'integer') } });
+    set.push({
+      column: column('password_version'),
+      value: { kind: 'add', left: sql.column('password_version'), right: sql.value(1, 'integer') },
+    });
   }
   set.push({ column: column('updated_at'), value: sql.value(now, 'timestamp') });
   return { table, rowId, values, set, where: sql.and(sql.eq('id', rowId), condition), now };

@@ -35,7 +35,8 @@ interface CheckMode {
 export function buildRowValidators(table: TableDefinition): RowValidators {
   const rules = new Map<string, ColumnRules>(table.columns.map((c) => [c.name, c]));
   const properties: Record<string, object> = {};
-  for (const column of table.columns) properties[column.name] = columnJsonSchema(column, { nullable: !column.required });
+  for (const column of table.columns)
+    properties[column.name] = columnJsonSchema(column, { nullable: !column.required });
   if (table.auth_table) {
     rules.set('email', { type: 'text', max_length: 254 });
     rules.set('password', { type: 'text' });
@@ -58,10 +59,16 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   const validateUpdate = compileSchema(updateSchema);
   const timestamps = table.columns.filter((c) => c.type === 'timestamp').map((c) => c.name);
   const defaults = table.columns.filter((c) => c.default !== undefined);
-  const columnList = publicColumns(table).map((c) => c.name).join(', ');
+  const columnList = publicColumns(table)
+    .map((c) => c.name)
+    .join(', ');
   const updateColumns = new Set(Object.keys(properties));
   // A create may name its id and gets the declared defaults; an update changes only what it names.
-  const create: CheckMode = { validate: validateCreate, writable: new Set([...updateColumns, 'id']), fillsDefaults: true };
+  const create: CheckMode = {
+    validate: validateCreate,
+    writable: new Set([...updateColumns, 'id']),
+    fillsDefaults: true,
+  };
   const update: CheckMode = { validate: validateUpdate, writable: updateColumns, fillsDefaults: false };
 
   const check = (body: unknown, where: string, { validate, writable, fillsDefaults }: CheckMode): RowValues => {
@@ -80,10 +87,12 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
       }
     }
     // Unknown names first: a misspelt required column must be reported as the typo it is, not as missing.
-    for (const key of Object.keys(body)) if (!writable.has(key)) throw unknownColumn(key, writable, table.name, columnList, where);
+    for (const key of Object.keys(body))
+      if (!writable.has(key)) throw unknownColumn(key, writable, table.name, columnList, where);
     if (!validate(body)) throw toAppError(body, validate, rules, where);
     const values: RowValues = { ...(body as RowValues) };
-    if (fillsDefaults) for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
+    if (fillsDefaults)
+      for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
     for (const name of timestamps) {
       const value = values[name];
       if (typeof value === 'string') values[name] = normaliseTimestamp(value);
@@ -109,20 +118,36 @@ export interface StoredRowProblem {
  * first problem, or undefined when the row fits. Never throws.
  */
 export function buildStoredRowCheck(table: TableDefinition): (values: RowValues) => StoredRowProblem | undefined {
-  const checks = table.columns.map((column) => ({ column, validate: compileSchema(columnJsonSchema(column, { nullable: !column.required })) }));
+  const checks = table.columns.map((column) => ({
+    column,
+    validate: compileSchema(columnJsonSchema(column, { nullable: !column.required })),
+  }));
   return (values) => {
-    if (typeof values.id !== 'string' || values.id === '') return { column: 'id', reason: 'must be a non-empty string' };
+    if (typeof values.id !== 'string' || values.id === '')
+      return { column: 'id', reason: 'must be a non-empty string' };
     for (const { column, validate } of checks) {
       const value = values[column.name] ?? null;
       if (validate(value)) continue;
-      return { column: column.name, reason: value === null ? 'is required, but the value is null' : describeColumnError(column, validate.errors![0]!, value) };
+      return {
+        column: column.name,
+        reason:
+          value === null
+            ? 'is required, but the value is null'
+            : describeColumnError(column, validate.errors![0]!, value),
+      };
     }
     return undefined;
   };
 }
 
 /** VALIDATION_UNKNOWN_COLUMN for `column`, suggesting the closest writable column when one is near. */
-function unknownColumn(column: string, writable: ReadonlySet<string>, table: string, columnList: string, where: string): AppError {
+function unknownColumn(
+  column: string,
+  writable: ReadonlySet<string>,
+  table: string,
+  columnList: string,
+  where: string,
+): AppError {
   const closest = closestName(column, writable);
   return new AppError('VALIDATION_UNKNOWN_COLUMN', {
     message: `${where}table "${table}" has no column "${column}".`,
@@ -130,18 +155,32 @@ function unknownColumn(column: string, writable: ReadonlySet<string>, table: str
   });
 }
 
-function toAppError(body: object, validate: ValidateFunction, rules: ReadonlyMap<string, ColumnRules>, where: string): AppError {
+function toAppError(
+  body: object,
+  validate: ValidateFunction,
+  rules: ReadonlyMap<string, ColumnRules>,
+  where: string,
+): AppError {
   // Unknown columns were refused before validation, so additionalProperties cannot come first here.
   const error = validate.errors![0]!;
   if (error.keyword === 'required') {
     const column = String(error.params.missingProperty);
-    return new AppError('VALIDATION_FAILED', { message: `${where}${column}: is required.`, suggestion: `Send a value for "${column}".` });
+    return new AppError('VALIDATION_FAILED', {
+      message: `${where}${column}: is required.`,
+      suggestion: `Send a value for "${column}".`,
+    });
   }
   const column = error.instancePath.split('/')[1] ?? '';
   if (column === 'id') {
-    return new AppError('VALIDATION_FAILED', { message: `${where}id: must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-".`, suggestion: 'Omit id to have a UUIDv7 generated.' });
+    return new AppError('VALIDATION_FAILED', {
+      message: `${where}id: must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-".`,
+      suggestion: 'Omit id to have a UUIDv7 generated.',
+    });
   }
   const rule = rules.get(column);
-  const reason = rule ? describeColumnError(rule, error, (body as RowValues)[column]) : error.message ?? 'is invalid';
-  return new AppError('VALIDATION_FAILED', { message: `${where}${column}: ${reason}.`, suggestion: `Fix the value of "${column}" and retry.` });
+  const reason = rule ? describeColumnError(rule, error, (body as RowValues)[column]) : (error.message ?? 'is invalid');
+  return new AppError('VALIDATION_FAILED', {
+    message: `${where}${column}: ${reason}.`,
+    suggestion: `Fix the value of "${column}" and retry.`,
+  });
 }

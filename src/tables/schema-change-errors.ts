@@ -29,7 +29,9 @@ export function translateChangeError(error: unknown, table: string): unknown {
         suggestion: 'Fix or clear those values first.',
       });
     case 'check':
-      return new AppError('SCHEMA_CHANGE_REJECTED', { message: `Existing values of "${table}" do not fit the new column types: ${error.message}` });
+      return new AppError('SCHEMA_CHANGE_REJECTED', {
+        message: `Existing values of "${table}" do not fit the new column types: ${error.message}`,
+      });
     default:
       return error;
   }

@@ -21,7 +21,12 @@ export function checkDroppable(name: string, before: TableDefinition, tables: re
       suggestion: `Remove the reference first: PATCH /p/{id}/v1/tables/${referrer.name} with {"columns": [{"name": "${column}", "references": null}]}.`,
     });
   }
-  const broken = before.auth_table ? ruleBrokenBy(tables.filter((t) => t.name !== name), undefined) : undefined;
+  const broken = before.auth_table
+    ? ruleBrokenBy(
+        tables.filter((t) => t.name !== name),
+        undefined,
+      )
+    : undefined;
   if (broken) {
     throw new AppError('TABLE_IN_USE', {
       message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
@@ -35,7 +40,11 @@ export function checkDroppable(name: string, before: TableDefinition, tables: re
  * (its @request.auth fields), or undefined. Keeps a schema change from leaving a project
  * whose schema cannot be loaded.
  */
-export function ruleBrokenBy(tables: readonly TableDefinition[], authTable: TableDefinition | undefined, changed?: TableDefinition): { table: string; reason: string } | undefined {
+export function ruleBrokenBy(
+  tables: readonly TableDefinition[],
+  authTable: TableDefinition | undefined,
+  changed?: TableDefinition,
+): { table: string; reason: string } | undefined {
   const authColumns = authColumnsOf(authTable);
   const all = new Map(tables.map((t) => [t.name, t] as const));
   if (authTable) all.set(authTable.name, authTable);
@@ -56,7 +65,9 @@ export function ruleBrokenBy(tables: readonly TableDefinition[], authTable: Tabl
 export function checkAgainstOtherTables(table: TableDefinition, others: readonly TableDefinition[]): void {
   const existing = others.find((t) => t.auth_table);
   if (table.auth_table && existing) {
-    throw new AppError('AUTH_TABLE_EXISTS', { message: `Table "${existing.name}" is already this project's auth table.` });
+    throw new AppError('AUTH_TABLE_EXISTS', {
+      message: `Table "${existing.name}" is already this project's auth table.`,
+    });
   }
   const names = new Set([table.name, ...others.map((t) => t.name)]);
   for (const column of table.columns) {

@@ -104,15 +104,30 @@ export class SchemaService {
    * Changes only what `patch` names (rules per operation, columns by name, indexes, options),
    * under the same checks as putTable. Throws TABLE_NOT_FOUND, and whatever putTable throws.
    */
-  async patchTable(projectId: string, name: string, patch: unknown, options: TableWriteOptions): Promise<PutTableResult> {
-    return this.writeTable(projectId, name, (before) => {
-      if (!before) throw tableNotFound(name);
-      return parseDefinition(name, applyTablePatch(before, patch));
-    }, options);
+  async patchTable(
+    projectId: string,
+    name: string,
+    patch: unknown,
+    options: TableWriteOptions,
+  ): Promise<PutTableResult> {
+    return this.writeTable(
+      projectId,
+      name,
+      (before) => {
+        if (!before) throw tableNotFound(name);
+        return parseDefinition(name, applyTablePatch(before, patch));
+      },
+      options,
+    );
   }
 
   /** One table write in a schema transaction: `derive` turns the stored definition into the new one. */
-  private async writeTable(projectId: string, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions): Promise<PutTableResult> {
+  private async writeTable(
+    projectId: string,
+    name: string,
+    derive: (before: TableDefinition | null) => TableDefinition,
+    options: TableWriteOptions,
+  ): Promise<PutTableResult> {
     const db = await this.storage.project(projectId);
     try {
       return await db.changeSchema((tx) => declareTable(tx, name, derive, options, isoNow(this.clock)));
@@ -128,7 +143,11 @@ export class SchemaService {
    * before it, and either every table changes or none does. With `dryRun`, every change is
    * made and checked against the rows, then rolled back. Throws like putTable.
    */
-  async putTables(projectId: string, tables: readonly (readonly [string, unknown])[], options: TablesWriteOptions): Promise<PutTableResult[]> {
+  async putTables(
+    projectId: string,
+    tables: readonly (readonly [string, unknown])[],
+    options: TablesWriteOptions,
+  ): Promise<PutTableResult[]> {
     const definitions = tables.map(([name, body]) => parseDefinition(name, body));
     const db = await this.storage.project(projectId);
     let current = '';
@@ -137,7 +156,15 @@ export class SchemaService {
         const results: PutTableResult[] = [];
         for (const after of definitions) {
           current = after.name;
-          results.push(await declareTable(tx, after.name, () => after, { allowDestructive: options.allowDestructive }, isoNow(this.clock)));
+          results.push(
+            await declareTable(
+              tx,
+              after.name,
+              () => after,
+              { allowDestructive: options.allowDestructive },
+              isoNow(this.clock),
+            ),
+          );
         }
         if (options.dryRun) throw new RolledBack(results);
         return results;
@@ -184,7 +211,13 @@ class RolledBack extends Error {
  * Checks the preconditions against the stored table, derives the new definition from it, then
  * plans and applies the change, all inside one schema transaction (a dry run rolls it back).
  */
-async function declareTable(tx: SchemaExecutor, name: string, derive: (before: TableDefinition | null) => TableDefinition, options: TableWriteOptions, now: string): Promise<PutTableResult> {
+async function declareTable(
+  tx: SchemaExecutor,
+  name: string,
+  derive: (before: TableDefinition | null) => TableDefinition,
+  options: TableWriteOptions,
+  now: string,
+): Promise<PutTableResult> {
   const current = await readDefinitions(tx);
   const before = current.get(name) ?? null;
   checkPreconditions(name, before, options.preconditions);
@@ -193,7 +226,11 @@ async function declareTable(tx: SchemaExecutor, name: string, derive: (before: T
   checkAgainstOtherTables(after, others);
   const authTable = after.auth_table ? after : others.find((t) => t.auth_table);
   // Compiling checks the rules (unknown columns, @request.body outside create/update).
-  compileTable(after, authColumnsOf(authTable), new Map([...others.map((t) => [t.name, t] as const), [after.name, after]]));
+  compileTable(
+    after,
+    authColumnsOf(authTable),
+    new Map([...others.map((t) => [t.name, t] as const), [after.name, after]]),
+  );
   // Every table's rules are checked again: auth fields and relation paths may name this table's columns.
   const broken = ruleBrokenBy(others, authTable, after);
   if (broken) {
@@ -218,15 +255,27 @@ async function readDefinitions(executor: Executor): Promise<Map<string, TableDef
     kind: 'select',
     table: DEFINITIONS.table,
     columns: DEFINITIONS.columns,
-    orderBy: [{ column: 'created_at', descending: false }, { column: 'name', descending: false }],
+    orderBy: [
+      { column: 'created_at', descending: false },
+      { column: 'name', descending: false },
+    ],
   });
   return new Map(rows.map((row) => [String(row.name), row.definition as TableDefinition]));
 }
 
 /** Stores `table`'s definition row: a new row when the table was `created`, else the row's definition and updated_at. */
-async function writeDefinition(tx: Executor, table: TableDefinition, { created, now }: { readonly created: boolean; readonly now: string }): Promise<void> {
+async function writeDefinition(
+  tx: Executor,
+  table: TableDefinition,
+  { created, now }: { readonly created: boolean; readonly now: string },
+): Promise<void> {
   if (created) {
-    await tx.run({ kind: 'insert', table: DEFINITIONS.table, columns: DEFINITIONS.columns, rows: [[table.name, table, now, now]] });
+    await tx.run({
+      kind: 'insert',
+      table: DEFINITIONS.table,
+      columns: DEFINITIONS.columns,
+      rows: [[table.name, table, now, now]],
+    });
   } else {
     await tx.run({
       kind: 'update',
@@ -244,6 +293,7 @@ function buildSchema(db: ProjectDatabase, definitions: ReadonlyMap<string, Table
   const authDefinition = [...definitions.values()].find((t) => t.auth_table);
   const authColumns = authColumnsOf(authDefinition);
   const tables = new Map<string, CompiledTable>();
-  for (const definition of definitions.values()) tables.set(definition.name, compileTable(definition, authColumns, definitions));
+  for (const definition of definitions.values())
+    tables.set(definition.name, compileTable(definition, authColumns, definitions));
   return Object.freeze({ db, tables, authTable: authDefinition ? tables.get(authDefinition.name) : undefined });
 }

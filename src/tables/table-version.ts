@@ -29,7 +29,11 @@ export function tableETag(table: TableDefinition): string {
  * TABLE_EXISTS for If-None-Match: * on an existing table, SCHEMA_CHANGED when If-Match names
  * another version or the table is gone.
  */
-export function checkPreconditions(name: string, before: TableDefinition | null, preconditions: TablePreconditions | undefined): void {
+export function checkPreconditions(
+  name: string,
+  before: TableDefinition | null,
+  preconditions: TablePreconditions | undefined,
+): void {
   if (!preconditions) return;
   const { ifMatch, ifNoneMatch } = preconditions;
   if (ifMatch !== undefined) {
@@ -44,7 +48,9 @@ export function checkPreconditions(name: string, before: TableDefinition | null,
     }
   }
   if (ifNoneMatch === '*' && before) {
-    throw new AppError('TABLE_EXISTS', { message: `A table named "${name}" exists already; If-None-Match: * only creates.` });
+    throw new AppError('TABLE_EXISTS', {
+      message: `A table named "${name}" exists already; If-None-Match: * only creates.`,
+    });
   }
 }
 

@@ -17,7 +17,10 @@ export function translateWriteError(error: unknown, table: string, where = ''): 
     case 'unique':
       return new AppError('CONFLICT_UNIQUE', {
         message: `${where}${column ?? 'a unique column'}: a row of "${table}" with this value already exists.`,
-        suggestion: column === 'id' ? 'Omit id to have one generated, or update the existing row.' : `Use another value for "${column ?? 'the unique column'}", or update the existing row.`,
+        suggestion:
+          column === 'id'
+            ? 'Omit id to have one generated, or update the existing row.'
+            : `Use another value for "${column ?? 'the unique column'}", or update the existing row.`,
       });
     case 'reference':
       return new AppError('CONFLICT_REFERENCE', {
@@ -25,14 +28,18 @@ export function translateWriteError(error: unknown, table: string, where = ''): 
       });
     case 'not-null':
     case 'check':
-      return new AppError('VALIDATION_FAILED', { message: `${where}${column ?? 'a column'}: the value does not fit the column.` });
+      return new AppError('VALIDATION_FAILED', {
+        message: `${where}${column ?? 'a column'}: the value does not fit the column.`,
+      });
     default:
       return error;
   }
 }
 
-const isReferenceFailure = (error: unknown): error is StoreError => error instanceof StoreError && error.kind === 'reference';
-const quote = (value: unknown): string => JSON.stringify(String(value).length > 80 ? `${String(value).slice(0, 80)}...` : String(value));
+const isReferenceFailure = (error: unknown): error is StoreError =>
+  error instanceof StoreError && error.kind === 'reference';
+const quote = (value: unknown): string =>
+  JSON.stringify(String(value).length > 80 ? `${String(value).slice(0, 80)}...` : String(value));
 
 /**
  * Like `translateWriteError`, for an insert or update of `values` into `table`: a broken
@@ -40,12 +47,22 @@ const quote = (value: unknown): string => JSON.stringify(String(value).length > 
  * several reference columns are set and the engine did not say which failed, each is looked up
  * with `reader` (run only on this failure path). Never throws itself; resolves with the error to throw.
  */
-export async function translateRowWriteError(error: unknown, reader: Executor, table: CompiledTable, values: RowValues, where = ''): Promise<unknown> {
+export async function translateRowWriteError(
+  error: unknown,
+  reader: Executor,
+  table: CompiledTable,
+  values: RowValues,
+  where = '',
+): Promise<unknown> {
   if (!isReferenceFailure(error)) return translateWriteError(error, table.name, where);
-  const set = table.definition.columns.filter((c) => c.references && values[c.name] !== undefined && values[c.name] !== null);
+  const set = table.definition.columns.filter(
+    (c) => c.references && values[c.name] !== undefined && values[c.name] !== null,
+  );
   let culprit = set.find((c) => c.name === error.column) ?? (set.length === 1 ? set[0] : undefined);
   for (const candidate of culprit ? [] : set) {
-    const found = await reader.count({ kind: 'count', table: candidate.references!.table, where: sql.eq('id', values[candidate.name]) }).catch(() => 1);
+    const found = await reader
+      .count({ kind: 'count', table: candidate.references!.table, where: sql.eq('id', values[candidate.name]) })
+      .catch(() => 1);
     if (found === 0) {
       culprit = candidate;
       break;
@@ -71,10 +88,18 @@ export async function translateRowWriteError(error: unknown, reader: Executor, t
  * (`on_delete: "restrict"`), found by looking at `tables` and counting with `reader`.
  * Resolves with the error to throw.
  */
-export async function translateDeleteError(error: unknown, reader: Executor, tables: Iterable<CompiledTable>, table: CompiledTable, rowId: string): Promise<unknown> {
+export async function translateDeleteError(
+  error: unknown,
+  reader: Executor,
+  tables: Iterable<CompiledTable>,
+  table: CompiledTable,
+  rowId: string,
+): Promise<unknown> {
   if (!isReferenceFailure(error)) return translateWriteError(error, table.name);
   const restricting = [...tables].flatMap((other) =>
-    other.definition.columns.filter((c) => c.references?.table === table.name && c.references.on_delete === 'restrict').map((column) => ({ other: other.name, column: column.name })),
+    other.definition.columns
+      .filter((c) => c.references?.table === table.name && c.references.on_delete === 'restrict')
+      .map((column) => ({ other: other.name, column: column.name })),
   );
   for (const { other, column } of restricting) {
     const referring = await reader.count({ kind: 'count', table: other, where: sql.eq(column, rowId) }).catch(() => 0);

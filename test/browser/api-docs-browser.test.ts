@@ -43,18 +43,29 @@ describe('API reference page in Chromium', { skip }, () => {
 
       await page.fill('#rb-key', 'sk_not_the_key');
       await page.click('button[type=submit]');
-      await page.waitForFunction(() => /AUTH_INVALID_KEY/.test(document.getElementById('rb-key-status')?.textContent ?? ''));
+      await page.waitForFunction(() =>
+        /AUTH_INVALID_KEY/.test(document.getElementById('rb-key-status')?.textContent ?? ''),
+      );
 
       await page.fill('#rb-key', project.adminKey);
       await page.click('button[type=submit]');
       await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
-      const paths = await page.$$eval('.opblock-summary-path', (elements) => elements.map((e) => e.textContent?.replace(/\u200b/g, '').trim()));
-      for (const path of ['/api/notes', '/api/notes/{row_id}', '/api/notes/bulk', '/api/secrets']) assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
+      const paths = await page.$$eval('.opblock-summary-path', (elements) =>
+        elements.map((e) => e.textContent?.replace(/\u200b/g, '').trim()),
+      );
+      for (const path of ['/api/notes', '/api/notes/{row_id}', '/api/notes/bulk', '/api/secrets'])
+        assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
       assert.match((await page.textContent('#rb-audience')) ?? '', /whole API/);
       assert.equal(await page.textContent('#rb-key-status'), '');
       // Problems other than the failed-key request (401 logged by Chromium) are CSP or script errors.
-      assert.deepEqual(problems.filter((p) => !/status of 401/.test(p)), []);
-      assert.ok(urls.every((url) => !url.includes(project.adminKey) && !url.includes('sk_not_the_key')), urls.join('\n'));
+      assert.deepEqual(
+        problems.filter((p) => !/status of 401/.test(p)),
+        [],
+      );
+      assert.ok(
+        urls.every((url) => !url.includes(project.adminKey) && !url.includes('sk_not_the_key')),
+        urls.join('\n'),
+      );
     } finally {
       await context.close();
     }
@@ -83,11 +94,26 @@ describe('API reference page in Chromium', { skip }, () => {
       await page.click('button[type=submit]');
       await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
       const operations = await page.$$eval('.opblock-summary', (elements) =>
-        elements.map((e) => `${e.querySelector('.opblock-summary-method')?.textContent?.trim()} ${e.querySelector('.opblock-summary-path')?.textContent?.replace(/\u200b/g, '').trim()}`),
+        elements.map(
+          (e) =>
+            `${e.querySelector('.opblock-summary-method')?.textContent?.trim()} ${e
+              .querySelector('.opblock-summary-path')
+              ?.textContent?.replace(/\u200b/g, '')
+              .trim()}`,
+        ),
       );
       // notes: list and view are "" (anyone), create/update/delete null (admin only); secrets: every rule null.
-      assert.ok(operations.includes('GET /api/notes') && operations.includes('GET /api/notes/{row_id}'), operations.join(', '));
-      for (const hidden of ['POST /api/notes', 'POST /api/notes/bulk', 'PATCH /api/notes/{row_id}', 'DELETE /api/notes/{row_id}', 'GET /api/secrets']) {
+      assert.ok(
+        operations.includes('GET /api/notes') && operations.includes('GET /api/notes/{row_id}'),
+        operations.join(', '),
+      );
+      for (const hidden of [
+        'POST /api/notes',
+        'POST /api/notes/bulk',
+        'PATCH /api/notes/{row_id}',
+        'DELETE /api/notes/{row_id}',
+        'GET /api/secrets',
+      ]) {
         assert.ok(!operations.includes(hidden), `${hidden} is not shown to the pk_ key: ${operations.join(', ')}`);
       }
       assert.match((await page.textContent('#rb-audience')) ?? '', /publishable key/);
@@ -95,7 +121,10 @@ describe('API reference page in Chromium', { skip }, () => {
       assert.equal(documentRequests.length, 1);
       assert.equal(documentRequests[0]!['x-api-key'], project.publishableKey, 'sent in X-Api-Key');
       assert.equal(documentRequests[0]!['x-admin-key'], undefined);
-      assert.ok(urls.every((url) => !url.includes(project.publishableKey)), urls.join('\n'));
+      assert.ok(
+        urls.every((url) => !url.includes(project.publishableKey)),
+        urls.join('\n'),
+      );
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

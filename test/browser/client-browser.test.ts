@@ -47,7 +47,9 @@ async function startPageServer(files: PageFiles): Promise<{ origin: string; serv
     } else if (url.pathname === '/quickstart/') {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(files.quickstart);
     } else if (module && existsSync(path.join(files.distDir, module[1]!))) {
-      response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(readFileSync(path.join(files.distDir, module[1]!)));
+      response
+        .writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' })
+        .end(readFileSync(path.join(files.distDir, module[1]!)));
     } else {
       response.writeHead(404).end();
     }
@@ -60,7 +62,9 @@ async function startPageServer(files: PageFiles): Promise<{ origin: string; serv
 /** The package as `npm install` builds it (tsc: one ESM file per module, with declarations). */
 function buildPackage(outDir: string): void {
   const tsc = path.resolve('node_modules/typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', 'packages/client/tsconfig.json', '--outDir', outDir], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [tsc, '-p', 'packages/client/tsconfig.json', '--outDir', outDir], {
+    encoding: 'utf8',
+  });
   assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
 }
 
@@ -164,9 +168,19 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
       },
       { options, password: PASSWORD },
     );
-    assert.deepEqual(result, { email: 'page@example.com', created: 'From the browser', listed: ['From the browser'], total: 1, stored: 'page@example.com' });
+    assert.deepEqual(result, {
+      email: 'page@example.com',
+      created: 'From the browser',
+      listed: ['From the browser'],
+      total: 1,
+      stored: 'page@example.com',
+    });
     const stored = await rowbase.request('GET', `/p/${project.id}/api/tasks`, { headers: project.admin });
-    assert.deepEqual(stored.body.data.map((row: { title: string }) => row.title), ['From the browser'], 'the row is on the server');
+    assert.deepEqual(
+      stored.body.data.map((row: { title: string }) => row.title),
+      ['From the browser'],
+      'the row is on the server',
+    );
   });
 
   it('after a reload, a new client starts signed in from localStorage and its token works', async () => {
@@ -188,7 +202,14 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
         await createClient(options).table('tasks').list({ filter: 'titel = "x"' });
         throw new Error('the call succeeded');
       } catch (error: any) {
-        return { isRowbaseError: error instanceof RowbaseError, status: error.status, code: error.code, message: error.message, suggestion: error.suggestion, causeName: error.cause?.name ?? null };
+        return {
+          isRowbaseError: error instanceof RowbaseError,
+          status: error.status,
+          code: error.code,
+          message: error.message,
+          suggestion: error.suggestion,
+          causeName: error.cause?.name ?? null,
+        };
       }
     }, options);
     assert.equal(error.isRowbaseError, true);
@@ -200,22 +221,34 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
   it('a project that does not allow the page origin: the browser refuses, the SDK throws NETWORK_ERROR with the cause', async () => {
     const closed = await createClientProject(rowbase);
     await patchSettings(rowbase, closed, { cors_origins: ['https://app.example.com'] });
-    const error: PageError = await page.evaluate(async (options) => {
-      const { createClient, RowbaseError } = (window as any).rowbase;
-      try {
-        await createClient(options).table('tasks').list();
-        throw new Error('the call succeeded');
-      } catch (error: any) {
-        return { isRowbaseError: error instanceof RowbaseError, status: error.status, code: error.code, message: error.message, suggestion: error.suggestion, causeName: error.cause?.name ?? null };
-      }
-    }, { ...options, project: closed.id, apiKey: closed.publishableKey });
+    const error: PageError = await page.evaluate(
+      async (options) => {
+        const { createClient, RowbaseError } = (window as any).rowbase;
+        try {
+          await createClient(options).table('tasks').list();
+          throw new Error('the call succeeded');
+        } catch (error: any) {
+          return {
+            isRowbaseError: error instanceof RowbaseError,
+            status: error.status,
+            code: error.code,
+            message: error.message,
+            suggestion: error.suggestion,
+            causeName: error.cause?.name ?? null,
+          };
+        }
+      },
+      { ...options, project: closed.id, apiKey: closed.publishableKey },
+    );
     assert.deepEqual(
       { isRowbaseError: error.isRowbaseError, status: error.status, code: error.code, causeName: error.causeName },
       { isRowbaseError: true, status: 0, code: 'NETWORK_ERROR', causeName: 'TypeError' },
     );
     assert.match(error.suggestion, /cors_origins/);
     // The same request from the allowed origin's project works: it was the origin that was refused.
-    const allowed = await rowbase.request('GET', `/p/${closed.id}/api/tasks`, { headers: { ...closed.anon, origin: 'https://app.example.com' } });
+    const allowed = await rowbase.request('GET', `/p/${closed.id}/api/tasks`, {
+      headers: { ...closed.anon, origin: 'https://app.example.com' },
+    });
     assert.equal(allowed.status, 200);
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://app.example.com');
   });
@@ -232,7 +265,9 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
         const { createClient, localStorageStore } = (window as any).rowbase;
         const client = createClient({ ...options, store: localStorageStore('tabs.session') });
         (window as any).heard = [];
-        client.auth.onChange((session: any, event: string) => (window as any).heard.push([event, session?.user?.email ?? null]));
+        client.auth.onChange((session: any, event: string) =>
+          (window as any).heard.push([event, session?.user?.email ?? null]),
+        );
       }, options);
       await first.evaluate(
         async ({ options, password }) => {
@@ -244,30 +279,46 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
         { options, password: PASSWORD },
       );
       await second.waitForFunction(() => (window as any).heard.length >= 2);
-      assert.deepEqual(await second.evaluate(() => (window as any).heard), [['SIGNED_IN', 'page@example.com'], ['SIGNED_OUT', null]]);
+      assert.deepEqual(await second.evaluate(() => (window as any).heard), [
+        ['SIGNED_IN', 'page@example.com'],
+        ['SIGNED_OUT', null],
+      ]);
     } finally {
       await context.close();
     }
   });
 
   it('the quickstart page of docs/client.md, as written: lists, signs up through its form, stays signed in after a reload', async () => {
-    await rowbase.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 'Seeded <b>not bold</b>' } });
+    await rowbase.request('POST', `/p/${project.id}/api/tasks`, {
+      headers: project.admin,
+      body: { title: 'Seeded <b>not bold</b>' },
+    });
     const quickstart = await (await browserReady!).newPage();
     try {
       await quickstart.goto(`${pages.origin}/quickstart/`);
       const status = quickstart.locator('#status');
-      await quickstart.waitForFunction(() => /tasks, signed out$/.test(document.querySelector('#status')?.textContent ?? ''));
+      await quickstart.waitForFunction(() =>
+        /tasks, signed out$/.test(document.querySelector('#status')?.textContent ?? ''),
+      );
       await quickstart.fill('input[name=email]', 'quick@example.com');
       await quickstart.fill('input[name=password]', PASSWORD);
       await quickstart.click('button');
-      await quickstart.waitForFunction(() => /signed in as quick@example\.com$/.test(document.querySelector('#status')?.textContent ?? ''));
+      await quickstart.waitForFunction(() =>
+        /signed in as quick@example\.com$/.test(document.querySelector('#status')?.textContent ?? ''),
+      );
       const items = await quickstart.locator('#tasks li').allTextContents();
       assert.ok(items.includes('Seeded <b>not bold</b>'), `rendered as text: ${JSON.stringify(items)}`);
       assert.equal(await quickstart.locator('#tasks b').count(), 0, 'no markup from row values');
       await quickstart.reload();
-      await quickstart.waitForFunction(() => /signed in as quick@example\.com$/.test(document.querySelector('#status')?.textContent ?? ''));
+      await quickstart.waitForFunction(() =>
+        /signed in as quick@example\.com$/.test(document.querySelector('#status')?.textContent ?? ''),
+      );
       assert.match((await status.textContent()) ?? '', /^\d+ tasks, signed in as quick@example\.com$/);
-      const users = await rowbase.request('GET', `/p/${project.id}/api/users?filter=${encodeURIComponent('email = "quick@example.com"')}`, { headers: project.admin });
+      const users = await rowbase.request(
+        'GET',
+        `/p/${project.id}/api/users?filter=${encodeURIComponent('email = "quick@example.com"')}`,
+        { headers: project.admin },
+      );
       assert.equal(users.body.meta.total, 1, 'the user exists on the server');
     } finally {
       await quickstart.close();

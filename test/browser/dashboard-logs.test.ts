@@ -55,7 +55,9 @@ describe('dashboard: no key in the server log', { skip }, () => {
     await page.getByTestId('nav-outbox').click();
     await page.getByTestId('outbox').waitFor();
     // The dashboard token stands for a key for 12 hours: it must stay out of the log as the keys do.
-    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('rowbase.dashboard.session') ?? '{}').token as string);
+    const token = await page.evaluate(
+      () => JSON.parse(sessionStorage.getItem('rowbase.dashboard.session') ?? '{}').token as string,
+    );
     await page.getByTestId('sign-out').click();
     await page.getByTestId('signin-form').waitFor();
     const log = server.output();

@@ -10,8 +10,21 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { assertError } from '../helpers/assert-error.js';
-import { openDashboard, screenshot, signInWithAdminKey, signInWithPlatformKey, type DashboardTab } from '../helpers/dashboard-page.js';
-import { createProject, PLATFORM_KEY, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  openDashboard,
+  screenshot,
+  signInWithAdminKey,
+  signInWithPlatformKey,
+  type DashboardTab,
+} from '../helpers/dashboard-page.js';
+import {
+  createProject,
+  PLATFORM_KEY,
+  startTestServer,
+  TestClock,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const SESSION_ENTRY = 'rowbase.dashboard.session';
 
@@ -32,7 +45,9 @@ async function assertNoKeyHeld(tab: DashboardTab, keys: string[]): Promise<void>
     indexedDb: JSON.stringify(await indexedDB.databases()),
     caches: JSON.stringify(await caches.keys()),
     dom: document.documentElement.outerHTML,
-    inputs: JSON.stringify([...document.querySelectorAll('input, textarea')].map((field) => (field as HTMLInputElement).value)),
+    inputs: JSON.stringify(
+      [...document.querySelectorAll('input, textarea')].map((field) => (field as HTMLInputElement).value),
+    ),
   }));
   assert.deepEqual(await tab.page.context().cookies(), [], 'no cookie');
   for (const [place, text] of Object.entries(held)) {
@@ -62,7 +77,10 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
     const assets = [...html.matchAll(/(?:src|href)="(\/_\/[^"]+)"/g)].map((m) => m[1]!);
-    assert.ok(assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')), `assets: ${assets.join(', ')}`);
+    assert.ok(
+      assets.some((a) => a.endsWith('.js')) && assets.some((a) => a.endsWith('.css')),
+      `assets: ${assets.join(', ')}`,
+    );
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'an inline <script> block');
     assert.doesNotMatch(html, /\son[a-z]+=/i, 'an inline event handler');
     for (const path of ['/_/', '/_', ...assets, '/_/assets/missing.js']) {
@@ -94,7 +112,12 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
       const { pathname } = new URL(request.url());
       if (pathname.startsWith('/_/')) return;
       const headers = request.headers();
-      calls.push({ path: pathname, method: request.method(), key: headers['x-platform-key'] ?? headers['x-admin-key'], token: headers['x-dashboard-token'] });
+      calls.push({
+        path: pathname,
+        method: request.method(),
+        key: headers['x-platform-key'] ?? headers['x-admin-key'],
+        token: headers['x-dashboard-token'],
+      });
     });
     await signInWithPlatformKey(tab);
     await tab.page.getByTestId('projects').getByText(project.id).waitFor();
@@ -107,14 +130,25 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     await tab.page.getByTestId('tables').waitFor();
     await assertNoKeyHeld(tab, [PLATFORM_KEY]);
     const [exchange, ...rest] = calls;
-    assert.deepEqual(exchange, { path: '/v1/dashboard/sessions', method: 'POST', key: PLATFORM_KEY, token: undefined }, 'the key travels once, to be exchanged');
-    assert.ok(rest.length > 0 && rest.every((call) => call.key === undefined && call.token === token), `every later call carries the token only: ${JSON.stringify(rest)}`);
+    assert.deepEqual(
+      exchange,
+      { path: '/v1/dashboard/sessions', method: 'POST', key: PLATFORM_KEY, token: undefined },
+      'the key travels once, to be exchanged',
+    );
+    assert.ok(
+      rest.length > 0 && rest.every((call) => call.key === undefined && call.token === token),
+      `every later call carries the token only: ${JSON.stringify(rest)}`,
+    );
     // Another script's entry in sessionStorage is not the dashboard's to remove.
     await tab.page.evaluate(() => sessionStorage.setItem('another-app', 'kept'));
     await tab.page.getByTestId('sign-out').click();
     await tab.page.getByTestId('signin-form').waitFor();
     assert.deepEqual(await tab.page.evaluate(() => ({ ...sessionStorage })), { 'another-app': 'kept' });
-    assertError(await server.request('GET', '/v1/projects', { headers: { 'x-dashboard-token': token } }), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await server.request('GET', '/v1/projects', { headers: { 'x-dashboard-token': token } }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
     await tab.page.reload();
     await tab.page.getByTestId('signin-form').waitFor();
     tab.assertClean();
@@ -129,10 +163,17 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     assert.equal(await tab.page.getByTestId('nav-projects').count(), 0, 'no project list for a project key');
     await assertNoKeyHeld(tab, [project.adminKey]);
     const token = await storedToken(tab);
-    assert.equal((await server.request('GET', `/p/${project.id}/v1/tables`, { headers: { 'x-dashboard-token': token } })).status, 200);
+    assert.equal(
+      (await server.request('GET', `/p/${project.id}/v1/tables`, { headers: { 'x-dashboard-token': token } })).status,
+      200,
+    );
     await tab.page.getByTestId('sign-out').click();
     await tab.page.getByTestId('signin-form').waitFor();
-    assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: { 'x-dashboard-token': token } }), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await server.request('GET', `/p/${project.id}/v1/tables`, { headers: { 'x-dashboard-token': token } }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
     tab.assertClean([project.adminKey]);
     await tab.close();
   });
@@ -149,10 +190,17 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     await tab.page.getByTestId('confirm-rotate').click();
     const fresh = await tab.page.getByTestId('new-admin-key').inputValue();
     assert.equal((await server.request('GET', `/p/${own.id}/v1/tables`, { headers: own.admin })).status, 401);
-    assertError(await server.request('GET', `/p/${own.id}/v1/tables`, { headers: { 'x-dashboard-token': oldToken } }), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await server.request('GET', `/p/${own.id}/v1/tables`, { headers: { 'x-dashboard-token': oldToken } }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
     const newToken = await storedToken(tab);
     assert.ok(newToken.startsWith('rbd_') && newToken !== oldToken, 'the tab holds a token made from the new key');
-    assert.ok(!(await tab.page.evaluate(() => JSON.stringify({ ...sessionStorage }))).includes(fresh), 'not the new key itself');
+    assert.ok(
+      !(await tab.page.evaluate(() => JSON.stringify({ ...sessionStorage }))).includes(fresh),
+      'not the new key itself',
+    );
     await tab.page.getByTestId('nav-tables').click();
     // The table list loads with the new key (with the old one it would show AUTH_INVALID_KEY).
     await tab.page.getByTestId('tables').getByText('No tables yet').waitFor();
@@ -191,7 +239,11 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
       assert.match((await notice.textContent()) ?? '', /ended.*sign in again/i);
       await screenshot(tab.page, 'session-ended');
       await tab.page.getByTestId('signin-form').waitFor();
-      assert.equal(await tab.page.evaluate((entry) => sessionStorage.getItem(entry), SESSION_ENTRY), null, 'the ended token is forgotten');
+      assert.equal(
+        await tab.page.evaluate((entry) => sessionStorage.getItem(entry), SESSION_ENTRY),
+        null,
+        'the ended token is forgotten',
+      );
       tab.assertClean();
       await tab.close();
     } finally {

@@ -10,7 +10,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkipReason, launchBrowser } from '../helpers/browser.js';
 import { openDashboard, screenshot, signInWithPlatformKey, type DashboardTab } from '../helpers/dashboard-page.js';
-import { createProject, PLATFORM_KEY, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  PLATFORM_KEY,
+  startTestServer,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const skip = browserSkipReason('dashboard table versions');
 const launched = skip ? undefined : launchBrowser();
@@ -35,7 +41,10 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
     server = await startTestServer();
     project = await createProject(server, 'demo');
     browser = (await launched)!;
-    const created = await server.request('PUT', `/p/${project.id}/v1/tables/tasks`, { headers: project.admin, body: QUICKSTART });
+    const created = await server.request('PUT', `/p/${project.id}/v1/tables/tasks`, {
+      headers: project.admin,
+      body: QUICKSTART,
+    });
     assert.equal(created.status, 201, created.text);
   });
   after(async () => {
@@ -50,7 +59,8 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
     await tab.page.getByTestId('projects').waitFor();
     return tab.page;
   };
-  const tableNow = async (name: string) => (await server.request('GET', `/p/${project.id}/v1/tables/${name}`, { headers: platform })).body.data;
+  const tableNow = async (name: string) =>
+    (await server.request('GET', `/p/${project.id}/v1/tables/${name}`, { headers: platform })).body.data;
   const fillNewTable = async (page: Page, name: string, columns: [string, string][]) => {
     await page.goto(`${server.url}/_/#/p/${project.id}`);
     await page.getByTestId('new-table').click();
@@ -65,7 +75,11 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
   it('New table named like an existing table is refused, and that table keeps its rules and columns', async () => {
     const before = await tableNow('tasks');
     const page = await signedIn();
-    await fillNewTable(page, 'tasks', [['title', 'text'], ['done', 'boolean'], ['note', 'text']]);
+    await fillNewTable(page, 'tasks', [
+      ['title', 'text'],
+      ['done', 'boolean'],
+      ['note', 'text'],
+    ]);
     await page.getByTestId('save-table').click();
     const notice = page.getByTestId('table-exists');
     await notice.getByText('A table named tasks exists already: open it to edit').waitFor();
@@ -86,7 +100,10 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
     await page.getByTestId('save-table').click();
     await page.getByTestId('rows').waitFor();
     assert.match(page.url(), /#\/p\/demo\/tables\/notes$/);
-    assert.deepEqual((await tableNow('notes')).columns.map((c: { name: string }) => c.name), ['body']);
+    assert.deepEqual(
+      (await tableNow('notes')).columns.map((c: { name: string }) => c.name),
+      ['body'],
+    );
   });
 
   it('two editors on one table: the second save is refused as changed by someone else, then reloads', async () => {
@@ -115,7 +132,11 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
     await notice.getByTestId('reload-table').click();
     await second.getByTestId('schema-changed').waitFor({ state: 'detached' });
     // The notice goes once the current version is in the form.
-    assert.equal(await second.locator('input[name=rule-create-locked]').isChecked(), false, 'the reload shows the current rules');
+    assert.equal(
+      await second.locator('input[name=rule-create-locked]').isChecked(),
+      false,
+      'the reload shows the current rules',
+    );
     await second.locator('input[name=rule-delete-locked]').uncheck();
     await second.getByTestId('save-table').click();
     await second.getByTestId('saved').waitFor();
@@ -124,7 +145,10 @@ describe('dashboard: create-only new tables and versioned saves', { skip }, () =
 
   it('the destructive-change warning is in view after Save, and nothing changes until confirmed', async () => {
     const wide = { columns: Array.from({ length: 14 }, (_, i) => ({ name: `c${i}`, type: 'text' })) };
-    assert.equal((await server.request('PUT', `/p/${project.id}/v1/tables/wide`, { headers: platform, body: wide })).status, 201);
+    assert.equal(
+      (await server.request('PUT', `/p/${project.id}/v1/tables/wide`, { headers: platform, body: wide })).status,
+      201,
+    );
     const page = await signedIn();
     await page.goto(`${server.url}/_/#/p/${project.id}/tables/wide/schema`);
     await page.getByText('Schema of wide').waitFor();

@@ -25,7 +25,6 @@ const skip = browserSkipReason('dashboard');
 const launched = skip ? undefined : launchBrowser();
 const platform = { 'x-platform-key': PLATFORM_KEY };
 
-
 describe('dashboard: projects, schema, rows, keys', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
@@ -58,7 +57,10 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     assert.match(publishable, /^pk_[0-9A-Za-z]{32,}$/);
     await page.getByText('will never show them again').waitFor();
     await screenshot(page, 'project-created');
-    assert.equal((await server.request('GET', '/p/shop/v1/tables', { headers: { 'x-admin-key': adminKey } })).status, 200);
+    assert.equal(
+      (await server.request('GET', '/p/shop/v1/tables', { headers: { 'x-admin-key': adminKey } })).status,
+      200,
+    );
     await page.getByTestId('open-created').click();
     await page.getByTestId('tables').waitFor();
     await page.getByTestId('nav-projects').click();
@@ -69,11 +71,28 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
   });
 
   it('creates a table with every column type and option, a reference, an index and rules', async () => {
-    assert.equal((await server.request('PUT', '/p/shop/v1/tables/customers', { headers: platform, body: { columns: [{ name: 'name', type: 'text' }] } })).status, 201);
+    assert.equal(
+      (
+        await server.request('PUT', '/p/shop/v1/tables/customers', {
+          headers: platform,
+          body: { columns: [{ name: 'name', type: 'text' }] },
+        })
+      ).status,
+      201,
+    );
     await page.reload();
     await page.getByTestId('new-table').click();
     await page.locator('input[name=table-name]').fill('items');
-    const columns: [string, string][] = [['title', 'text'], ['status', 'text'], ['qty', 'integer'], ['price', 'number'], ['done', 'boolean'], ['due', 'timestamp'], ['meta', 'json'], ['customer', 'text']];
+    const columns: [string, string][] = [
+      ['title', 'text'],
+      ['status', 'text'],
+      ['qty', 'integer'],
+      ['price', 'number'],
+      ['done', 'boolean'],
+      ['due', 'timestamp'],
+      ['meta', 'json'],
+      ['customer', 'text'],
+    ];
     for (let i = 0; i < columns.length; i++) {
       if (i > 0) await page.getByTestId('add-column').click();
       const column = page.getByTestId(`column-${i}`);
@@ -102,7 +121,10 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.getByTestId('rows').waitFor();
     assert.match(page.url(), /#\/p\/shop\/tables\/items$/);
     const table = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;
-    assert.deepEqual(table.columns.map((c: { name: string; type: string }) => [c.name, c.type]), columns);
+    assert.deepEqual(
+      table.columns.map((c: { name: string; type: string }) => [c.name, c.type]),
+      columns,
+    );
     const byName = Object.fromEntries(table.columns.map((c: { name: string }) => [c.name, c]));
     assert.equal(byName.title.required, true);
     assert.equal(byName.title.max_length, 100);
@@ -118,7 +140,9 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
   });
 
   it('adds and edits rows in the generated form (number, enum, boolean, timestamp, json, reference)', async () => {
-    const customer = (await server.request('POST', '/p/shop/api/customers', { headers: platform, body: { name: 'Ada' } })).body.data;
+    const customer = (
+      await server.request('POST', '/p/shop/api/customers', { headers: platform, body: { name: 'Ada' } })
+    ).body.data;
     await page.goto(`${server.url}/_/#/p/shop/tables/items`);
     await page.getByTestId('rows').waitFor();
     await page.getByTestId('new-row').click();
@@ -134,16 +158,39 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await screenshot(page, 'row-form');
     await form.getByTestId('save-row').click();
     await page.locator('tr', { hasText: 'Lamp' }).waitFor();
-    const created = (await server.request('GET', `/p/shop/api/items?filter=${encodeURIComponent('title = "Lamp"')}`, { headers: platform })).body.data[0];
+    const created = (
+      await server.request('GET', `/p/shop/api/items?filter=${encodeURIComponent('title = "Lamp"')}`, {
+        headers: platform,
+      })
+    ).body.data[0];
     assert.deepEqual(
-      { status: created.status, qty: created.qty, price: created.price, done: created.done, due: created.due, meta: created.meta, customer: created.customer },
-      { status: 'closed', qty: 7, price: 19.5, done: true, due: '2026-12-01T09:30:00.000Z', meta: { tags: ['desk'] }, customer: customer.id },
+      {
+        status: created.status,
+        qty: created.qty,
+        price: created.price,
+        done: created.done,
+        due: created.due,
+        meta: created.meta,
+        customer: created.customer,
+      },
+      {
+        status: 'closed',
+        qty: 7,
+        price: 19.5,
+        done: true,
+        due: '2026-12-01T09:30:00.000Z',
+        meta: { tags: ['desk'] },
+        customer: customer.id,
+      },
     );
     // The reference column shows the customer it points at (the grid asks for expand=customer), not only an id.
     const customerCell = page.locator('tr', { hasText: 'Lamp' }).getByTestId('reference-customer');
     await customerCell.getByText('Ada').waitFor();
     assert.equal(await customerCell.getAttribute('title'), `customers ${customer.id}`);
-    assert.ok(tab.requestUrls.some((url) => url.includes('/api/items?') && url.includes('expand=customer')), 'the grid expands its reference column');
+    assert.ok(
+      tab.requestUrls.some((url) => url.includes('/api/items?') && url.includes('expand=customer')),
+      'the grid expands its reference column',
+    );
     // A server-side refusal shows in the form: qty above its max.
     await page.getByTestId('new-row').click();
     await form.locator('input[name=field-title]').fill('Too many');
@@ -163,7 +210,10 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
 
   it("filters (the server's error shown inline), sorts by clicking a column, deletes selected rows", async () => {
     const bulk = [3, 1, 2, 9, 5].map((qty) => ({ title: `item ${qty}`, qty }));
-    assert.equal((await server.request('POST', '/p/shop/api/items/bulk', { headers: platform, body: bulk })).status, 201);
+    assert.equal(
+      (await server.request('POST', '/p/shop/api/items/bulk', { headers: platform, body: bulk })).status,
+      201,
+    );
     await page.reload();
     await page.getByTestId('rows').locator('tbody tr').nth(5).waitFor();
     await page.locator('input[name=filter]').fill('qty >= 5');
@@ -175,7 +225,11 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await error.getByText('VALIDATION_FILTER').waitFor();
     assert.match((await error.locator('.error-message').textContent()) ?? '', /qtty/);
     assert.match((await error.locator('.error-suggestion').textContent()) ?? '', /qty/);
-    assert.equal(await page.locator('[data-testid=rows] tbody tr[data-row-id]').count(), 0, "the previous filter's rows are not shown as this one's");
+    assert.equal(
+      await page.locator('[data-testid=rows] tbody tr[data-row-id]').count(),
+      0,
+      "the previous filter's rows are not shown as this one's",
+    );
     await screenshot(page, 'rows-filter-error');
     await page.locator('input[name=filter]').fill('');
     await page.getByTestId('apply-filter').click();
@@ -183,8 +237,12 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     // The grid's cells of one column, as numbers, top to bottom.
     const column = (name: string) =>
       page.getByTestId('rows').evaluate((table, name) => {
-        const index = [...table.querySelectorAll('thead th')].findIndex((th) => th.getAttribute('data-testid') === `sort-${name}`);
-        return [...table.querySelectorAll('tbody tr[data-row-id]')].map((tr) => Number(tr.children[index]?.textContent));
+        const index = [...table.querySelectorAll('thead th')].findIndex(
+          (th) => th.getAttribute('data-testid') === `sort-${name}`,
+        );
+        return [...table.querySelectorAll('tbody tr[data-row-id]')].map((tr) =>
+          Number(tr.children[index]?.textContent),
+        );
       }, name);
     assert.equal((await column('qty')).length, 6);
     await page.getByTestId('sort-qty').click();
@@ -197,11 +255,14 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     assert.deepEqual(await column('qty'), [9, 7, 5, 3, 2, 1]);
     await screenshot(page, 'rows');
     // Select the two smallest (last on this descending page) and delete them.
-    for (const title of ['item 1', 'item 2']) await page.locator('tr', { hasText: title }).locator('input[type=checkbox]').check();
+    for (const title of ['item 1', 'item 2'])
+      await page.locator('tr', { hasText: title }).locator('input[type=checkbox]').check();
     await page.getByTestId('delete-selected').click();
     await page.getByTestId('confirm-delete-rows').click();
     await page.getByTestId('page-info').getByText('of 4').waitFor();
-    const left = (await server.request('GET', '/p/shop/api/items?sort=qty', { headers: platform })).body.data.map((r: { qty: number }) => r.qty);
+    const left = (await server.request('GET', '/p/shop/api/items?sort=qty', { headers: platform })).body.data.map(
+      (r: { qty: number }) => r.qty,
+    );
     assert.deepEqual(left, [3, 5, 7, 9]);
     // One row through its form.
     await page.locator('tr', { hasText: 'item 3' }).locator('td').nth(1).click();
@@ -216,7 +277,10 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     // Another admin makes customer a plain text column: expand=customer is now refused.
     const table = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;
     const columns = table.columns.map(({ references: _, ...column }: Record<string, unknown>) => column);
-    const changed = await server.request('PUT', '/p/shop/v1/tables/items', { headers: platform, body: { columns, rules: table.rules, indexes: table.indexes } });
+    const changed = await server.request('PUT', '/p/shop/v1/tables/items', {
+      headers: platform,
+      body: { columns, rules: table.rules, indexes: table.indexes },
+    });
     assert.equal(changed.status, 200, changed.text);
     await page.getByTestId('sort-title').click();
     await page.locator('[data-testid=sort-title][aria-sort=ascending]').waitFor();
@@ -225,7 +289,10 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     assert.equal(await page.getByTestId('reference-customer').count(), 0, 'customer is a plain column now');
     assert.equal(await page.getByTestId('rows-error').count(), 0);
     // Put the reference back for the scenarios after this one.
-    const restored = await server.request('PUT', '/p/shop/v1/tables/items', { headers: platform, body: { columns: table.columns, rules: table.rules, indexes: table.indexes } });
+    const restored = await server.request('PUT', '/p/shop/v1/tables/items', {
+      headers: platform,
+      body: { columns: table.columns, rules: table.rules, indexes: table.indexes },
+    });
     assert.equal(restored.status, 200, restored.text);
   });
 
@@ -238,7 +305,10 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await box.getByText('SCHEMA_CHANGE_DESTRUCTIVE').waitFor();
     assert.match((await box.locator('.error-message').textContent()) ?? '', /price/);
     const before = (await server.request('GET', '/p/shop/v1/tables/items', { headers: platform })).body.data;
-    assert.ok(before.columns.some((c: { name: string }) => c.name === 'price'), 'nothing changed before confirming');
+    assert.ok(
+      before.columns.some((c: { name: string }) => c.name === 'price'),
+      'nothing changed before confirming',
+    );
     await screenshot(page, 'destructive-change', { fullPage: true });
     await page.getByTestId('apply-destructive').click();
     await page.getByTestId('saved').waitFor();
@@ -255,7 +325,11 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.getByTestId('confirm-rotate').click();
     const fresh = await page.getByTestId('new-admin-key').inputValue();
     assert.match(fresh, /^sk_/);
-    assertError(await server.request('GET', '/p/shop/v1/tables', { headers: { 'x-admin-key': adminKey } }), 401, 'AUTH_INVALID_KEY');
+    assertError(
+      await server.request('GET', '/p/shop/v1/tables', { headers: { 'x-admin-key': adminKey } }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
     assert.equal((await server.request('GET', '/p/shop/v1/tables', { headers: { 'x-admin-key': fresh } })).status, 200);
     await screenshot(page, 'settings', { fullPage: true });
   });
@@ -264,16 +338,31 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.locator('input[name=setting-access_token_ttl]').fill('900');
     await page.getByTestId('save-settings').click();
     await page.getByTestId('settings-form').getByText('Saved.').waitFor();
-    assert.equal((await server.request('GET', '/p/shop/v1/settings', { headers: platform })).body.data.access_token_ttl, 900);
+    assert.equal(
+      (await server.request('GET', '/p/shop/v1/settings', { headers: platform })).body.data.access_token_ttl,
+      900,
+    );
     await page.locator('textarea[name=setting-allowed_redirect_origins]').fill('not an origin');
     await page.getByTestId('save-settings').click();
     await page.getByTestId('settings-error').getByText('VALIDATION_FAILED').waitFor();
   });
 
   it('users of the auth table: search by email, set email_verified, delete', async () => {
-    assert.equal((await server.request('PUT', '/p/shop/v1/tables/members', { headers: platform, body: { auth_table: true, columns: [{ name: 'name', type: 'text' }] } })).status, 201);
+    assert.equal(
+      (
+        await server.request('PUT', '/p/shop/v1/tables/members', {
+          headers: platform,
+          body: { auth_table: true, columns: [{ name: 'name', type: 'text' }] },
+        })
+      ).status,
+      201,
+    );
     for (const email of ['ada@example.com', 'grace@example.com', 'hopper@example.com', 'linus@example.org']) {
-      assert.equal((await server.request('POST', '/p/shop/auth/signup', { body: { email, password: 'correct horse battery' } })).status, 201);
+      assert.equal(
+        (await server.request('POST', '/p/shop/auth/signup', { body: { email, password: 'correct horse battery' } }))
+          .status,
+        201,
+      );
     }
     await page.getByTestId('nav-users').click();
     await page.locator('[data-user="ada@example.com"]').waitFor();
@@ -288,11 +377,22 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.locator('[data-user="ada@example.com"]').getByText('verified', { exact: true }).waitFor();
     // The list reloads after the answer; deleting hopper before that reload is in would let it drop hopper's row.
     await page.locator('[data-testid=users][data-loading=false]').waitFor();
-    const ada = (await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "ada@example.com"')}`, { headers: platform })).body.data[0];
+    const ada = (
+      await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "ada@example.com"')}`, {
+        headers: platform,
+      })
+    ).body.data[0];
     assert.equal(ada.email_verified, true);
     // A refused change: the user was deleted meanwhile; the server's message shows and the box returns unticked.
-    const hopper = (await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "hopper@example.com"')}`, { headers: platform })).body.data[0];
-    assert.equal((await server.request('DELETE', `/p/shop/api/members/${hopper.id}`, { headers: platform })).status, 204);
+    const hopper = (
+      await server.request('GET', `/p/shop/api/members?filter=${encodeURIComponent('email = "hopper@example.com"')}`, {
+        headers: platform,
+      })
+    ).body.data[0];
+    assert.equal(
+      (await server.request('DELETE', `/p/shop/api/members/${hopper.id}`, { headers: platform })).status,
+      204,
+    );
     await page.getByRole('checkbox', { name: 'Email verified for hopper@example.com' }).click();
     await page.getByTestId('error').getByText('ROW_NOT_FOUND').waitFor();
     await page.locator('[data-user="hopper@example.com"] input[type=checkbox]:not(:checked):enabled').waitFor();
@@ -301,10 +401,17 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     if (await hasRoute(server, 'GET', '/p/shop/v1/users/none/sessions')) {
       await page.locator('[data-user="ada@example.com"]').getByRole('button', { name: 'Sessions' }).click();
       await page.getByTestId('user-sessions').locator('tbody tr').first().waitFor();
-      assert.equal(await page.getByTestId('user-sessions').getByText('No live sessions.').count(), 0, 'signup opened a session');
+      assert.equal(
+        await page.getByTestId('user-sessions').getByText('No live sessions.').count(),
+        0,
+        'signup opened a session',
+      );
       await page.getByTestId('end-sessions').click();
       await page.getByTestId('user-sessions').getByText('No live sessions.').waitFor();
-      assert.deepEqual((await server.request('GET', `/p/shop/v1/users/${ada.id}/sessions`, { headers: platform })).body.data, []);
+      assert.deepEqual(
+        (await server.request('GET', `/p/shop/v1/users/${ada.id}/sessions`, { headers: platform })).body.data,
+        [],
+      );
       await page.keyboard.press('Escape');
     } else {
       console.log('# SKIPPED: user sessions in the dashboard (this server has no /v1/users/{id}/sessions)');
@@ -316,26 +423,52 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
   });
 
   it('rotates the JWT secret ending every session: an earlier token and refresh token are refused', async () => {
-    const signup = await server.request('POST', '/p/shop/auth/signup', { body: { email: 'ken@example.com', password: 'correct horse battery' } });
+    const signup = await server.request('POST', '/p/shop/auth/signup', {
+      body: { email: 'ken@example.com', password: 'correct horse battery' },
+    });
     assert.equal(signup.status, 201, signup.text);
     await page.getByTestId('nav-settings').click();
     await page.locator('input[name=revoke_sessions]').check();
     await page.getByTestId('rotate-jwt-submit').click();
     await page.getByTestId('rotate-jwt').getByText('Rotated at').waitFor();
-    assertError(await server.request('GET', '/p/shop/auth/me', { headers: { authorization: `Bearer ${signup.body.token}` } }), 401, 'AUTH_INVALID_TOKEN');
-    assert.equal((await server.request('POST', '/p/shop/auth/refresh', { body: { refresh_token: signup.body.refresh_token } })).status, 401);
+    assertError(
+      await server.request('GET', '/p/shop/auth/me', { headers: { authorization: `Bearer ${signup.body.token}` } }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
+    assert.equal(
+      (await server.request('POST', '/p/shop/auth/refresh', { body: { refresh_token: signup.body.refresh_token } }))
+        .status,
+      401,
+    );
   });
 
   it('deletes a table and a project only after their names are typed', async () => {
-    assert.equal((await server.request('PUT', '/p/shop/v1/tables/scratch', { headers: platform, body: { columns: [{ name: 'x', type: 'text' }] } })).status, 201);
+    assert.equal(
+      (
+        await server.request('PUT', '/p/shop/v1/tables/scratch', {
+          headers: platform,
+          body: { columns: [{ name: 'x', type: 'text' }] },
+        })
+      ).status,
+      201,
+    );
     await page.goto(`${server.url}/_/#/p/shop/tables/scratch/schema`);
     await page.getByTestId('delete-table').click();
     assert.equal(await page.getByTestId('confirm-button').isDisabled(), true);
     await page.getByTestId('confirm-input').fill('scratch');
     await page.getByTestId('confirm-button').click();
     await page.getByTestId('tables').waitFor();
-    assertError(await server.request('GET', '/p/shop/v1/tables/scratch', { headers: platform }), 404, 'TABLE_NOT_FOUND');
-    assert.equal((await server.request('POST', '/v1/projects', { headers: platform, body: { name: 'Doomed', id: 'doomed' } })).status, 201);
+    assertError(
+      await server.request('GET', '/p/shop/v1/tables/scratch', { headers: platform }),
+      404,
+      'TABLE_NOT_FOUND',
+    );
+    assert.equal(
+      (await server.request('POST', '/v1/projects', { headers: platform, body: { name: 'Doomed', id: 'doomed' } }))
+        .status,
+      201,
+    );
     await page.goto(`${server.url}/_/#/`);
     await page.getByTestId('delete-project-doomed').click();
     await page.getByTestId('confirm-input').fill('doome');
@@ -353,16 +486,25 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     }
     await page.goto(`${server.url}/_/#/p/shop/tables/items`);
     await page.locator('[data-testid=rows][data-live=true]').waitFor();
-    const created = await server.request('POST', '/p/shop/api/items', { headers: platform, body: { title: 'Written elsewhere' } });
+    const created = await server.request('POST', '/p/shop/api/items', {
+      headers: platform,
+      body: { title: 'Written elsewhere' },
+    });
     assert.equal(created.status, 201, created.text);
     await page.locator(`tr[data-row-id="${created.body.data.id}"]`).waitFor();
-    assert.equal((await server.request('DELETE', `/p/shop/api/items/${created.body.data.id}`, { headers: platform })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/p/shop/api/items/${created.body.data.id}`, { headers: platform })).status,
+      204,
+    );
     await page.locator(`tr[data-row-id="${created.body.data.id}"]`).waitFor({ state: 'detached' });
   });
 
   it('time to first rows on a 2,000-row table (paged on the server)', async () => {
     const rows = Array.from({ length: 2000 }, (_, i) => ({ title: `bulk ${i}` }));
-    assert.equal((await server.request('POST', '/p/shop/api/items/bulk', { headers: platform, body: rows })).status, 201);
+    assert.equal(
+      (await server.request('POST', '/p/shop/api/items/bulk', { headers: platform, body: rows })).status,
+      201,
+    );
     await page.goto(`${server.url}/_/#/p/shop`);
     await page.getByTestId('tables').waitFor();
     const started = Date.now();
@@ -378,11 +520,17 @@ describe('dashboard: projects, schema, rows, keys', { skip }, () => {
     await page.getByTestId('page-info').getByText('51–100 of 2003').waitFor();
     await page.getByTestId('next-page').click();
     await page.getByTestId('page-info').getByText('101–150 of 2003').waitFor();
-    assert.ok(tab.requestUrls.some((url) => url.includes('/api/items?') && url.includes('after=')), 'a page was asked for by cursor');
+    assert.ok(
+      tab.requestUrls.some((url) => url.includes('/api/items?') && url.includes('after=')),
+      'a page was asked for by cursor',
+    );
     await page.getByTestId('prev-page').click();
     await page.getByTestId('prev-page').click();
     await page.getByTestId('page-info').getByText('1–50 of 2003').waitFor();
-    assert.equal(await page.locator('[data-testid=rows] tbody tr[data-row-id]').first().getAttribute('data-row-id'), firstId);
+    assert.equal(
+      await page.locator('[data-testid=rows] tbody tr[data-row-id]').first().getAttribute('data-row-id'),
+      firstId,
+    );
     tab.assertClean([adminKey]);
   });
 });

@@ -43,12 +43,25 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     server = await startTestServer();
     browser = (await launched)!;
     // A project whose name is hostile, with an auth table (verify_email) and a table full of hostile values.
-    project = await createAuthProject(server, { verifyEmail: true, columns: [{ name: 'nick', type: 'text', default: IMG }], settings: { app_name: IMG } });
-    const named = await server.request('POST', '/v1/projects', { headers: platform, body: { name: `${IMG}${SVG}`, id: 'xss-name' } });
+    project = await createAuthProject(server, {
+      verifyEmail: true,
+      columns: [{ name: 'nick', type: 'text', default: IMG }],
+      settings: { app_name: IMG },
+    });
+    const named = await server.request('POST', '/v1/projects', {
+      headers: platform,
+      body: { name: `${IMG}${SVG}`, id: 'xss-name' },
+    });
     assert.equal(named.status, 201, named.text);
     // The grid shows a referenced row's label (its first text value): a hostile name.
-    await putTable(server, project, 'villains', { columns: [{ name: 'name', type: 'text' }], rules: { list: '', view: '' } });
-    const villain = await server.request('POST', `/p/${project.id}/api/villains`, { headers: platform, body: { name: IMG } });
+    await putTable(server, project, 'villains', {
+      columns: [{ name: 'name', type: 'text' }],
+      rules: { list: '', view: '' },
+    });
+    const villain = await server.request('POST', `/p/${project.id}/api/villains`, {
+      headers: platform,
+      body: { name: IMG },
+    });
     assert.equal(villain.status, 201, villain.text);
     await putTable(server, project, 'evil', {
       columns: [
@@ -59,11 +72,17 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
       ],
       rules: { list: `note = ${JSON.stringify(HOSTILE)}`, view: '' },
     });
-    const row = await server.request('POST', `/p/${project.id}/api/evil`, { headers: platform, body: { note: HOSTILE, meta: { x: IMG }, villain: villain.body.data.id } });
+    const row = await server.request('POST', `/p/${project.id}/api/evil`, {
+      headers: platform,
+      body: { note: HOSTILE, meta: { x: IMG }, villain: villain.body.data.id },
+    });
     assert.equal(row.status, 201, row.text);
     rowId = row.body.data.id;
     // Signed up from a client whose User-Agent is hostile: the sessions dialog shows it.
-    const signup = await server.request('POST', `/p/${project.id}/auth/signup`, { headers: { 'user-agent': HOSTILE }, body: { email: 'mallory@example.com', password: PASSWORD, nick: SVG } });
+    const signup = await server.request('POST', `/p/${project.id}/auth/signup`, {
+      headers: { 'user-agent': HOSTILE },
+      body: { email: 'mallory@example.com', password: PASSWORD, nick: SVG },
+    });
     assert.equal(signup.status, 201, signup.text);
     tab = await openDashboard(browser, server.url);
     await signInWithPlatformKey(tab);
@@ -83,7 +102,9 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     await assertInert(tab.page, 'note = "<img src=x onerror=');
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/tables/evil/schema`);
     await tab.page.getByText('Schema of evil').waitFor();
-    const defaults = await tab.page.locator('input[name=column-default]').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    const defaults = await tab.page
+      .locator('input[name=column-default]')
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
     assert.deepEqual(defaults, [HOSTILE, '', JSON.stringify({ html: SCRIPT }), '']);
     assert.equal(await tab.page.locator('input[name=column-enum]').first().inputValue(), `${HOSTILE}, plain`);
     await assertInert(tab.page, 'Schema of evil');
@@ -93,7 +114,12 @@ describe('dashboard: hostile strings render as text', { skip }, () => {
     await tab.page.goto(`${server.url}/_/#/p/${project.id}/tables/evil`);
     await tab.page.locator(`tr[data-row-id="${rowId}"]`).waitFor();
     await assertInert(tab.page, SCRIPT);
-    assert.ok(((await tab.page.locator(`tr[data-row-id="${rowId}"]`).getByTestId('reference-villain').textContent()) ?? '').startsWith(IMG), 'the referenced row\'s hostile name, as text');
+    assert.ok(
+      (
+        (await tab.page.locator(`tr[data-row-id="${rowId}"]`).getByTestId('reference-villain').textContent()) ?? ''
+      ).startsWith(IMG),
+      "the referenced row's hostile name, as text",
+    );
     await tab.page.locator(`tr[data-row-id="${rowId}"] td`).nth(1).click();
     assert.equal(await tab.page.locator('input[name=field-note]').inputValue(), HOSTILE);
     await assertInert(tab.page, `Row ${rowId}`);

@@ -34,7 +34,8 @@ describe('verification page in Chromium', { skip }, () => {
         if (message.type() === 'error' && !/status of 404/.test(message.text())) problems.push(message.text());
       });
       page.on('response', (answer) => {
-        if (answer.status() >= 400 && !answer.url().endsWith('/favicon.ico')) problems.push(`${answer.status()} ${answer.url()}`);
+        if (answer.status() >= 400 && !answer.url().endsWith('/favicon.ico'))
+          problems.push(`${answer.status()} ${answer.url()}`);
       });
       page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
       const css = page.waitForResponse((response) => response.url().endsWith('/_pages/verify.css'));

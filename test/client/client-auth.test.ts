@@ -31,7 +31,10 @@ describe('client.auth: sign up, sign in, me, sign out', () => {
     assert.deepEqual(client.auth.session, session);
     assert.equal(client.auth.user?.id, user.id);
     assert.deepEqual(events, [['SIGNED_IN', 'ada@example.com']]);
-    assert.ok(session.expiresAt !== null && session.expiresAt > Date.now() + 3500_000, 'expiry read from the token (default TTL 3600 s)');
+    assert.ok(
+      session.expiresAt !== null && session.expiresAt > Date.now() + 3500_000,
+      'expiry read from the token (default TTL 3600 s)',
+    );
     assert.equal(sent[0]?.path, `/p/${project.id}/auth/signup`);
     assert.equal(sent[0]?.headers.get('authorization'), null, 'no bearer on signup');
     const me = await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(session.token) });
@@ -40,18 +43,30 @@ describe('client.auth: sign up, sign in, me, sign out', () => {
 
   it('signUp with a taken email → RowbaseError 409 AUTH_EMAIL_TAKEN; the session is unchanged', async () => {
     const { client } = recordedClient(server, project);
-    assertServerError(await rejection(client.auth.signUp({ email: 'ada@example.com', password: PASSWORD })), 409, 'AUTH_EMAIL_TAKEN');
+    assertServerError(
+      await rejection(client.auth.signUp({ email: 'ada@example.com', password: PASSWORD })),
+      409,
+      'AUTH_EMAIL_TAKEN',
+    );
     assert.equal(client.auth.session, null);
   });
 
   it('signUp with a short password → RowbaseError 400 VALIDATION_PASSWORD', async () => {
     const { client } = recordedClient(server, project);
-    assertServerError(await rejection(client.auth.signUp({ email: 'short@example.com', password: '1234567' })), 400, 'VALIDATION_PASSWORD');
+    assertServerError(
+      await rejection(client.auth.signUp({ email: 'short@example.com', password: '1234567' })),
+      400,
+      'VALIDATION_PASSWORD',
+    );
   });
 
   it('signIn with a wrong password → RowbaseError 401 AUTH_INVALID_CREDENTIALS', async () => {
     const { client } = recordedClient(server, project);
-    assertServerError(await rejection(client.auth.signIn({ email: 'ada@example.com', password: 'wrong password' })), 401, 'AUTH_INVALID_CREDENTIALS');
+    assertServerError(
+      await rejection(client.auth.signIn({ email: 'ada@example.com', password: 'wrong password' })),
+      401,
+      'AUTH_INVALID_CREDENTIALS',
+    );
     assert.equal(client.auth.session, null);
   });
 
@@ -59,7 +74,10 @@ describe('client.auth: sign up, sign in, me, sign out', () => {
     const { client, sent } = recordedClient(server, project);
     const { user } = await client.auth.signIn({ email: 'ada@example.com', password: PASSWORD });
     // Change the user behind the SDK's back; me() must bring the new value.
-    await server.request('PATCH', `/p/${project.id}/api/users/${user.id}`, { headers: project.admin, body: { name: 'Ada L.' } });
+    await server.request('PATCH', `/p/${project.id}/api/users/${user.id}`, {
+      headers: project.admin,
+      body: { name: 'Ada L.' },
+    });
     const events: SessionEvent[] = [];
     client.auth.onChange((_session, event) => events.push(event));
     const me = await client.auth.me();
@@ -82,7 +100,9 @@ describe('client.auth: sign up, sign in, me, sign out', () => {
     assert.deepEqual(events, ['SIGNED_OUT']);
     const old = await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(session.token) });
     assert.equal(old.body.error.code, 'AUTH_INVALID_TOKEN');
-    const refresh = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: session.refreshToken } });
+    const refresh = await server.request('POST', `/p/${project.id}/auth/refresh`, {
+      body: { refresh_token: session.refreshToken },
+    });
     assert.equal(refresh.body.error.code, 'AUTH_INVALID_REFRESH_TOKEN');
     assertServerError(await rejection(client.auth.me()), 401, 'AUTH_REQUIRED');
     unsubscribe();
@@ -115,14 +135,20 @@ describe('client.auth: sign up, sign in, me, sign out', () => {
     }
     assert.deepEqual(heard, ['SIGNED_IN']);
     assert.equal(client.auth.session?.user?.email, 'ada@example.com');
-    assert.equal((logged[0]?.[1] as Error | undefined)?.message, 'listener bug', 'the listener error is logged, not swallowed');
+    assert.equal(
+      (logged[0]?.[1] as Error | undefined)?.message,
+      'listener bug',
+      'the listener error is logged, not swallowed',
+    );
   });
 });
 
 describe('client.auth: passwords', () => {
   let project: TestProject;
   before(async () => {
-    project = await createClientProject(server, { settings: { allowed_redirect_origins: ['https://app.example.com'] } });
+    project = await createClientProject(server, {
+      settings: { allowed_redirect_origins: ['https://app.example.com'] },
+    });
   });
 
   it('changePassword keeps the session with the new token; the old token and password stop working', async () => {
@@ -137,7 +163,11 @@ describe('client.auth: passwords', () => {
     const old = await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(first.token) });
     assert.equal(old.body.error.code, 'AUTH_INVALID_TOKEN');
     const { client: other } = recordedClient(server, project);
-    assertServerError(await rejection(other.auth.signIn({ email: 'grace@example.com', password: PASSWORD })), 401, 'AUTH_INVALID_CREDENTIALS');
+    assertServerError(
+      await rejection(other.auth.signIn({ email: 'grace@example.com', password: PASSWORD })),
+      401,
+      'AUTH_INVALID_CREDENTIALS',
+    );
     await other.auth.signIn({ email: 'grace@example.com', password: 'a brand new passphrase' });
   });
 
@@ -145,13 +175,21 @@ describe('client.auth: passwords', () => {
     const { client } = recordedClient(server, project);
     await client.auth.signUp({ email: 'wrongcurrent@example.com', password: PASSWORD });
     const session = client.auth.session;
-    assertServerError(await rejection(client.auth.changePassword('not my password', 'another passphrase')), 401, 'AUTH_INVALID_CREDENTIALS');
+    assertServerError(
+      await rejection(client.auth.changePassword('not my password', 'another passphrase')),
+      401,
+      'AUTH_INVALID_CREDENTIALS',
+    );
     assert.deepEqual(client.auth.session, session);
   });
 
   it('forgotPassword to a foreign origin → 400 VALIDATION_REDIRECT_URL', async () => {
     const { client } = recordedClient(server, project);
-    assertServerError(await rejection(client.auth.forgotPassword('grace@example.com', 'https://evil.example.net/reset')), 400, 'VALIDATION_REDIRECT_URL');
+    assertServerError(
+      await rejection(client.auth.forgotPassword('grace@example.com', 'https://evil.example.net/reset')),
+      400,
+      'VALIDATION_REDIRECT_URL',
+    );
   });
 
   it('forgotPassword mails a link; resetPassword with its token sets the password, once', async () => {
@@ -162,7 +200,11 @@ describe('client.auth: passwords', () => {
     assert.match(await client.auth.resetPassword(token, 'reset passphrase 42'), /password/i);
     const { user } = await client.auth.signIn({ email: 'grace@example.com', password: 'reset passphrase 42' });
     assert.equal(user.email, 'grace@example.com');
-    assertServerError(await rejection(client.auth.resetPassword(token, 'yet another one')), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    assertServerError(
+      await rejection(client.auth.resetPassword(token, 'yet another one')),
+      400,
+      'AUTH_INVALID_ONE_TIME_TOKEN',
+    );
   });
 });
 
@@ -204,7 +246,11 @@ describe('client.auth: email verification', () => {
     await client.auth.signUp({ email: 'unverified@example.com', password: PASSWORD });
     await patchSettings(server, project, { require_verified_email: true });
     const { client: other } = recordedClient(server, project);
-    assertServerError(await rejection(other.auth.signIn({ email: 'unverified@example.com', password: PASSWORD })), 403, 'AUTH_EMAIL_NOT_VERIFIED');
+    assertServerError(
+      await rejection(other.auth.signIn({ email: 'unverified@example.com', password: PASSWORD })),
+      403,
+      'AUTH_EMAIL_NOT_VERIFIED',
+    );
     await patchSettings(server, project, { require_verified_email: false });
   });
 });
@@ -220,11 +266,18 @@ describe('client.auth: rate limits', () => {
     const project = await createClientProject(limited, { settings: { rate_limits: { per_address_per_minute: 2 } } });
     const { client } = recordedClient(limited, project);
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      assertServerError(await rejection(client.auth.signIn({ email: 'nobody@example.com', password: PASSWORD })), 401, 'AUTH_INVALID_CREDENTIALS');
+      assertServerError(
+        await rejection(client.auth.signIn({ email: 'nobody@example.com', password: PASSWORD })),
+        401,
+        'AUTH_INVALID_CREDENTIALS',
+      );
     }
     const error = await rejection(client.auth.signIn({ email: 'nobody@example.com', password: PASSWORD }));
     assertServerError(error, 429, 'RATE_LIMITED');
-    assert.ok(typeof error.retryAfter === 'number' && error.retryAfter > 0 && error.retryAfter <= 60, `retryAfter ${error.retryAfter}`);
+    assert.ok(
+      typeof error.retryAfter === 'number' && error.retryAfter > 0 && error.retryAfter <= 60,
+      `retryAfter ${error.retryAfter}`,
+    );
     assert.ok(typeof error.requestId === 'string' && error.requestId.length > 0, 'the X-Request-Id of the answer');
   });
 });

@@ -8,7 +8,13 @@ import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createClient, RowbaseError } from '../../packages/client/src/index.js';
 import { PASSWORD } from '../helpers/auth-fixtures.js';
-import { assertServerError, createClientProject, recordedClient, rejection, type RecordedClient } from '../helpers/client-project.js';
+import {
+  assertServerError,
+  createClientProject,
+  recordedClient,
+  rejection,
+  type RecordedClient,
+} from '../helpers/client-project.js';
 import { startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
@@ -36,15 +42,31 @@ describe('table(name).list', () => {
     const { data, meta } = await ada.client.table('tasks').list();
     assert.deepEqual(titles(data), ['Buy milk', 'Urgent: call the bank', 'Water plants', 'Urgent: file taxes']);
     assert.deepEqual(meta, { total: 4, limit: 50, offset: 0, next_cursor: null });
-    assert.deepEqual(Object.keys(data[0]!).sort(), ['created_at', 'done', 'id', 'owner', 'priority', 'title', 'updated_at']);
+    assert.deepEqual(Object.keys(data[0]!).sort(), [
+      'created_at',
+      'done',
+      'id',
+      'owner',
+      'priority',
+      'title',
+      'updated_at',
+    ]);
   });
 
   it('filter and sort: `done = false || title ~ "urgent"`, sort [-priority]', async () => {
-    const { data, meta } = await ada.client.table('tasks').list({ filter: 'done = false || title ~ "urgent"', sort: ['-priority'] });
+    const { data, meta } = await ada.client
+      .table('tasks')
+      .list({ filter: 'done = false || title ~ "urgent"', sort: ['-priority'] });
     assert.deepEqual(titles(data), ['Urgent: call the bank', 'Urgent: file taxes', 'Buy milk']);
     assert.equal(meta.total, 3);
     const query = new URL(ada.sent.at(-1)!.path, server.url).searchParams;
-    assert.deepEqual([...query], [['filter', 'done = false || title ~ "urgent"'], ['sort', '-priority']]);
+    assert.deepEqual(
+      [...query],
+      [
+        ['filter', 'done = false || title ~ "urgent"'],
+        ['sort', '-priority'],
+      ],
+    );
   });
 
   it('shorthand filters (where), ANDed: {done: eq.true, priority: gt.3}', async () => {
@@ -115,30 +137,59 @@ describe('table(name): get, create, update, delete, bulk', () => {
       { title: 'Bulk one', owner: adaId },
       { title: 'Bulk two', owner: adaId, priority: 3 },
     ]);
-    assert.deepEqual(rows.map((row) => [row.title, row.priority]), [['Bulk one', null], ['Bulk two', 3]]);
+    assert.deepEqual(
+      rows.map((row) => [row.title, row.priority]),
+      [
+        ['Bulk one', null],
+        ['Bulk two', 3],
+      ],
+    );
     assert.equal((await ada.client.table('tasks').list({ filter: 'title ~ "bulk"' })).meta.total, 2);
   });
 
   it('bulk with one bad row → 400 naming `row 1:`, and no row is written', async () => {
-    const error = await rejection(ada.client.table('tasks').bulk([{ title: 'Fine', owner: adaId }, { title: 'x'.repeat(201), owner: adaId }]));
+    const error = await rejection(
+      ada.client.table('tasks').bulk([
+        { title: 'Fine', owner: adaId },
+        { title: 'x'.repeat(201), owner: adaId },
+      ]),
+    );
     assertServerError(error, 400, 'VALIDATION_FAILED');
     assert.match(error.message, /^row 1:/);
     assert.equal((await ada.client.table('tasks').list({ filter: 'title = "Fine"' })).meta.total, 0);
   });
 
   it('create with an unknown column → 400 VALIDATION_UNKNOWN_COLUMN; a wrong type → 400 VALIDATION_FAILED', async () => {
-    const untyped = ada.client.table('tasks') as unknown as { create(values: Record<string, unknown>): Promise<unknown> };
-    assertServerError(await rejection(untyped.create({ title: 'x', owner: adaId, colour: 'red' })), 400, 'VALIDATION_UNKNOWN_COLUMN');
-    assertServerError(await rejection(untyped.create({ title: 'x', owner: adaId, priority: 'high' })), 400, 'VALIDATION_FAILED');
+    const untyped = ada.client.table('tasks') as unknown as {
+      create(values: Record<string, unknown>): Promise<unknown>;
+    };
+    assertServerError(
+      await rejection(untyped.create({ title: 'x', owner: adaId, colour: 'red' })),
+      400,
+      'VALIDATION_UNKNOWN_COLUMN',
+    );
+    assertServerError(
+      await rejection(untyped.create({ title: 'x', owner: adaId, priority: 'high' })),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
-  it('rules see the session: anonymous create → 403 FORBIDDEN; another user updating ada\'s row → 404 ROW_NOT_FOUND', async () => {
+  it("rules see the session: anonymous create → 403 FORBIDDEN; another user updating ada's row → 404 ROW_NOT_FOUND", async () => {
     const anonymous = recordedClient(server, project);
-    assertServerError(await rejection(anonymous.client.table('tasks').create({ title: 'Sneaky', owner: adaId })), 403, 'FORBIDDEN');
+    assertServerError(
+      await rejection(anonymous.client.table('tasks').create({ title: 'Sneaky', owner: adaId })),
+      403,
+      'FORBIDDEN',
+    );
     const [mine] = (await ada.client.table('tasks').list({ limit: 1 })).data;
     const bob = recordedClient(server, project);
     await bob.client.auth.signUp({ email: 'bob@example.com', password: PASSWORD });
-    assertServerError(await rejection(bob.client.table('tasks').update(mine!.id, { done: true })), 404, 'ROW_NOT_FOUND');
+    assertServerError(
+      await rejection(bob.client.table('tasks').update(mine!.id, { done: true })),
+      404,
+      'ROW_NOT_FOUND',
+    );
     assert.equal(bob.sent.at(-1)!.headers.get('authorization'), `Bearer ${bob.client.auth.session!.token}`);
   });
 
@@ -151,7 +202,11 @@ describe('table(name): get, create, update, delete, bulk', () => {
 describe('failures without an answer', () => {
   it('a server that is not there → RowbaseError NETWORK_ERROR (status 0) with the fetch error as cause', async () => {
     const port = await closedPort();
-    const offline = createClient({ url: `http://127.0.0.1:${port}`, project: project.id, apiKey: project.publishableKey });
+    const offline = createClient({
+      url: `http://127.0.0.1:${port}`,
+      project: project.id,
+      apiKey: project.publishableKey,
+    });
     const error = await rejection(offline.table('tasks').list());
     assert.equal(error.code, 'NETWORK_ERROR');
     assert.equal(error.status, 0);
@@ -185,7 +240,8 @@ describe('failures without an answer', () => {
       project: project.id,
       apiKey: project.publishableKey,
       // A proxy in front of Rowbase answering with its own HTML page.
-      fetch: async () => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }),
+      fetch: async () =>
+        new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } }),
     });
     const error = await rejection(client.table('tasks').list());
     assert.equal(error.code, 'INVALID_RESPONSE');
@@ -204,7 +260,8 @@ describe('failures without an answer', () => {
     it(`createClient with ${name} → RowbaseError INVALID_CLIENT_OPTIONS`, () => {
       assert.throws(
         () => createClient({ url: server.url, project: project.id, apiKey: project.publishableKey, ...options }),
-        (error: unknown) => error instanceof RowbaseError && error.code === 'INVALID_CLIENT_OPTIONS' && error.suggestion.length > 0,
+        (error: unknown) =>
+          error instanceof RowbaseError && error.code === 'INVALID_CLIENT_OPTIONS' && error.suggestion.length > 0,
       );
     });
   }

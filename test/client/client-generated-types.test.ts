@@ -20,7 +20,11 @@ const TSC = path.resolve('node_modules/typescript/bin/tsc');
 function run(args: string[], cwd?: string): Promise<{ code: number; output: string; stdout: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, output: `${stdout}${stderr}`, stdout }),
+      resolve({
+        code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+        output: `${stdout}${stderr}`,
+        stdout,
+      }),
     );
   });
 }
@@ -84,7 +88,12 @@ before(async () => {
   server = await startTestServer();
   project = await createClientProject(server);
   // A table that references tasks: its relations (and the reverse one on tasks) are printed too.
-  await putTable(server, project, 'notes', { columns: [{ name: 'text', type: 'text' }, { name: 'task', type: 'text', references: { table: 'tasks', on_delete: 'cascade' } }] });
+  await putTable(server, project, 'notes', {
+    columns: [
+      { name: 'text', type: 'text' },
+      { name: 'task', type: 'text', references: { table: 'tasks', on_delete: 'cascade' } },
+    ],
+  });
   dir = mkdtempSync(path.join(tmpdir(), 'rowbase-client-types-'));
   const build = await run([TSC, '-p', 'packages/client/tsconfig.json', '--outDir', path.join(dir, 'sdk')]);
   assert.equal(build.code, 0, build.output);
@@ -96,11 +105,31 @@ after(async () => {
 
 describe('@rowbase/client typed by `rowbase types`', () => {
   it('the printed Database types the client: right calls compile, every marked misuse is refused', async () => {
-    const types = await run(['--import', 'tsx', 'src/main.ts', 'types', '--project', project.id, '--url', server.url, '--admin-key', project.adminKey]);
+    const types = await run([
+      '--import',
+      'tsx',
+      'src/main.ts',
+      'types',
+      '--project',
+      project.id,
+      '--url',
+      server.url,
+      '--admin-key',
+      project.adminKey,
+    ]);
     assert.equal(types.code, 0, types.output);
-    assert.match(types.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};/);
-    assert.match(types.stdout, /export interface NotesRelations \{\n {2}task: \{ row: TasksRow; relations: TasksRelations; many: false \};\n\}/);
-    assert.match(types.stdout, /export interface TasksRelations \{\n {2}"notes\(task\)": \{ row: NotesRow; relations: NotesRelations; many: true \};\n\}/);
+    assert.match(
+      types.stdout,
+      /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};/,
+    );
+    assert.match(
+      types.stdout,
+      /export interface NotesRelations \{\n {2}task: \{ row: TasksRow; relations: TasksRelations; many: false \};\n\}/,
+    );
+    assert.match(
+      types.stdout,
+      /export interface TasksRelations \{\n {2}"notes\(task\)": \{ row: NotesRow; relations: NotesRelations; many: true \};\n\}/,
+    );
     const compile = async (usage: string) => {
       const where = mkdtempSync(path.join(dir, 'tsc-'));
       writeFileSync(path.join(where, 'db.ts'), types.stdout);
@@ -115,12 +144,19 @@ describe('@rowbase/client typed by `rowbase types`', () => {
         types: [],
         paths: { '@rowbase/client': [path.join(dir, 'sdk', 'index.d.ts')] },
       };
-      writeFileSync(path.join(where, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['db.ts', 'usage.ts'] }));
+      writeFileSync(
+        path.join(where, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions, files: ['db.ts', 'usage.ts'] }),
+      );
       return run([TSC, '-p', '.'], where);
     };
     const marked = await compile(USAGE);
     assert.equal(marked.code, 0, `tsc refused:\n${marked.output}`);
     const unmarked = await compile(USAGE.replaceAll('// @ts-expect-error', '//'));
-    assert.equal((unmarked.output.match(/error TS/g) ?? []).length, 10, `each misuse is an error of its own:\n${unmarked.output}`);
+    assert.equal(
+      (unmarked.output.match(/error TS/g) ?? []).length,
+      10,
+      `each misuse is an error of its own:\n${unmarked.output}`,
+    );
   });
 });

@@ -54,7 +54,19 @@ describe('@rowbase/client package', () => {
     // The temporary folder has no package.json saying "type": "module"; the .js files are ESM all the same.
     writeFileSync(path.join(out, 'package.json'), '{"type": "module"}');
     const sdk = await import(pathToFileURL(path.join(out, 'dist', 'index.js')).href);
-    assert.deepEqual(Object.keys(sdk).sort(), ['AuthClient', 'EventStreamParser', 'RealtimeClient', 'RowbaseError', 'TableClient', 'createClient', 'isRowbaseError', 'localStorageStore', 'memoryStore', 'readEventStream', 'sendJson']);
+    assert.deepEqual(Object.keys(sdk).sort(), [
+      'AuthClient',
+      'EventStreamParser',
+      'RealtimeClient',
+      'RowbaseError',
+      'TableClient',
+      'createClient',
+      'isRowbaseError',
+      'localStorageStore',
+      'memoryStore',
+      'readEventStream',
+      'sendJson',
+    ]);
   });
 
   it('type-level: wrong columns and value types do not compile; the right ones do (tsc --noEmit on type-tests/)', () => {
@@ -79,7 +91,11 @@ describe('@rowbase/client package', () => {
       }),
     );
     const check = compile(['-p', config]);
-    assert.equal(check.output.trim(), '', 'tsc reports nothing: every @ts-expect-error line is an error, every other line compiles');
+    assert.equal(
+      check.output.trim(),
+      '',
+      'tsc reports nothing: every @ts-expect-error line is an error, every other line compiles',
+    );
     assert.equal(check.status, 0);
   });
 });

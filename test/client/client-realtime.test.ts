@@ -18,7 +18,10 @@ before(async () => {
   server = await startTestServer();
   project = await createClientProject(server);
   await putTable(server, project, 'notes', {
-    columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text' }],
+    columns: [
+      { name: 'title', type: 'text' },
+      { name: 'owner', type: 'text' },
+    ],
     rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id' },
   });
 });
@@ -79,7 +82,10 @@ describe('client.realtime.subscribe', () => {
       // A later write it must see: a doubled or extra event before it would show by then.
       await adminCreate('tasks', { title: 'barrier' });
       await until(() => seen.some((e) => e.action !== 'reset' && e.record.title === 'barrier'), 'the barrier');
-      assert.deepEqual(seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${e.record.title}`)), ['create:t0', 'create:t1', 'create:t2', 'create:t3', 'create:barrier']);
+      assert.deepEqual(
+        seen.map((e) => (e.action === 'reset' ? 'reset' : `${e.action}:${e.record.title}`)),
+        ['create:t0', 'create:t1', 'create:t2', 'create:t3', 'create:barrier'],
+      );
       const posts = sent.filter((r) => r.method === 'POST' && r.path.endsWith('/realtime'));
       assert.equal(posts.length, 2, 'one subscription call per stream');
     } finally {
@@ -104,7 +110,10 @@ describe('client.realtime.subscribe', () => {
       // A later row of mine it must see: their row, had it passed, would be before it.
       await adminCreate('notes', { title: 'mine, later', owner: me.id });
       await until(() => seen.length === 2, 'my later row');
-      assert.deepEqual(seen.map((e) => e.action !== 'reset' && (e.record as { title: string }).title), ['mine', 'mine, later']);
+      assert.deepEqual(
+        seen.map((e) => e.action !== 'reset' && (e.record as { title: string }).title),
+        ['mine', 'mine, later'],
+      );
     } finally {
       stop();
     }

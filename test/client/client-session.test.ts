@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { localStorageStore, memoryStore, type SessionEvent, type StorageLike } from '../../packages/client/src/index.js';
+import {
+  localStorageStore,
+  memoryStore,
+  type SessionEvent,
+  type StorageLike,
+} from '../../packages/client/src/index.js';
 import { bearer, jwtPayload, PASSWORD } from '../helpers/auth-fixtures.js';
 import { assertServerError, createClientProject, recordedClient, rejection } from '../helpers/client-project.js';
 import { startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
@@ -43,10 +48,17 @@ describe('refreshing the access token', () => {
     const me = await client.auth.me();
     assert.equal(me.email, 'ada@example.com');
     assert.equal(refreshes(), 1);
-    assert.deepEqual(sent.slice(-2).map((request) => request.path), [`/p/${project.id}/auth/refresh`, `/p/${project.id}/auth/me`]);
+    assert.deepEqual(
+      sent.slice(-2).map((request) => request.path),
+      [`/p/${project.id}/auth/refresh`, `/p/${project.id}/auth/me`],
+    );
     const next = client.auth.session!;
     assert.notEqual(next.token, first.token);
-    assert.equal(jwtPayload(next.token).iat * 1000, Math.floor(clock.now() / 1000) * 1000, 'the new token was issued now');
+    assert.equal(
+      jwtPayload(next.token).iat * 1000,
+      Math.floor(clock.now() / 1000) * 1000,
+      'the new token was issued now',
+    );
     assert.equal(sent.at(-1)?.headers.get('authorization'), `Bearer ${next.token}`);
     assert.deepEqual(events, ['TOKEN_REFRESHED'], 'me() brought the same user: no USER_UPDATED');
   });
@@ -83,7 +95,11 @@ describe('refreshing the access token', () => {
     assert.equal(results[0].email, 'ada@example.com');
     assert.equal(results[1].meta.limit, 1);
     assert.equal(refreshes(), 1);
-    assert.equal(sent.filter((request) => request.path.endsWith('/auth/me')).length, 4, 'each me() sent twice: expired, then retried');
+    assert.equal(
+      sent.filter((request) => request.path.endsWith('/auth/me')).length,
+      4,
+      'each me() sent twice: expired, then retried',
+    );
   });
 
   it('a call that still meets AUTH_TOKEN_EXPIRED after its one refresh throws it (no loop)', async () => {

@@ -42,10 +42,21 @@ for (const factory of await contractEngines()) {
       const db = await freshProject();
       // Minutes 1, 2, 5, then 3 (a write whose request started earlier), then 6.
       const seqs = [];
-      for (const [n, minute] of [[1, 1], [2, 2], [3, 5], [4, 3], [5, 6]] as const) seqs.push(await append(db, n, at(minute)));
+      for (const [n, minute] of [
+        [1, 1],
+        [2, 2],
+        [3, 5],
+        [4, 3],
+        [5, 6],
+      ] as const)
+        seqs.push(await append(db, n, at(minute)));
       const bounds = await trimEvents(db, at(4));
       assert.deepEqual(bounds, { lastSeq: seqs[4], trimmedThrough: seqs[1] });
-      assert.deepEqual((await readEvents(db, 0, 10)).map((e) => e.seq), seqs.slice(2), 'nothing at or after the cutoff is removed');
+      assert.deepEqual(
+        (await readEvents(db, 0, 10)).map((e) => e.seq),
+        seqs.slice(2),
+        'nothing at or after the cutoff is removed',
+      );
       assert.deepEqual(await trimEvents(db, at(4)), bounds, 'a second trim changes nothing');
     });
 
@@ -82,7 +93,10 @@ describe('event log of a SQLite project database from before migration 5', () =>
     engine = open();
     try {
       const reopened = await engine.project('old-log');
-      assert.deepEqual((await readEvents(reopened, 0, 10)).map((e) => e.seq), seqs);
+      assert.deepEqual(
+        (await readEvents(reopened, 0, 10)).map((e) => e.seq),
+        seqs,
+      );
       const next = await append(reopened, 3, at(3));
       assert.ok(next > seqs[1]!, `${next} after ${seqs[1]}`);
     } finally {
@@ -90,7 +104,13 @@ describe('event log of a SQLite project database from before migration 5', () =>
     }
     const check = new Database(path.join(dataDir, 'projects', 'old-log.db'), { readonly: true });
     try {
-      assert.equal(check.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '_rb_events_created'").pluck().get(), 0);
+      assert.equal(
+        check
+          .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '_rb_events_created'")
+          .pluck()
+          .get(),
+        0,
+      );
       assert.equal(check.pragma('user_version', { simple: true }), 5);
     } finally {
       check.close();

@@ -31,12 +31,13 @@ const waitFor = async (check: () => boolean): Promise<void> => {
 };
 const select = { kind: 'select', table: 'notes', columns: [{ name: 'id', type: 'text' }] } as const;
 const NOW = '2026-01-01T00:00:00.000Z';
-const insert = (id: string) => ({
-  kind: 'insert',
-  table: 'notes',
-  columns: ['id', 'title', 'created_at', 'updated_at'].map((name) => ({ name, type: 'text' as const })),
-  rows: [[id, id, NOW, NOW]],
-}) as const;
+const insert = (id: string) =>
+  ({
+    kind: 'insert',
+    table: 'notes',
+    columns: ['id', 'title', 'created_at', 'updated_at'].map((name) => ({ name, type: 'text' as const })),
+    rows: [[id, id, NOW, NOW]],
+  }) as const;
 
 describe('PostgreSQL engine faults', { skip: !reachable }, () => {
   let database: TestDatabase;
@@ -49,10 +50,18 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     database = await createTestDatabase();
     raw = new pg.Client({ connectionString: database.url });
     await raw.connect();
-    engine = await buildPostgresEngine({ url: database.url, maxConnections: 2, statementTimeoutMs: 300, poolTimeoutMs: 300, onError: (error) => errors.push(error) });
+    engine = await buildPostgresEngine({
+      url: database.url,
+      maxConnections: 2,
+      statementTimeoutMs: 300,
+      poolTimeoutMs: 300,
+      onError: (error) => errors.push(error),
+    });
     await engine.createProject('faults');
     db = await engine.project('faults');
-    await db.changeSchema((tx) => tx.changeTable({ before: null, after: tableOf('notes', [{ name: 'title' }]), resetColumns: [] }));
+    await db.changeSchema((tx) =>
+      tx.changeTable({ before: null, after: tableOf('notes', [{ name: 'title' }]), resetColumns: [] }),
+    );
   });
 
   after(async () => {
@@ -63,7 +72,9 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
 
   /** Ends every connection the engine holds (as a server restart or a network fault would). */
   const killConnections = async (): Promise<number> => {
-    const result = await raw.query("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase'");
+    const result = await raw.query(
+      "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase'",
+    );
     return result.rows[0].n;
   };
 
@@ -82,10 +93,12 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
 
   it('every pooled connection held past the pool timeout → StoreError busy for the next caller, at once after', async () => {
     const hold = deferred();
-    const holders = [1, 2].map(() => db.transaction(async (tx) => {
-      await tx.all(select);
-      await hold.promise;
-    }));
+    const holders = [1, 2].map(() =>
+      db.transaction(async (tx) => {
+        await tx.all(select);
+        await hold.promise;
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
     await assert.rejects(db.all(select), isKind('busy'));
@@ -107,7 +120,10 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     const rows = await db.all(select);
     assert.deepEqual(rows, [], 'the interrupted transaction left nothing');
     await db.transaction((tx) => tx.run(insert('kept')));
-    assert.deepEqual((await db.all(select)).map((row) => row.id), ['kept']);
+    assert.deepEqual(
+      (await db.all(select)).map((row) => row.id),
+      ['kept'],
+    );
   });
 
   it('the reusable LISTEN connection, killed: says so (onLost, onReconnect), LISTENs again by itself, delivers the next notifications', async () => {
@@ -121,7 +137,9 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     try {
       await raw.query("SELECT pg_notify('faults_test', 'before')");
       await waitFor(() => received.includes('before'));
-      const killed = await raw.query("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase-listen'");
+      const killed = await raw.query(
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase-listen'",
+      );
       assert.ok(killed.rows[0].n >= 1, 'this connection (and the engine’s own) ended');
       await waitFor(() => events.includes('reconnected'));
       assert.deepEqual(events, ['lost', 'reconnected']);

@@ -41,7 +41,14 @@ async function isRedisReachable(): Promise<boolean> {
 }
 
 async function backends(): Promise<LimiterBackend[]> {
-  const list: LimiterBackend[] = [{ name: 'memory', shared: false, open: async (clock) => buildMemoryRateLimiter({ clock }), dispose: async () => undefined }];
+  const list: LimiterBackend[] = [
+    {
+      name: 'memory',
+      shared: false,
+      open: async (clock) => buildMemoryRateLimiter({ clock }),
+      dispose: async () => undefined,
+    },
+  ];
   if ((await isPostgresReachable()) || process.env.ROWBASE_REQUIRE_POSTGRES === '1') {
     let database: TestDatabase | undefined;
     const engines: StorageEngine[] = [];
@@ -97,7 +104,8 @@ for (const backend of await backends()) {
 
     it('allows `limit` hits per window, then refuses with the seconds left', async () => {
       const k = key();
-      for (let i = 0; i < 3; i++) assert.deepEqual(await limiter.consume(k, 3, 60), { allowed: true, retryAfterSeconds: 0 });
+      for (let i = 0; i < 3; i++)
+        assert.deepEqual(await limiter.consume(k, 3, 60), { allowed: true, retryAfterSeconds: 0 });
       clock.advance(20);
       const refused = await limiter.consume(k, 3, 60);
       assert.equal(refused.allowed, false);
@@ -145,7 +153,9 @@ for (const backend of await backends()) {
       await other.consume(k, 2, 60);
       assert.equal((await limiter.consume(k, 2, 60)).allowed, false, 'the second instance counted against the first');
       const burst = key();
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? limiter : other).consume(burst, 7, 60)));
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? limiter : other).consume(burst, 7, 60)),
+      );
       assert.equal(results.filter((r) => r.allowed).length, 7);
     });
   });

@@ -34,7 +34,8 @@ describe('SQLite project pool: least recently used closes first', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const read = (db: SqliteDatabase) => db.all({ kind: 'select', table: TABLE.name, columns: [{ name: 'id', type: 'text' }], where: sql.eq('id', 'none') });
+  const read = (db: SqliteDatabase) =>
+    db.all({ kind: 'select', table: TABLE.name, columns: [{ name: 'id', type: 'text' }], where: sql.eq('id', 'none') });
 
   it('keeps the project that was read through its database object, and closes the idle one', async () => {
     const a = (await engine.project('pool-a')) as SqliteDatabase;

@@ -16,11 +16,35 @@ import type { ProjectDatabase, StorageEngine } from '../../src/store/types.js';
 import { tableOf } from '../helpers/storage-engines.js';
 
 const c = (name: string, type: ValueType): ColumnRef => ({ name, type });
-const COLUMNS = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp'), c('t', 'text'), c('n', 'integer'), c('x', 'number'), c('b', 'boolean'), c('doc', 'json')];
-const TABLE = tableOf('raws', [{ name: 't' }, { name: 'n', type: 'integer' }, { name: 'x', type: 'number' }, { name: 'b', type: 'boolean' }, { name: 'doc', type: 'json' }]);
+const COLUMNS = [
+  c('id', 'text'),
+  c('created_at', 'timestamp'),
+  c('updated_at', 'timestamp'),
+  c('t', 'text'),
+  c('n', 'integer'),
+  c('x', 'number'),
+  c('b', 'boolean'),
+  c('doc', 'json'),
+];
+const TABLE = tableOf('raws', [
+  { name: 't' },
+  { name: 'n', type: 'integer' },
+  { name: 'x', type: 'number' },
+  { name: 'b', type: 'boolean' },
+  { name: 'doc', type: 'json' },
+]);
 const STAMP = '2026-01-31T09:30:00.123Z';
 const ROWS: Record<string, unknown>[] = [
-  { id: 'r1', created_at: STAMP, updated_at: STAMP, t: 'text "quoted" 🦀', n: 42, x: 0.5, b: true, doc: { a: [1, null, 'x'], b: { c: false } } },
+  {
+    id: 'r1',
+    created_at: STAMP,
+    updated_at: STAMP,
+    t: 'text "quoted" 🦀',
+    n: 42,
+    x: 0.5,
+    b: true,
+    doc: { a: [1, null, 'x'], b: { c: false } },
+  },
   { id: 'r2', created_at: STAMP, updated_at: STAMP, t: null, n: null, x: null, b: false, doc: 'just text' },
   { id: 'r3', created_at: STAMP, updated_at: STAMP, t: '', n: -7, x: 3, b: null, doc: null },
 ];
@@ -36,7 +60,12 @@ describe('SQLite selects in raw mode', () => {
     await engine.createProject('raw');
     db = await engine.project('raw');
     await db.changeSchema((tx) => tx.changeTable({ before: null, after: TABLE, resetColumns: [] }));
-    await db.run({ kind: 'insert', table: TABLE.name, columns: COLUMNS, rows: ROWS.map((row) => COLUMNS.map((col) => row[col.name])) });
+    await db.run({
+      kind: 'insert',
+      table: TABLE.name,
+      columns: COLUMNS,
+      rows: ROWS.map((row) => COLUMNS.map((col) => row[col.name])),
+    });
   });
   after(async () => {
     await engine.close();
@@ -44,16 +73,41 @@ describe('SQLite selects in raw mode', () => {
   });
 
   it('a list gives every row with its values decoded and its keys in select order', async () => {
-    const rows = await db.all({ kind: 'select', table: TABLE.name, columns: COLUMNS, orderBy: [{ column: 'id', descending: false }] });
+    const rows = await db.all({
+      kind: 'select',
+      table: TABLE.name,
+      columns: COLUMNS,
+      orderBy: [{ column: 'id', descending: false }],
+    });
     assert.deepEqual(rows, ROWS);
-    for (const row of rows) assert.deepEqual(Object.keys(row), COLUMNS.map((col) => col.name));
+    for (const row of rows)
+      assert.deepEqual(
+        Object.keys(row),
+        COLUMNS.map((col) => col.name),
+      );
   });
 
   it('a read by id, a first-row read and a list agree on the same row', async () => {
     for (const expected of ROWS) {
-      const byId = await db.first({ kind: 'select', table: TABLE.name, columns: COLUMNS, where: sql.eq('id', expected.id) });
-      const first = await db.first({ kind: 'select', table: TABLE.name, columns: COLUMNS, where: sql.eq('t', expected.t) });
-      const listed = await db.all({ kind: 'select', table: TABLE.name, columns: COLUMNS, where: sql.eq('id', expected.id), limit: 5 });
+      const byId = await db.first({
+        kind: 'select',
+        table: TABLE.name,
+        columns: COLUMNS,
+        where: sql.eq('id', expected.id),
+      });
+      const first = await db.first({
+        kind: 'select',
+        table: TABLE.name,
+        columns: COLUMNS,
+        where: sql.eq('t', expected.t),
+      });
+      const listed = await db.all({
+        kind: 'select',
+        table: TABLE.name,
+        columns: COLUMNS,
+        where: sql.eq('id', expected.id),
+        limit: 5,
+      });
       assert.deepEqual(byId, expected);
       assert.deepEqual(listed, [expected]);
       if (expected.t !== null) assert.deepEqual(first, expected);
@@ -81,7 +135,10 @@ describe('SQLite selects in raw mode', () => {
   });
 
   it('the builder makes `__proto__` an own property, never the prototype', () => {
-    const build = buildRowBuilder(['id', '__proto__', 'b'], [c('id', 'text'), c('__proto__', 'json'), c('b', 'boolean')]);
+    const build = buildRowBuilder(
+      ['id', '__proto__', 'b'],
+      [c('id', 'text'), c('__proto__', 'json'), c('b', 'boolean')],
+    );
     const row = build(['r9', '{"polluted":true}', 1]);
     assert.equal(Object.getPrototypeOf(row), Object.prototype);
     assert.deepEqual(Object.keys(row), ['id', '__proto__', 'b']);
@@ -90,7 +147,7 @@ describe('SQLite selects in raw mode', () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
-  it('names the statement does not type keep SQLite\'s value', () => {
+  it("names the statement does not type keep SQLite's value", () => {
     const build = buildRowBuilder(['n', 'extra'], [c('n', 'integer')]);
     assert.deepEqual(build([1, 1]), { n: 1, extra: 1 });
   });

@@ -30,7 +30,10 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  const open = async (synchronous: 'full' | 'normal', maxOpenProjects = 4): Promise<{ engine: StorageEngine; db: SqliteDatabase; dataDir: string }> => {
+  const open = async (
+    synchronous: 'full' | 'normal',
+    maxOpenProjects = 4,
+  ): Promise<{ engine: StorageEngine; db: SqliteDatabase; dataDir: string }> => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-walsync-'));
     const engine = buildSqliteEngine({ dataDir, synchronous, maxOpenProjects });
     cleanups.push(async () => {
@@ -43,13 +46,22 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
     return { engine, db, dataDir };
   };
   let counter = 0;
-  const insert = (t = `row-${++counter}`) => ({ kind: 'insert' as const, table: TABLE.name, columns: COLUMNS, rows: [[`id-${++counter}`, STAMP, STAMP, t]] });
+  const insert = (t = `row-${++counter}`) => ({
+    kind: 'insert' as const,
+    table: TABLE.name,
+    columns: COLUMNS,
+    rows: [[`id-${++counter}`, STAMP, STAMP, t]],
+  });
   const countRows = (db: SqliteDatabase) => db.count({ kind: 'count', table: TABLE.name });
 
   it('a schema change, a lone write and a writing transaction each wait for a WAL sync', async () => {
     const { db } = await open('full');
     assert.ok(db.walSyncCount >= 1, 'the table creation was synced');
-    for (const write of [() => db.run(insert()), () => db.first({ ...insert(), returning: COLUMNS }), () => db.transaction(async (tx) => tx.run(insert()))]) {
+    for (const write of [
+      () => db.run(insert()),
+      () => db.first({ ...insert(), returning: COLUMNS }),
+      () => db.transaction(async (tx) => tx.run(insert())),
+    ]) {
       const before = db.walSyncCount;
       await write();
       assert.equal(db.walSyncCount, before + 1);
@@ -63,7 +75,9 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
     const before = db.walSyncCount;
     await db.all({ kind: 'select', table: TABLE.name, columns: COLUMNS });
     await countRows(db);
-    await db.transaction(async (tx) => tx.first({ kind: 'select', table: TABLE.name, columns: COLUMNS, where: sql.eq('t', 'none') }));
+    await db.transaction(async (tx) =>
+      tx.first({ kind: 'select', table: TABLE.name, columns: COLUMNS, where: sql.eq('t', 'none') }),
+    );
     assert.equal(db.walSyncCount, before);
   });
 
@@ -134,7 +148,11 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
       await engine.project('other'); // ...while opening another project asks the pool to close this one
       writes.push(((await engine.project('other')) as SqliteDatabase).run(insert()).catch(() => 0));
     }
-    assert.deepEqual((await Promise.all(writes.filter((_, i) => i % 2 === 0))).filter((n) => n !== 1), [], 'every write acknowledged');
+    assert.deepEqual(
+      (await Promise.all(writes.filter((_, i) => i % 2 === 0))).filter((n) => n !== 1),
+      [],
+      'every write acknowledged',
+    );
     assert.equal(await countRows(db), 20);
     await engine.close();
     const handles = readdirSync('/proc/self/fd').flatMap((fd) => {
@@ -144,7 +162,11 @@ describe('SQLite commits are synced to disk before they are acknowledged', () =>
         return [];
       }
     });
-    assert.deepEqual(handles.filter((file) => file.startsWith(dataDir)), [], 'no handle on the data folder after close');
+    assert.deepEqual(
+      handles.filter((file) => file.startsWith(dataDir)),
+      [],
+      'no handle on the data folder after close',
+    );
   });
 
   it("synchronous 'normal' skips the sync (the last commits may be lost on power loss)", async () => {

@@ -41,18 +41,41 @@ for (const factory of await contractEngines()) {
       await db.changeSchema(async (tx) => {
         await tx.changeTable(tableChange);
         if (before) await tx.run({ kind: 'delete', table: '_rb_tables', where: sql.eq('name', name) });
-        if (after) await tx.run({ kind: 'insert', table: '_rb_tables', columns: DEFINITIONS, rows: [[name, after, STAMP, STAMP]] });
+        if (after)
+          await tx.run({
+            kind: 'insert',
+            table: '_rb_tables',
+            columns: DEFINITIONS,
+            rows: [[name, after, STAMP, STAMP]],
+          });
       });
       if (after) current.set(name, after);
       else current.delete(name);
     };
     const insert = (table: string, values: Record<string, unknown>, types: Record<string, ValueType> = {}) => {
-      const columns = [...SYSTEM, ...Object.keys(values).filter((k) => k !== 'id').map((k) => c(k, types[k] ?? 'text'))];
+      const columns = [
+        ...SYSTEM,
+        ...Object.keys(values)
+          .filter((k) => k !== 'id')
+          .map((k) => c(k, types[k] ?? 'text')),
+      ];
       const row = { created_at: STAMP, updated_at: STAMP, ...values };
-      return db.run({ kind: 'insert', table, columns, rows: [columns.map((column) => (row as Record<string, unknown>)[column.name])] });
+      return db.run({
+        kind: 'insert',
+        table,
+        columns,
+        rows: [columns.map((column) => (row as Record<string, unknown>)[column.name])],
+      });
     };
     const column = async (table: string, name: string, type: ValueType) =>
-      (await db.all({ kind: 'select', table, columns: [c('id', 'text'), c(name, type)], orderBy: [{ column: 'id', descending: false }] })).map((row) => row[name]);
+      (
+        await db.all({
+          kind: 'select',
+          table,
+          columns: [c('id', 'text'), c(name, type)],
+          orderBy: [{ column: 'id', descending: false }],
+        })
+      ).map((row) => row[name]);
     const definitionCount = () => db.count({ kind: 'count', table: '_rb_tables' });
 
     before(async () => {
@@ -68,44 +91,103 @@ for (const factory of await contractEngines()) {
 
     it('an optional column left out of an insert reads back null, whatever its type or name', async () => {
       // Names that auth tables use take no DDL default on a table that declares them itself.
-      const types: [string, ValueType][] = [['note', 'text'], ['count', 'integer'], ['ratio', 'number'], ['flag', 'boolean'], ['at', 'timestamp'], ['doc', 'json'], ['email_verified', 'boolean'], ['password_version', 'integer']];
-      await change(tableOf('sparse', types.map(([name, type]) => ({ name, type }))), 'sparse');
+      const types: [string, ValueType][] = [
+        ['note', 'text'],
+        ['count', 'integer'],
+        ['ratio', 'number'],
+        ['flag', 'boolean'],
+        ['at', 'timestamp'],
+        ['doc', 'json'],
+        ['email_verified', 'boolean'],
+        ['password_version', 'integer'],
+      ];
+      await change(
+        tableOf(
+          'sparse',
+          types.map(([name, type]) => ({ name, type })),
+        ),
+        'sparse',
+      );
       await insert('sparse', { id: 's1' });
       for (const [name, type] of types) assert.deepEqual(await column('sparse', name, type), [null], name);
       await change(null, 'sparse');
     });
 
     it('an added column gets its default on existing rows', async () => {
-      await change(tableOf('items', [{ name: 'label' }, { name: 'qty', type: 'integer' }, { name: 'flag', type: 'boolean', default: true }]), 'items');
+      await change(
+        tableOf('items', [
+          { name: 'label' },
+          { name: 'qty', type: 'integer' },
+          { name: 'flag', type: 'boolean', default: true },
+        ]),
+        'items',
+      );
       assert.deepEqual(await column('items', 'flag', 'boolean'), [true, true]);
     });
 
     it('a required column without default on a table with rows → not-null; DDL and definition roll back', async () => {
       const definitions = await definitionCount();
-      const attempt = tableOf('items', [{ name: 'label' }, { name: 'qty', type: 'integer' }, { name: 'flag', type: 'boolean', default: true }, { name: 'must', required: true }]);
+      const attempt = tableOf('items', [
+        { name: 'label' },
+        { name: 'qty', type: 'integer' },
+        { name: 'flag', type: 'boolean', default: true },
+        { name: 'must', required: true },
+      ]);
       await assert.rejects(change(attempt, 'items'), kind('not-null', 'must'));
       assert.equal(await definitionCount(), definitions);
       await assert.rejects(column('items', 'must', 'text'), 'the column was not added');
     });
 
     it('a column made unique over duplicates → unique naming the column', async () => {
-      await assert.rejects(change(tableOf('items', [{ name: 'label', unique: true }, { name: 'qty', type: 'integer' }, { name: 'flag', type: 'boolean', default: true }]), 'items'), kind('unique', 'label'));
+      await assert.rejects(
+        change(
+          tableOf('items', [
+            { name: 'label', unique: true },
+            { name: 'qty', type: 'integer' },
+            { name: 'flag', type: 'boolean', default: true },
+          ]),
+          'items',
+        ),
+        kind('unique', 'label'),
+      );
     });
 
     it('a column made required: nulls take the default', async () => {
-      await change(tableOf('items', [{ name: 'label' }, { name: 'qty', type: 'integer', required: true, default: 5 }, { name: 'flag', type: 'boolean', default: true }]), 'items');
+      await change(
+        tableOf('items', [
+          { name: 'label' },
+          { name: 'qty', type: 'integer', required: true, default: 5 },
+          { name: 'flag', type: 'boolean', default: true },
+        ]),
+        'items',
+      );
       assert.deepEqual(await column('items', 'qty', 'integer'), [1, 5]);
     });
 
     it('integer → number keeps every value', async () => {
-      await change(tableOf('items', [{ name: 'label' }, { name: 'qty', type: 'number', required: true, default: 5 }, { name: 'flag', type: 'boolean', default: true }]), 'items');
+      await change(
+        tableOf('items', [
+          { name: 'label' },
+          { name: 'qty', type: 'number', required: true, default: 5 },
+          { name: 'flag', type: 'boolean', default: true },
+        ]),
+        'items',
+      );
       assert.deepEqual(await column('items', 'qty', 'number'), [1, 5]);
       await insert('items', { id: 'i3', label: 'b', qty: 2.5 }, { qty: 'number' });
       assert.deepEqual(await column('items', 'qty', 'number'), [1, 5, 2.5]);
     });
 
     it('a reset column (destructive type change) is cleared, then defaulted', async () => {
-      await change(tableOf('items', [{ name: 'label', type: 'integer' }, { name: 'qty', type: 'number', required: true, default: 5 }, { name: 'flag', type: 'json', default: { on: true } }]), 'items', ['label', 'flag']);
+      await change(
+        tableOf('items', [
+          { name: 'label', type: 'integer' },
+          { name: 'qty', type: 'number', required: true, default: 5 },
+          { name: 'flag', type: 'json', default: { on: true } },
+        ]),
+        'items',
+        ['label', 'flag'],
+      );
       assert.deepEqual(await column('items', 'label', 'integer'), [null, null, null]);
       assert.deepEqual(await column('items', 'flag', 'json'), [{ on: true }, { on: true }, { on: true }]);
     });
@@ -145,10 +227,13 @@ for (const factory of await contractEngines()) {
     });
 
     it('work that throws after DDL rolls the DDL back', async () => {
-      await assert.rejects(db.changeSchema(async (tx) => {
-        await tx.changeTable({ before: null, after: tableOf('ephemeral', [{ name: 'x' }]), resetColumns: [] });
-        throw new Error('changed my mind');
-      }), /changed my mind/);
+      await assert.rejects(
+        db.changeSchema(async (tx) => {
+          await tx.changeTable({ before: null, after: tableOf('ephemeral', [{ name: 'x' }]), resetColumns: [] });
+          throw new Error('changed my mind');
+        }),
+        /changed my mind/,
+      );
       await assert.rejects(db.count({ kind: 'count', table: 'ephemeral' }), 'the table does not exist');
     });
 
@@ -157,20 +242,38 @@ for (const factory of await contractEngines()) {
       await assert.rejects(db.count({ kind: 'count', table: 'pets' }));
     });
 
-    it('externalChangeVersion has moved, by the next event-loop turn, once another instance\'s write returns', async () => {
+    it("externalChangeVersion has moved, by the next event-loop turn, once another instance's write returns", async () => {
       const other = await fixture.another();
       const system = fixture.engine.system;
       const before = await system.externalChangeVersion();
-      await other.system.run({ kind: 'insert', table: 'platform_settings', columns: [c('name', 'text'), c('value', 'text')], rows: [['contract', 'x']] });
+      await other.system.run({
+        kind: 'insert',
+        table: 'platform_settings',
+        columns: [c('name', 'text'), c('value', 'text')],
+        rows: [['contract', 'x']],
+      });
       await nextTurn();
-      assert.notEqual(await system.externalChangeVersion(), before, 'the system version moved as soon as the write returned');
+      assert.notEqual(
+        await system.externalChangeVersion(),
+        before,
+        'the system version moved as soon as the write returned',
+      );
       const projectBefore = await db.externalChangeVersion();
       const otherProject = await other.project('schema-contract');
       await otherProject.changeSchema(async (tx) => {
-        await tx.run({ kind: 'insert', table: '_rb_tables', columns: DEFINITIONS, rows: [['marker', tableOf('marker', []), STAMP, STAMP]] });
+        await tx.run({
+          kind: 'insert',
+          table: '_rb_tables',
+          columns: DEFINITIONS,
+          rows: [['marker', tableOf('marker', []), STAMP, STAMP]],
+        });
       });
       await nextTurn();
-      assert.notEqual(await db.externalChangeVersion(), projectBefore, 'the project version moved as soon as the write returned');
+      assert.notEqual(
+        await db.externalChangeVersion(),
+        projectBefore,
+        'the project version moved as soon as the write returned',
+      );
     });
 
     it('row locks: forUpdate waits for the holder, skipLocked passes by (engines shared across processes)', async (t) => {
@@ -183,7 +286,14 @@ for (const factory of await contractEngines()) {
       await change(tableOf('jobs', [{ name: 'state' }]), 'jobs');
       await insert('jobs', { id: 'j1', state: 'new' });
       await insert('jobs', { id: 'j2', state: 'new' });
-      const select = (skipLocked: boolean) => ({ kind: 'select' as const, table: 'jobs', columns: [c('id', 'text'), c('state', 'text')], orderBy: [{ column: 'id', descending: false }], forUpdate: true, skipLocked });
+      const select = (skipLocked: boolean) => ({
+        kind: 'select' as const,
+        table: 'jobs',
+        columns: [c('id', 'text'), c('state', 'text')],
+        orderBy: [{ column: 'id', descending: false }],
+        forUpdate: true,
+        skipLocked,
+      });
       let releaseHolder!: () => void;
       const held = new Promise<void>((resolve) => (releaseHolder = resolve));
       let locked!: () => void;
@@ -192,16 +302,27 @@ for (const factory of await contractEngines()) {
         await tx.all({ ...select(false), where: sql.eq('id', 'j1') });
         locked();
         await held;
-        await tx.run({ kind: 'update', table: 'jobs', set: [{ column: c('state', 'text'), value: sql.value('taken', 'text') }], where: sql.eq('id', 'j1') });
+        await tx.run({
+          kind: 'update',
+          table: 'jobs',
+          set: [{ column: c('state', 'text'), value: sql.value('taken', 'text') }],
+          where: sql.eq('id', 'j1'),
+        });
       });
       await isLocked;
       const skipped = await db.transaction((tx) => tx.all(select(true)));
-      assert.deepEqual(skipped.map((row) => row.id), ['j2'], 'skipLocked passes the locked row by');
+      assert.deepEqual(
+        skipped.map((row) => row.id),
+        ['j2'],
+        'skipLocked passes the locked row by',
+      );
       let waited = false;
-      const waiter = db.transaction((tx) => tx.all({ ...select(false), where: sql.eq('id', 'j1') })).then((rows) => {
-        waited = true;
-        return rows;
-      });
+      const waiter = db
+        .transaction((tx) => tx.all({ ...select(false), where: sql.eq('id', 'j1') }))
+        .then((rows) => {
+          waited = true;
+          return rows;
+        });
       await new Promise((resolve) => setTimeout(resolve, 150));
       assert.equal(waited, false, 'a plain forUpdate waits for the holder');
       releaseHolder();

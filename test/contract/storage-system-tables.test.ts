@@ -18,10 +18,13 @@ const PROJECT = 'system-tables';
 /** The column names of `table` in order, read from the engine's own catalogue. */
 async function columnsOf(fixture: EngineFixture, database: 'system' | 'project', table: string): Promise<string[]> {
   if ('dataDir' in fixture.storage) {
-    const file = database === 'system' ? path.join(fixture.storage.dataDir, 'system.db') : path.join(fixture.storage.dataDir, 'projects', `${PROJECT}.db`);
+    const file =
+      database === 'system'
+        ? path.join(fixture.storage.dataDir, 'system.db')
+        : path.join(fixture.storage.dataDir, 'projects', `${PROJECT}.db`);
     const db = new Database(file, { readonly: true });
     try {
-      return (db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table) as string[]);
+      return db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table) as string[];
     } finally {
       db.close();
     }
@@ -58,7 +61,10 @@ for (const factory of await contractEngines()) {
     for (const [label, database, tables] of cases) {
       for (const table of tables) {
         it(`${label}: ${table.table} has exactly the described columns, in order`, async () => {
-          assert.deepEqual(await columnsOf(fixture, database, table.table), table.columns.map((c) => c.name));
+          assert.deepEqual(
+            await columnsOf(fixture, database, table.table),
+            table.columns.map((c) => c.name),
+          );
         });
       }
     }

@@ -37,15 +37,28 @@ describe('PostgreSQL backup with pg_dump and pg_restore', () => {
 
     const dump = path.join(dir, 'rowbase.dump');
     await run('pg_dump', ['--format=custom', `--file=${dump}`, live.url]);
-    assert.equal((await server.request('POST', '/p/backed-up/api/notes', { headers: project.admin, body: { body: 'after the dump' } })).status, 201);
+    assert.equal(
+      (
+        await server.request('POST', '/p/backed-up/api/notes', {
+          headers: project.admin,
+          body: { body: 'after the dump' },
+        })
+      ).status,
+      201,
+    );
     await run('pg_restore', ['--no-owner', `--dbname=${copy.url}`, dump]);
 
     const restored = await startTestServer({ DATABASE_URL: copy.url });
     servers.push(restored);
     const notes = await restored.request('GET', '/p/backed-up/api/notes?sort=body', { headers: project.admin });
     assert.equal(notes.status, 200, notes.text);
-    assert.deepEqual(notes.body.data.map((row: { body: string }) => row.body), ['one', 'two']);
-    const login = await restored.request('POST', '/p/backed-up/auth/login', { body: { email: 'kept@example.com', password: PASSWORD } });
+    assert.deepEqual(
+      notes.body.data.map((row: { body: string }) => row.body),
+      ['one', 'two'],
+    );
+    const login = await restored.request('POST', '/p/backed-up/auth/login', {
+      body: { email: 'kept@example.com', password: PASSWORD },
+    });
     assert.equal(login.status, 200, login.text);
   });
 });

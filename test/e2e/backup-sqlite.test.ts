@@ -44,14 +44,27 @@ describe('SQLite online backup with VACUUM INTO', () => {
     for (const file of readdirSync(path.join(live, 'projects')).filter((name) => name.endsWith('.db'))) {
       vacuumInto(path.join(live, 'projects', file), path.join(backup, 'projects', file));
     }
-    assert.equal((await server.request('POST', '/p/backed-up/api/notes', { headers: project.admin, body: { body: 'after the backup' } })).status, 201);
+    assert.equal(
+      (
+        await server.request('POST', '/p/backed-up/api/notes', {
+          headers: project.admin,
+          body: { body: 'after the backup' },
+        })
+      ).status,
+      201,
+    );
 
     const restored = await startTestServer({ DATABASE_URL: '' }, { dataDir: backup });
     servers.push(restored);
     const notes = await restored.request('GET', '/p/backed-up/api/notes?sort=body', { headers: project.admin });
     assert.equal(notes.status, 200, notes.text);
-    assert.deepEqual(notes.body.data.map((row: { body: string }) => row.body), ['one', 'two']);
-    const login = await restored.request('POST', '/p/backed-up/auth/login', { body: { email: 'kept@example.com', password: PASSWORD } });
+    assert.deepEqual(
+      notes.body.data.map((row: { body: string }) => row.body),
+      ['one', 'two'],
+    );
+    const login = await restored.request('POST', '/p/backed-up/auth/login', {
+      body: { email: 'kept@example.com', password: PASSWORD },
+    });
     assert.equal(login.status, 200, login.text);
   });
 });

@@ -6,7 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +24,12 @@ import { after, before, describe, it } from 'node:test';
 describe('prestart: build only what is stale', () => {
   let root: string;
   const file = (...parts: string[]) => path.join(root, ...parts);
-  const prestart = (): string => execFileSync(process.execPath, [file('scripts', 'build-if-stale.mjs')], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const prestart = (): string =>
+    execFileSync(process.execPath, [file('scripts', 'build-if-stale.mjs')], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
   const mtime = (...parts: string[]) => statSync(file(...parts)).mtimeMs;
   /** Writes a source file dated `secondsAgo` in the past (so later builds are clearly newer). */
   const writeSource = (name: string, text: string, secondsAgo = 60) => {
@@ -29,9 +44,34 @@ describe('prestart: build only what is stale', () => {
     mkdirSync(file('src'));
     copyFileSync(path.resolve('scripts', 'build-if-stale.mjs'), file('scripts', 'build-if-stale.mjs'));
     symlinkSync(path.resolve('node_modules'), file('node_modules'), 'dir');
-    writeFileSync(file('tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], skipLibCheck: true, outDir: 'dist', rootDir: '.' }, include: ['src'] }));
-    writeFileSync(file('tsconfig.build.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { rootDir: 'src', outDir: 'dist' }, include: ['src'] }));
-    writeSource('main.ts', "import { greeting } from './greeting.js';\nimport { unchanged } from './unchanged.js';\nconsole.log(greeting, unchanged);\n");
+    writeFileSync(
+      file('tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          types: [],
+          skipLibCheck: true,
+          outDir: 'dist',
+          rootDir: '.',
+        },
+        include: ['src'],
+      }),
+    );
+    writeFileSync(
+      file('tsconfig.build.json'),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { rootDir: 'src', outDir: 'dist' },
+        include: ['src'],
+      }),
+    );
+    writeSource(
+      'main.ts',
+      "import { greeting } from './greeting.js';\nimport { unchanged } from './unchanged.js';\nconsole.log(greeting, unchanged);\n",
+    );
     writeSource('greeting.ts', "export const greeting: string = 'hello';\n");
     writeSource('unchanged.ts', 'export const unchanged = 1;\n');
   });
@@ -60,7 +100,10 @@ describe('prestart: build only what is stale', () => {
 
   it('a type error fails the start (exit code of tsc), as before', () => {
     writeSource('greeting.ts', 'export const greeting: string = 42;\n', 0);
-    assert.throws(() => prestart(), (error: { status?: number }) => error.status !== 0);
+    assert.throws(
+      () => prestart(),
+      (error: { status?: number }) => error.status !== 0,
+    );
     writeSource('greeting.ts', "export const greeting: string = 'hello again';\n", 0);
     assert.match(prestart(), /built server/);
   });

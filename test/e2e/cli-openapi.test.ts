@@ -26,8 +26,12 @@ const TSC = path.resolve('node_modules', 'typescript', 'bin', 'tsc');
 
 function exec(file: string, args: string[], env: Record<string, string | undefined>, cwd?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(file, args, { env: env as NodeJS.ProcessEnv, cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(
+      file,
+      args,
+      { env: env as NodeJS.ProcessEnv, cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -88,13 +92,25 @@ describe('rowbase openapi / rowbase types', () => {
   let env: Record<string, string | undefined>;
   let adminKey: string;
   const projectId = 'types-demo';
-  const rowbase = (args: string[], extra: Record<string, string> = {}) => exec(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { ...env, ...extra });
+  const rowbase = (args: string[], extra: Record<string, string> = {}) =>
+    exec(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { ...env, ...extra });
   const compile = async (files: Record<string, string>): Promise<Run> => {
     const where = mkdtempSync(path.join(dir, 'tsc-'));
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(where, name), text);
     // The SDK from its sources in this repository, as a bundler would resolve the package.
     const paths = { '@rowbase/client': [path.resolve('packages', 'client', 'src', 'index.ts')] };
-    const compilerOptions = { noEmit: true, strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', types: [], skipLibCheck: true, lib: ['ES2022', 'DOM'], allowImportingTsExtensions: true, paths };
+    const compilerOptions = {
+      noEmit: true,
+      strict: true,
+      target: 'ES2022',
+      module: 'ESNext',
+      moduleResolution: 'Bundler',
+      types: [],
+      skipLibCheck: true,
+      lib: ['ES2022', 'DOM'],
+      allowImportingTsExtensions: true,
+      paths,
+    };
     writeFileSync(path.join(where, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: Object.keys(files) }));
     return exec(process.execPath, [TSC, '-p', '.'], { PATH: process.env.PATH }, where);
   };
@@ -102,7 +118,13 @@ describe('rowbase openapi / rowbase types', () => {
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'rowbase-types-'));
     database = testEngine() === 'postgres' ? await createTestDatabase() : undefined;
-    env = { ...process.env, DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, ...(database && { DATABASE_URL: database.url }) };
+    env = {
+      ...process.env,
+      DATA_DIR: path.join(dir, 'data'),
+      LOG_LEVEL: 'warn',
+      PLATFORM_KEY: PROCESS_PLATFORM_KEY,
+      ...(database && { DATABASE_URL: database.url }),
+    };
     const created = await rowbase(['projects', 'create', '--name', 'Types', '--id', projectId, '--json']);
     assert.equal(created.code, 0, created.stderr);
     const parsed = JSON.parse(created.stdout);
@@ -130,7 +152,10 @@ describe('rowbase openapi / rowbase types', () => {
     const run = await rowbase(['types', '--project', projectId]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /export type Database = \{/);
-    assert.match(run.stdout, /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};/);
+    assert.match(
+      run.stdout,
+      /tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};/,
+    );
     const compiled = await compile({ 'db.ts': run.stdout, 'usage.ts': USAGE, 'client.ts': CLIENT_USAGE });
     assert.equal(compiled.code, 0, `tsc refused:\n${compiled.stdout}${compiled.stderr}`);
     // Without the @ts-expect-error markers, each misuse is an error of its own.
@@ -155,10 +180,21 @@ describe('rowbase openapi / rowbase types', () => {
       const remote = await rowbase(['types', '--project', projectId, '--url', server.url, '--admin-key', adminKey]);
       assert.equal(remote.code, 0, remote.stderr);
       assert.equal(remote.stdout, local.stdout);
-      const document = await rowbase(['openapi', '--project', projectId, '--url', server.url], { ROWBASE_ADMIN_KEY: adminKey });
+      const document = await rowbase(['openapi', '--project', projectId, '--url', server.url], {
+        ROWBASE_ADMIN_KEY: adminKey,
+      });
       assert.equal(document.code, 0, document.stderr);
       assert.ok(JSON.parse(document.stdout).paths['/api/tasks']);
-      const refused = await rowbase(['openapi', '--project', projectId, '--url', server.url, '--admin-key', 'sk_wrong', '--json']);
+      const refused = await rowbase([
+        'openapi',
+        '--project',
+        projectId,
+        '--url',
+        server.url,
+        '--admin-key',
+        'sk_wrong',
+        '--json',
+      ]);
       assert.equal(refused.code, 1);
       assert.equal(JSON.parse(refused.stderr).error.code, 'AUTH_INVALID_KEY');
     } finally {

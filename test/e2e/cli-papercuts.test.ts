@@ -28,8 +28,19 @@ describe('CLI papercuts', () => {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/main.ts', ...args],
-        { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, PORT: '0', ...env }, timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        {
+          env: {
+            ...process.env,
+            DATA_DIR: dataDir,
+            LOG_LEVEL: 'warn',
+            PLATFORM_KEY: PROCESS_PLATFORM_KEY,
+            PORT: '0',
+            ...env,
+          },
+          timeout: 30_000,
+        },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       );
     });
 
@@ -72,23 +83,62 @@ describe('CLI papercuts', () => {
   describe('unknown flags are refused, naming the closest known flag', () => {
     const scenarios: { name: string; args: string[]; flag: string; closest?: string; json?: boolean }[] = [
       { name: 'serve --prot 1 (a typo of --port)', args: ['serve', '--prot', '1'], flag: '--prot', closest: '--port' },
-      { name: 'serve --data-dri (value written with =)', args: ['serve', '--data-dri=/tmp/x'], flag: '--data-dri', closest: '--data-dir' },
+      {
+        name: 'serve --data-dri (value written with =)',
+        args: ['serve', '--data-dri=/tmp/x'],
+        flag: '--data-dri',
+        closest: '--data-dir',
+      },
       { name: 'serve -p 9000 (no short flags but -h)', args: ['serve', '-p', '9000'], flag: '-p', closest: '--port' },
-      { name: 'projects create --nmae demo', args: ['projects', 'create', '--nmae', 'demo'], flag: '--nmae', closest: '--name' },
-      { name: 'projects list --jsn (at the end, no value)', args: ['projects', 'list', '--jsn'], flag: '--jsn', closest: '--json' },
-      { name: 'schema apply --dryrun', args: ['schema', 'apply', '--project', 'demo', 'schema.json', '--dryrun'], flag: '--dryrun', closest: '--dry-run' },
-      { name: 'export --projetc demo file', args: ['export', '--projetc', 'demo', 'file.rowbase'], flag: '--projetc', closest: '--project' },
-      { name: 'import --name (a flag of another command)', args: ['import', 'file.rowbase', '--name', 'x'], flag: '--name' },
-      { name: 'projects create --id x --colour red, with --json: the envelope on stderr', args: ['projects', 'create', '--id', 'x', '--colour', 'red', '--json'], flag: '--colour', json: true },
+      {
+        name: 'projects create --nmae demo',
+        args: ['projects', 'create', '--nmae', 'demo'],
+        flag: '--nmae',
+        closest: '--name',
+      },
+      {
+        name: 'projects list --jsn (at the end, no value)',
+        args: ['projects', 'list', '--jsn'],
+        flag: '--jsn',
+        closest: '--json',
+      },
+      {
+        name: 'schema apply --dryrun',
+        args: ['schema', 'apply', '--project', 'demo', 'schema.json', '--dryrun'],
+        flag: '--dryrun',
+        closest: '--dry-run',
+      },
+      {
+        name: 'export --projetc demo file',
+        args: ['export', '--projetc', 'demo', 'file.rowbase'],
+        flag: '--projetc',
+        closest: '--project',
+      },
+      {
+        name: 'import --name (a flag of another command)',
+        args: ['import', 'file.rowbase', '--name', 'x'],
+        flag: '--name',
+      },
+      {
+        name: 'projects create --id x --colour red, with --json: the envelope on stderr',
+        args: ['projects', 'create', '--id', 'x', '--colour', 'red', '--json'],
+        flag: '--colour',
+        json: true,
+      },
     ];
     for (const scenario of scenarios) {
       it(`${scenario.name} → exit 2, nothing done`, async () => {
         const result = await run(scenario.args);
         assert.equal(result.code, 2, `${result.stdout}\n${result.stderr}`);
         assert.equal(result.stdout, '', 'nothing ran');
-        const text = scenario.json ? JSON.parse(result.stderr).error : { code: 'CLI_USAGE', message: result.stderr, suggestion: result.stderr };
+        const text = scenario.json
+          ? JSON.parse(result.stderr).error
+          : { code: 'CLI_USAGE', message: result.stderr, suggestion: result.stderr };
         assert.equal(text.code, 'CLI_USAGE');
-        assert.ok(text.message.includes(`unknown flag ${scenario.flag} for rowbase ${scenario.args[0]}`), result.stderr);
+        assert.ok(
+          text.message.includes(`unknown flag ${scenario.flag} for rowbase ${scenario.args[0]}`),
+          result.stderr,
+        );
         if (scenario.closest) assert.ok(text.suggestion.includes(`Did you mean ${scenario.closest}?`), result.stderr);
         else assert.doesNotMatch(text.suggestion, /Did you mean/);
         assert.ok(text.suggestion.includes(`rowbase ${scenario.args[0]} --help`), result.stderr);
@@ -96,7 +146,10 @@ describe('CLI papercuts', () => {
     }
 
     it('every flag a command documents is accepted: serve --help lists the settings; the settings work on every command', async () => {
-      const [help, list] = await Promise.all([run(['serve', '--port', '0', '--help']), run(['projects', 'list', '--data-dir', dataDir, '--json'])]);
+      const [help, list] = await Promise.all([
+        run(['serve', '--port', '0', '--help']),
+        run(['projects', 'list', '--data-dir', dataDir, '--json']),
+      ]);
       assert.equal(help.code, 0, help.stderr);
       assert.match(help.stdout, /--max-open-projects/);
       assert.equal(list.code, 0, list.stderr);
@@ -120,26 +173,43 @@ describe('CLI papercuts', () => {
       assert.equal(body.data.id, 'json-demo');
       assert.match(body.data.admin_key, /^sk_[0-9A-Za-z]{32,}$/);
       const list = JSON.parse((await run(['projects', 'list', '--json'])).stdout);
-      assert.deepEqual(list.data.map((p: { id: string }) => p.id), ['json-demo']);
+      assert.deepEqual(
+        list.data.map((p: { id: string }) => p.id),
+        ['json-demo'],
+      );
     });
   });
 
   describe('PostgreSQL start-up failures say what to do', () => {
     it('a closed port: names the address and DATABASE_URL, says to start PostgreSQL or fix host and port', async () => {
-      const result = await run(['serve'], { DATABASE_URL: `postgres://rowbase:hunter2-secret@127.0.0.1:${await freePort()}/app` });
+      const result = await run(['serve'], {
+        DATABASE_URL: `postgres://rowbase:hunter2-secret@127.0.0.1:${await freePort()}/app`,
+      });
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /^error: Nothing accepts connections at 127\.0\.0\.1:\d+ \(DATABASE_URL\)\nStart PostgreSQL there, or fix the host and port in DATABASE_URL/);
+      assert.match(
+        result.stderr,
+        /^error: Nothing accepts connections at 127\.0\.0\.1:\d+ \(DATABASE_URL\)\nStart PostgreSQL there, or fix the host and port in DATABASE_URL/,
+      );
       assert.ok(!`${result.stdout}${result.stderr}`.includes('hunter2-secret'), 'the password is never printed');
     });
 
-    it('a database that does not exist: names it and says how to create it', { skip: !postgresReachable && 'no PostgreSQL server' }, async () => {
-      const result = await run(['serve'], { DATABASE_URL: withDatabase(testDatabaseUrl(), 'rowbase_no_such_database') });
+    it('a database that does not exist: names it and says how to create it', {
+      skip: !postgresReachable && 'no PostgreSQL server',
+    }, async () => {
+      const result = await run(['serve'], {
+        DATABASE_URL: withDatabase(testDatabaseUrl(), 'rowbase_no_such_database'),
+      });
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /has no database "rowbase_no_such_database" \(DATABASE_URL\)\nCreate it \(createdb .*rowbase_no_such_database/);
+      assert.match(
+        result.stderr,
+        /has no database "rowbase_no_such_database" \(DATABASE_URL\)\nCreate it \(createdb .*rowbase_no_such_database/,
+      );
     });
 
     it('--json prints the error envelope with STORAGE_UNAVAILABLE and the suggestion', async () => {
-      const result = await run(['projects', 'list', '--json'], { DATABASE_URL: `postgres://rowbase@127.0.0.1:${await freePort()}/app` });
+      const result = await run(['projects', 'list', '--json'], {
+        DATABASE_URL: `postgres://rowbase@127.0.0.1:${await freePort()}/app`,
+      });
       assert.notEqual(result.code, 0);
       const { error } = JSON.parse(result.stderr);
       assert.equal(error.code, 'STORAGE_UNAVAILABLE');

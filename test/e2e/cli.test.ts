@@ -28,8 +28,12 @@ describe('rowbase CLI', () => {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/main.ts', ...args],
-        { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY }, timeout: 30_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        {
+          env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY },
+          timeout: 30_000,
+        },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       );
     });
   const writeSchema = (name: string, schema: unknown): string => {
@@ -44,7 +48,13 @@ describe('rowbase CLI', () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   describe('help and usage', () => {
-    const helps = [['--help'], ['serve', '--help'], ['projects', '--help'], ['projects', 'create', '--help'], ['schema', 'apply', '--help']];
+    const helps = [
+      ['--help'],
+      ['serve', '--help'],
+      ['projects', '--help'],
+      ['projects', 'create', '--help'],
+      ['schema', 'apply', '--help'],
+    ];
     it('--help on every command exits 0 and prints usage; an unknown command exits 2', async () => {
       // Two processes at a time: each loads the whole app through tsx, and other suites share the CPU.
       const results: Run[] = [];
@@ -72,7 +82,8 @@ describe('rowbase CLI', () => {
         db.close();
       }
     };
-    const listed = async () => JSON.parse((await run(['projects', 'list', '--json'])).stdout).data.map((p: { id: string }) => p.id);
+    const listed = async () =>
+      JSON.parse((await run(['projects', 'list', '--json'])).stdout).data.map((p: { id: string }) => p.id);
 
     it('projects create --name demo --json prints the project and its keys; its storage exists at once', async () => {
       const result = await run(['projects', 'create', '--name', 'demo', '--json']);
@@ -95,7 +106,10 @@ describe('rowbase CLI', () => {
     it('projects list --json lists it, without keys', async () => {
       const result = await run(['projects', 'list', '--json']);
       assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(JSON.parse(result.stdout).data.map((p: { id: string }) => p.id), [projectId]);
+      assert.deepEqual(
+        JSON.parse(result.stdout).data.map((p: { id: string }) => p.id),
+        [projectId],
+      );
       assert.doesNotMatch(result.stdout, /sk_|pk_/);
     });
 
@@ -103,7 +117,12 @@ describe('rowbase CLI', () => {
       const file = writeSchema('schema-1.json', {
         tables: {
           owners: { columns: [{ name: 'name', type: 'text', required: true }] },
-          pets: { columns: [{ name: 'owner', type: 'text', references: { table: 'owners', on_delete: 'cascade' } }, { name: 'vaccinated', type: 'boolean', default: false }] },
+          pets: {
+            columns: [
+              { name: 'owner', type: 'text', references: { table: 'owners', on_delete: 'cascade' } },
+              { name: 'vaccinated', type: 'boolean', default: false },
+            ],
+          },
         },
       });
       const result = await run(['schema', 'apply', '--project', projectId, file, '--dry-run']);
@@ -124,7 +143,9 @@ describe('rowbase CLI', () => {
     });
 
     it('a destructive plan needs --allow-destructive; without it nothing changes (exit 1)', async () => {
-      const file = writeSchema('schema-2.json', { tables: { pets: { columns: [{ name: 'owner', type: 'text' }] }, extra: { columns: [] } } });
+      const file = writeSchema('schema-2.json', {
+        tables: { pets: { columns: [{ name: 'owner', type: 'text' }] }, extra: { columns: [] } },
+      });
       const refused = await run(['schema', 'apply', '--project', projectId, file]);
       assert.equal(refused.code, 1, refused.stdout);
       assert.match(refused.stdout, /drop column vaccinated/);
@@ -132,7 +153,10 @@ describe('rowbase CLI', () => {
       assert.deepEqual(await tableNames(), ['owners', 'pets'], 'not even the safe table was added');
       const allowed = await run(['schema', 'apply', '--project', projectId, file, '--allow-destructive', '--json']);
       assert.equal(allowed.code, 0, allowed.stderr);
-      assert.deepEqual(JSON.parse(allowed.stdout).plan.map((p: { table: string }) => p.table), ['pets', 'extra']);
+      assert.deepEqual(
+        JSON.parse(allowed.stdout).plan.map((p: { table: string }) => p.table),
+        ['pets', 'extra'],
+      );
       assert.deepEqual(await tableNames(), ['extra', 'owners', 'pets']);
     });
 

@@ -33,11 +33,14 @@ describe('two servers on one PostgreSQL database', () => {
     await database?.drop();
   });
 
-  const list = (server: TestServer, origin: string, headers = project.anon) => server.request('GET', `/p/${project.id}/api/notes`, { headers: { ...headers, origin } });
+  const list = (server: TestServer, origin: string, headers = project.anon) =>
+    server.request('GET', `/p/${project.id}/api/notes`, { headers: { ...headers, origin } });
   const preflight = (server: TestServer, origin: string) =>
-    server.request('OPTIONS', `/p/${project.id}/api/notes`, { headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    server.request('OPTIONS', `/p/${project.id}/api/notes`, {
+      headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+    });
 
-  it('a change made through A decides B\'s next answers', async () => {
+  it("a change made through A decides B's next answers", async () => {
     // B has the project cached with the default ["*"].
     assert.equal((await list(b, EVIL)).headers.get('access-control-allow-origin'), '*');
 

@@ -36,8 +36,19 @@ describe('one process per SQLite data folder', () => {
       execFile(
         process.execPath,
         ['--import', 'tsx', 'src/main.ts', ...args],
-        { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, PORT: '0' }, timeout: 90_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+        {
+          env: {
+            ...process.env,
+            DATA_DIR: dataDir,
+            DATABASE_URL: '',
+            LOG_LEVEL: 'warn',
+            PLATFORM_KEY: PROCESS_PLATFORM_KEY,
+            PORT: '0',
+          },
+          timeout: 90_000,
+        },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
       );
     });
   const stop = async (server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM') => {
@@ -77,7 +88,8 @@ describe('one process per SQLite data folder', () => {
     let server: ServerProcess;
     let project: { id: string; admin: Record<string, string> };
     const platform = { 'x-platform-key': PROCESS_PLATFORM_KEY };
-    const projectIds = async () => (await call(server.url, 'GET', '/v1/projects', platform)).body.data.map((p: { id: string }) => p.id).sort();
+    const projectIds = async () =>
+      (await call(server.url, 'GET', '/v1/projects', platform)).body.data.map((p: { id: string }) => p.id).sort();
 
     before(async () => {
       dataDir = tempDir();
@@ -85,7 +97,9 @@ describe('one process per SQLite data folder', () => {
       const created = await call(server.url, 'POST', '/v1/projects', platform, { name: 'held', id: 'held' });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       project = { id: 'held', admin: { 'x-admin-key': created.body.data.admin_key } };
-      const table = await call(server.url, 'PUT', '/p/held/v1/tables/notes', project.admin, { columns: [{ name: 'body', type: 'text' }] });
+      const table = await call(server.url, 'PUT', '/p/held/v1/tables/notes', project.admin, {
+        columns: [{ name: 'body', type: 'text' }],
+      });
       assert.equal(table.status, 201, JSON.stringify(table.body));
     });
     after(async () => {
@@ -120,8 +134,16 @@ describe('one process per SQLite data folder', () => {
     const refusals: [string, () => string[], RegExp][] = [
       ['projects create', () => ['projects', 'create', '--name', 'beside', '--json'], /POST \/v1\/projects/],
       ['projects delete', () => ['projects', 'delete', 'held', '--json'], /DELETE \/v1\/projects\/held/],
-      ['schema apply', () => ['schema', 'apply', '--project', 'held', writeSchema(), '--json'], /PUT \/p\/held\/v1\/tables\/NAME.*--dry-run/],
-      ['import', () => ['import', path.join(dataDir, 'held.rowbase'), '--project', 'held-copy', '--json'], /Stop the server/],
+      [
+        'schema apply',
+        () => ['schema', 'apply', '--project', 'held', writeSchema(), '--json'],
+        /PUT \/p\/held\/v1\/tables\/NAME.*--dry-run/,
+      ],
+      [
+        'import',
+        () => ['import', path.join(dataDir, 'held.rowbase'), '--project', 'held-copy', '--json'],
+        /Stop the server/,
+      ],
     ];
     const writeSchema = () => {
       const file = path.join(dataDir, 'schema.json');
@@ -130,7 +152,13 @@ describe('one process per SQLite data folder', () => {
     };
 
     it('export (read-only) runs beside the server', async () => {
-      const exported = await run(dataDir, ['export', '--project', 'held', path.join(dataDir, 'held.rowbase'), '--json']);
+      const exported = await run(dataDir, [
+        'export',
+        '--project',
+        'held',
+        path.join(dataDir, 'held.rowbase'),
+        '--json',
+      ]);
       assert.equal(exported.code, 0, exported.stderr);
       assert.equal(JSON.parse(exported.stdout).counts.tables, 1);
     });
@@ -138,7 +166,10 @@ describe('one process per SQLite data folder', () => {
     it('projects list and schema apply --dry-run (read-only) run beside the server', async () => {
       const list = await run(dataDir, ['projects', 'list', '--json']);
       assert.equal(list.code, 0, list.stderr);
-      assert.deepEqual(JSON.parse(list.stdout).data.map((p: { id: string }) => p.id), ['held']);
+      assert.deepEqual(
+        JSON.parse(list.stdout).data.map((p: { id: string }) => p.id),
+        ['held'],
+      );
       const dry = await run(dataDir, ['schema', 'apply', '--project', 'held', writeSchema(), '--dry-run']);
       assert.equal(dry.code, 0, dry.stderr);
       assert.match(dry.stdout, /create table extra/);
@@ -155,7 +186,10 @@ describe('one process per SQLite data folder', () => {
         assert.match(error.suggestion, new RegExp(`PID ${server.child.pid}`));
         assert.deepEqual(await projectIds(), ['held']);
         const tables = await call(server.url, 'GET', '/p/held/v1/tables', project.admin);
-        assert.deepEqual(tables.body.data.map((t: { name: string }) => t.name), ['notes']);
+        assert.deepEqual(
+          tables.body.data.map((t: { name: string }) => t.name),
+          ['notes'],
+        );
       });
     }
 
@@ -169,12 +203,21 @@ describe('one process per SQLite data folder', () => {
     it('after SIGTERM the holder record is gone and the writing commands run', async () => {
       await stop(server);
       assert.equal(existsSync(path.join(dataDir, 'rowbase.pid')), false);
-      const imported = await run(dataDir, ['import', path.join(dataDir, 'held.rowbase'), '--project', 'held-copy', '--json']);
+      const imported = await run(dataDir, [
+        'import',
+        path.join(dataDir, 'held.rowbase'),
+        '--project',
+        'held-copy',
+        '--json',
+      ]);
       assert.equal(imported.code, 0, imported.stderr);
       const deleted = await run(dataDir, ['projects', 'delete', 'held', '--json']);
       assert.equal(deleted.code, 0, deleted.stderr);
       const list = await run(dataDir, ['projects', 'list', '--json']);
-      assert.deepEqual(JSON.parse(list.stdout).data.map((p: { id: string }) => p.id), ['held-copy']);
+      assert.deepEqual(
+        JSON.parse(list.stdout).data.map((p: { id: string }) => p.id),
+        ['held-copy'],
+      );
     });
   });
 
@@ -182,12 +225,17 @@ describe('one process per SQLite data folder', () => {
     it('a server cannot start while the folder is held by another process, and names it', async () => {
       const dataDir = tempDir();
       // Another process holding the folder, as a long import would: the same lock, taken by a child.
-      const holder = execFile(process.execPath, ['--import', 'tsx', '-e', `
+      const holder = execFile(process.execPath, [
+        '--import',
+        'tsx',
+        '-e',
+        `
         const { lockDataDir } = await import('./src/store/sqlite/data-dir-lock.ts');
         globalThis.held = lockDataDir(${JSON.stringify(dataDir)}, 'rowbase import');
         process.stdout.write('held\\n');
         setInterval(() => {}, 1000);
-      `]);
+      `,
+      ]);
       try {
         await new Promise<void>((resolve, reject) => {
           holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
@@ -200,7 +248,10 @@ describe('one process per SQLite data folder', () => {
         assert.ok(error.message.includes(`rowbase import (PID ${holder.pid}`), error.message);
         const create = await run(dataDir, ['projects', 'create', '--name', 'x', '--json']);
         assert.equal(create.code, 1);
-        assert.match(JSON.parse(create.stderr).error.suggestion, new RegExp(`Wait for rowbase import \\(PID ${holder.pid}\\)`));
+        assert.match(
+          JSON.parse(create.stderr).error.suggestion,
+          new RegExp(`Wait for rowbase import \\(PID ${holder.pid}\\)`),
+        );
       } finally {
         holder.kill('SIGKILL');
       }

@@ -33,23 +33,48 @@ function integrityCheck(file: string): string {
 function startSlowPost(url: string, route: string, headers: Record<string, string>, body: string) {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname);
-  const head = [`POST ${route} HTTP/1.1`, `Host: ${hostname}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  const headersSent = new Promise<void>((resolve) => socket.once('connect', () => socket.write(`${head.join('\r\n')}\r\n\r\n${body.slice(0, 1)}`, () => resolve())));
+  const head = [
+    `POST ${route} HTTP/1.1`,
+    `Host: ${hostname}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  const headersSent = new Promise<void>((resolve) =>
+    socket.once('connect', () => socket.write(`${head.join('\r\n')}\r\n\r\n${body.slice(0, 1)}`, () => resolve())),
+  );
   let raw = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk) => (raw += chunk));
   const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    socket.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0), text: raw.slice(raw.indexOf('\r\n\r\n') + 4) }));
+    socket.on('end', () =>
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0),
+        text: raw.slice(raw.indexOf('\r\n\r\n') + 4),
+      }),
+    );
     socket.on('error', reject);
   });
   return { headersSent, response, finish: () => socket.write(body.slice(1)) };
 }
 
 async function setUpProject(server: ServerProcess, id: string): Promise<Record<string, string>> {
-  const created = await call(server.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: id, id });
+  const created = await call(
+    server.url,
+    'POST',
+    '/v1/projects',
+    { 'x-platform-key': PROCESS_PLATFORM_KEY },
+    { name: id, id },
+  );
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const admin = { 'x-admin-key': created.body.data.admin_key as string };
-  const table = await call(server.url, 'PUT', `/p/${id}/v1/tables/events`, admin, { columns: [{ name: 'seq', type: 'integer', required: true }, { name: 'payload', type: 'text' }] });
+  const table = await call(server.url, 'PUT', `/p/${id}/v1/tables/events`, admin, {
+    columns: [
+      { name: 'seq', type: 'integer', required: true },
+      { name: 'payload', type: 'text' },
+    ],
+  });
   assert.equal(table.status, 201, JSON.stringify(table.body));
   return admin;
 }
@@ -63,7 +88,8 @@ describe('durability and shutdown of the server process', () => {
     return dir;
   };
   after(async () => {
-    for (const server of children) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    for (const server of children)
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -81,7 +107,10 @@ describe('durability and shutdown of the server process', () => {
       while (!stop && next < MAX_WRITES && Date.now() - started < MAX_STREAM_MS) {
         const seq = next++;
         try {
-          const response = await call(first.url, 'POST', '/p/durable/api/events', admin, { seq, payload: `event ${seq} ${'x'.repeat(seq % 200)}` });
+          const response = await call(first.url, 'POST', '/p/durable/api/events', admin, {
+            seq,
+            payload: `event ${seq} ${'x'.repeat(seq % 200)}`,
+          });
           if (response.status === 201) acknowledged.set(response.body.data.id, seq);
         } catch {
           return; // the connection died with the process: this write was never acknowledged
@@ -112,7 +141,11 @@ describe('durability and shutdown of the server process', () => {
       if (page.body.data.length < 1000) break;
     }
     const lost = [...acknowledged].filter(([id, seq]) => found.get(id) !== seq);
-    assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.size} acknowledged writes are missing after the restart`);
+    assert.deepEqual(
+      lost,
+      [],
+      `${lost.length} of ${acknowledged.size} acknowledged writes are missing after the restart`,
+    );
     assert.ok(found.size >= acknowledged.size, `found ${found.size} rows for ${acknowledged.size} acknowledgements`);
 
     // The restarted server takes writes on the same files.
@@ -129,18 +162,29 @@ describe('durability and shutdown of the server process', () => {
     const admin = await setUpProject(server, 'graceful');
 
     // In flight for certain: the server has the headers, the rest of each body comes after the signal.
-    const slow = [0, 1, 2].map((seq) => startSlowPost(server.url, '/p/graceful/api/events', admin, JSON.stringify({ seq, payload: 'slow' })));
+    const slow = [0, 1, 2].map((seq) =>
+      startSlowPost(server.url, '/p/graceful/api/events', admin, JSON.stringify({ seq, payload: 'slow' })),
+    );
     await Promise.all(slow.map((request) => request.headersSent));
     await new Promise((resolve) => setTimeout(resolve, 300));
     server.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(server.child.exitCode, null, 'the process waits for the unfinished requests');
-    const late = await call(server.url, 'POST', '/p/graceful/api/events', admin, { seq: 9 }).catch((error: Error) => error);
+    const late = await call(server.url, 'POST', '/p/graceful/api/events', admin, { seq: 9 }).catch(
+      (error: Error) => error,
+    );
     assert.ok(late instanceof Error, `a request sent after the signal is not accepted: ${JSON.stringify(late)}`);
     for (const request of slow) request.finish();
     const answers = await Promise.all(slow.map((request) => request.response));
-    assert.deepEqual(answers.map((a) => a.status), [201, 201, 201], JSON.stringify(answers));
-    assert.ok(answers.every((a) => /"payload":"slow"/.test(a.text)), JSON.stringify(answers));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [201, 201, 201],
+      JSON.stringify(answers),
+    );
+    assert.ok(
+      answers.every((a) => /"payload":"slow"/.test(a.text)),
+      JSON.stringify(answers),
+    );
     const exit = await server.exited;
     assert.equal(exit.code, 0, `exit ${JSON.stringify(exit)}; output:\n${server.output()}`);
     await assert.rejects(fetch(`${server.url}/health`), 'the port is closed after shutdown');

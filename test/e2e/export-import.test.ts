@@ -29,8 +29,12 @@ type Storage = { readonly DATA_DIR: string; readonly DATABASE_URL: string };
 
 function rowbase(args: string[], storage: Storage): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args, '--json'], { env: { ...process.env, ...storage, LOG_LEVEL: 'warn' }, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/main.ts', ...args, '--json'],
+      { env: { ...process.env, ...storage, LOG_LEVEL: 'warn' }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -45,7 +49,12 @@ async function snapshot(server: TestServer, project: TestProject) {
   const tables = (await get('/v1/tables')).data;
   const rows: Record<string, unknown> = {};
   for (const table of tables) rows[table.name] = (await get(`/api/${table.name}?limit=1000&sort=id`)).data;
-  return { tables, rows, settings: (await get('/v1/settings')).data, emails: (await get('/v1/emails?limit=1000')).data };
+  return {
+    tables,
+    rows,
+    settings: (await get('/v1/settings')).data,
+    emails: (await get('/v1/emails?limit=1000')).data,
+  };
 }
 
 describe('rowbase export / import between SQLite and PostgreSQL', () => {
@@ -62,7 +71,8 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     databases.push(database);
     return { DATA_DIR: tempDir(), DATABASE_URL: database.url };
   };
-  const serve = (storage: Storage) => startTestServer({ DATABASE_URL: storage.DATABASE_URL }, { dataDir: storage.DATA_DIR });
+  const serve = (storage: Storage) =>
+    startTestServer({ DATABASE_URL: storage.DATABASE_URL }, { dataDir: storage.DATA_DIR });
 
   let source: Storage;
   let project: TestProject;
@@ -73,9 +83,15 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
   /** Ada's sessions as GET /auth/sessions shows them before the move (id, created_at, user_agent). */
   let sessions: unknown[];
   const sessionsOf = async (server: TestServer) => {
-    const response = await server.request('GET', `/p/${project.id}/auth/sessions`, { headers: { authorization: `Bearer ${user.token}`, 'user-agent': 'rowbase-move-test/1.0' } });
+    const response = await server.request('GET', `/p/${project.id}/auth/sessions`, {
+      headers: { authorization: `Bearer ${user.token}`, 'user-agent': 'rowbase-move-test/1.0' },
+    });
     assert.equal(response.status, 200, response.text);
-    return response.body.data.map(({ id, created_at, user_agent }: Record<string, unknown>) => ({ id, created_at, user_agent }));
+    return response.body.data.map(({ id, created_at, user_agent }: Record<string, unknown>) => ({
+      id,
+      created_at,
+      user_agent,
+    }));
   };
   let archive: string;
 
@@ -84,7 +100,11 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     const server = await serve(source);
     try {
       project = await createProject(server, 'moving');
-      await putTable(server, project, 'users', { columns: [{ name: 'name', type: 'text' }], auth_table: true, verify_email: true });
+      await putTable(server, project, 'users', {
+        columns: [{ name: 'name', type: 'text' }],
+        auth_table: true,
+        verify_email: true,
+      });
       await putTable(server, project, 'notes', {
         columns: [
           { name: 'title', type: 'text', required: true, unique: true },
@@ -97,24 +117,53 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
           { name: 'parent', type: 'text', references: { table: 'notes', on_delete: 'set_null' } },
         ],
         indexes: [['owner', 'due']],
-        rules: { list: 'owner = @request.auth.id', view: 'owner = @request.auth.id', create: '', update: null, delete: null },
+        rules: {
+          list: 'owner = @request.auth.id',
+          view: 'owner = @request.auth.id',
+          create: '',
+          update: null,
+          delete: null,
+        },
       });
-      const patched = await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { allowed_redirect_origins: ['https://app.example.com'], access_token_ttl: 900, refresh_token_rotation: true } });
+      const patched = await server.request('PATCH', `/p/${project.id}/v1/settings`, {
+        headers: project.admin,
+        body: {
+          allowed_redirect_origins: ['https://app.example.com'],
+          access_token_ttl: 900,
+          refresh_token_rotation: true,
+        },
+      });
       assert.equal(patched.status, 200, patched.text);
       user = await signUp(server, project, 'ada@example.com', { name: 'Ada Lovelace' });
       spentRefreshToken = user.refresh_token;
       for (const _ of [1, 2]) {
-        const rotated = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
+        const rotated = await server.request('POST', `/p/${project.id}/auth/refresh`, {
+          body: { refresh_token: user.refresh_token },
+        });
         assert.equal(rotated.status, 200, rotated.text);
         assert.notEqual(rotated.body.refresh_token, user.refresh_token, 'rotation is on');
         user = { ...user, refresh_token: rotated.body.refresh_token };
       }
       await signUp(server, project, 'second@example.com', { name: '日本語 🦀' });
-      const owner = (await server.request('GET', `/p/${project.id}/auth/me`, { headers: { authorization: `Bearer ${user.token}` } })).body.user.id;
+      const owner = (
+        await server.request('GET', `/p/${project.id}/auth/me`, { headers: { authorization: `Bearer ${user.token}` } })
+      ).body.user.id;
       // The child comes first and points at its parent: the import must load rows in any order.
       const child = { id: 'a-child', title: 'child', parent: 'z-parent', owner };
-      const parent = { id: 'z-parent', title: 'parent "quoted" \\ é', n: Number.MAX_SAFE_INTEGER, x: -2.5e-300, done: true, due: '0000-01-01T00:00:00.000Z', meta: { b: [1, null, 'x'], a: { deep: true } }, owner };
-      const bulk = await server.request('POST', `/p/${project.id}/api/notes/bulk`, { headers: project.admin, body: [parent, child, { title: 'nulls', n: null, meta: null }] });
+      const parent = {
+        id: 'z-parent',
+        title: 'parent "quoted" \\ é',
+        n: Number.MAX_SAFE_INTEGER,
+        x: -2.5e-300,
+        done: true,
+        due: '0000-01-01T00:00:00.000Z',
+        meta: { b: [1, null, 'x'], a: { deep: true } },
+        owner,
+      };
+      const bulk = await server.request('POST', `/p/${project.id}/api/notes/bulk`, {
+        headers: project.admin,
+        body: [parent, child, { title: 'nulls', n: null, meta: null }],
+      });
       assert.equal(bulk.status, 201, bulk.text);
       expected = await snapshot(server, project);
       sessions = await sessionsOf(server);
@@ -136,21 +185,37 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     const server = await serve(storage);
     try {
       assert.deepEqual(await snapshot(server, project), expected);
-      const login = await server.request('POST', `/p/${project.id}/auth/login`, { body: { email: 'ada@example.com', password: PASSWORD } });
+      const login = await server.request('POST', `/p/${project.id}/auth/login`, {
+        body: { email: 'ada@example.com', password: PASSWORD },
+      });
       assert.equal(login.status, 200, `the password hash moved: ${login.text}`);
-      const me = await server.request('GET', `/p/${project.id}/auth/me`, { headers: { authorization: `Bearer ${user.token}` } });
+      const me = await server.request('GET', `/p/${project.id}/auth/me`, {
+        headers: { authorization: `Bearer ${user.token}` },
+      });
       assert.equal(me.status, 200, `an access token issued before the move still works: ${me.text}`);
-      const listed = await server.request('GET', `/p/${project.id}/api/notes`, { headers: { authorization: `Bearer ${user.token}` } });
+      const listed = await server.request('GET', `/p/${project.id}/api/notes`, {
+        headers: { authorization: `Bearer ${user.token}` },
+      });
       assert.equal(listed.body.meta.total, 2, 'rules still apply');
-      const refreshed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
+      const refreshed = await server.request('POST', `/p/${project.id}/auth/refresh`, {
+        body: { refresh_token: user.refresh_token },
+      });
       assert.equal(refreshed.status, 200, `the session moved: ${refreshed.text}`);
       // The login above started a second session; the one from before the move keeps its id, start and user agent.
-      const moved = (await sessionsOf(server)).filter((session: { id: unknown }) => session.id === (sessions[0] as { id: unknown }).id);
+      const moved = (await sessionsOf(server)).filter(
+        (session: { id: unknown }) => session.id === (sessions[0] as { id: unknown }).id,
+      );
       assert.deepEqual(moved, sessions, 'sessions keep their id, start and user agent');
       // Last: reuse detection revokes the session.
-      const replayed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: spentRefreshToken } });
+      const replayed = await server.request('POST', `/p/${project.id}/auth/refresh`, {
+        body: { refresh_token: spentRefreshToken },
+      });
       assert.equal(replayed.status, 401, replayed.text);
-      assert.equal(replayed.body.error.code, 'AUTH_REFRESH_TOKEN_REUSED', 'the spent refresh tokens moved with the session');
+      assert.equal(
+        replayed.body.error.code,
+        'AUTH_REFRESH_TOKEN_REUSED',
+        'the spent refresh tokens moved with the session',
+      );
     } finally {
       await server.close();
     }
@@ -174,7 +239,12 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     second = path.join(tempDir(), 'moving-again.rowbase');
     const exported = await rowbase(['export', '--project', project.id, second], postgres);
     assert.equal(exported.code, 0, exported.stderr);
-    const records = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((r) => r.kind !== 'header');
+    const records = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .filter((r) => r.kind !== 'header');
     assert.deepEqual(records(second), records(archive), 'the same records from either engine');
   });
 
@@ -199,41 +269,82 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
     try {
       const copy = { ...project, id: 'moving-copy', admin: { 'x-admin-key': result.admin_key } };
       assert.deepEqual((await snapshot(server, copy)).rows, expected.rows);
-      assert.equal((await server.request('GET', '/p/moving-copy/v1/tables', { headers: project.admin })).status, 401, "the original's key does not open the copy");
-      assert.equal((await server.request('POST', '/p/moving-copy/auth/refresh', { body: { refresh_token: user.refresh_token } })).status, 401, 'sessions stay with the original');
-      assert.equal((await server.request('POST', '/p/moving-copy/auth/login', { body: { email: 'ada@example.com', password: PASSWORD } })).status, 200);
+      assert.equal(
+        (await server.request('GET', '/p/moving-copy/v1/tables', { headers: project.admin })).status,
+        401,
+        "the original's key does not open the copy",
+      );
+      assert.equal(
+        (await server.request('POST', '/p/moving-copy/auth/refresh', { body: { refresh_token: user.refresh_token } }))
+          .status,
+        401,
+        'sessions stay with the original',
+      );
+      assert.equal(
+        (
+          await server.request('POST', '/p/moving-copy/auth/login', {
+            body: { email: 'ada@example.com', password: PASSWORD },
+          })
+        ).status,
+        200,
+      );
     } finally {
       await server.close();
     }
   });
 
   const refusals: [string, (file: string) => string, string][] = [
-    ['a truncated archive', (file) => readFileSync(file, 'utf8').split('\n').slice(0, -3).join('\n'), 'VALIDATION_FAILED'],
-    ['an archive with a line that is not JSON', (file) => readFileSync(file, 'utf8').replace('\n', '\n{oops\n'), 'VALIDATION_FAILED'],
+    [
+      'a truncated archive',
+      (file) => readFileSync(file, 'utf8').split('\n').slice(0, -3).join('\n'),
+      'VALIDATION_FAILED',
+    ],
+    [
+      'an archive with a line that is not JSON',
+      (file) => readFileSync(file, 'utf8').replace('\n', '\n{oops\n'),
+      'VALIDATION_FAILED',
+    ],
     ['an id that is taken', (file) => readFileSync(file, 'utf8'), 'PROJECT_EXISTS'],
   ];
   // An archive edited so that one row no longer fits: the import names the table, the row and the column.
   const badRows: [string, (text: string) => string, RegExp][] = [
-    ['a required column set to null', (text) => text.replace('"title":"child"', '"title":null'), /table "notes", row \d+ \(id "a-child"\), column "title": is required/],
-    ['an integer of 1e400', (text) => text.replace(`"n":${Number.MAX_SAFE_INTEGER}`, '"n":1e400'), /table "notes", row \d+ \(id "z-parent"\), column "n": must be a whole number within ±\(2\^53-1\)/],
-    ['a duplicate unique value', (text) => text.replace('"title":"child"', '"title":"nulls"'), /rows of table "notes": two rows have the same value in (column "title"|a column), which is unique/],
+    [
+      'a required column set to null',
+      (text) => text.replace('"title":"child"', '"title":null'),
+      /table "notes", row \d+ \(id "a-child"\), column "title": is required/,
+    ],
+    [
+      'an integer of 1e400',
+      (text) => text.replace(`"n":${Number.MAX_SAFE_INTEGER}`, '"n":1e400'),
+      /table "notes", row \d+ \(id "z-parent"\), column "n": must be a whole number within ±\(2\^53-1\)/,
+    ],
+    [
+      'a duplicate unique value',
+      (text) => text.replace('"title":"child"', '"title":"nulls"'),
+      /rows of table "notes": two rows have the same value in (column "title"|a column), which is unique/,
+    ],
   ];
-  for (const [label, edit, message] of badRows) for (const engine of ['SQLite', 'PostgreSQL'] as const) {
-    it(`into ${engine}: an archive with ${label} → exit 1, VALIDATION_FAILED naming table, row and column; nothing is imported`, async () => {
-      const text = readFileSync(archive, 'utf8');
-      const broken = path.join(tempDir(), 'bad-row.rowbase');
-      writeFileSync(broken, edit(text));
-      assert.notEqual(edit(text), text, 'the edit applies');
-      const target = engine === 'PostgreSQL' ? await freshPostgres() : sqliteAt(tempDir());
-      const run = await rowbase(['import', broken], target);
-      assert.equal(run.code, 1, run.stdout);
-      const { error } = JSON.parse(run.stderr);
-      assert.equal(error.code, 'VALIDATION_FAILED', run.stderr);
-      assert.match(error.message, message);
-      assert.doesNotMatch(error.message, /SQLITE|constraint|violates/i, 'no driver message');
-      assert.equal(await projectStorageExists({ databaseUrl: target.DATABASE_URL, dataDir: target.DATA_DIR }, project.id), false, 'nothing was left behind');
-    });
-  }
+  for (const [label, edit, message] of badRows)
+    for (const engine of ['SQLite', 'PostgreSQL'] as const) {
+      it(`into ${engine}: an archive with ${label} → exit 1, VALIDATION_FAILED naming table, row and column; nothing is imported`, async () => {
+        const text = readFileSync(archive, 'utf8');
+        const broken = path.join(tempDir(), 'bad-row.rowbase');
+        writeFileSync(broken, edit(text));
+        assert.notEqual(edit(text), text, 'the edit applies');
+        const target = engine === 'PostgreSQL' ? await freshPostgres() : sqliteAt(tempDir());
+        const run = await rowbase(['import', broken], target);
+        assert.equal(run.code, 1, run.stdout);
+        const { error } = JSON.parse(run.stderr);
+        assert.equal(error.code, 'VALIDATION_FAILED', run.stderr);
+        assert.match(error.message, message);
+        assert.doesNotMatch(error.message, /SQLITE|constraint|violates/i, 'no driver message');
+        assert.equal(
+          await projectStorageExists({ databaseUrl: target.DATABASE_URL, dataDir: target.DATA_DIR }, project.id),
+          false,
+          'nothing was left behind',
+        );
+      });
+    }
   for (const [label, make, code] of refusals) {
     it(`${label} → exit 1 with ${code}; nothing is imported`, async () => {
       const broken = path.join(tempDir(), 'broken.rowbase');
@@ -243,7 +354,11 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
       assert.equal(run.code, 1, run.stdout);
       assert.equal(JSON.parse(run.stderr).error.code, code, run.stderr);
       if (code === 'PROJECT_EXISTS') return;
-      assert.equal(await projectStorageExists({ databaseUrl: target.DATABASE_URL, dataDir: target.DATA_DIR }, project.id), false, 'no schema was left behind');
+      assert.equal(
+        await projectStorageExists({ databaseUrl: target.DATABASE_URL, dataDir: target.DATA_DIR }, project.id),
+        false,
+        'no schema was left behind',
+      );
     });
   }
 });

@@ -32,7 +32,9 @@ async function unresolvedRequests(dataDir: string, database: TestDatabase | unde
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      return Number((await client.query("SELECT count(*) AS n FROM rowbase.mail_queue WHERE status = 'request'")).rows[0].n);
+      return Number(
+        (await client.query("SELECT count(*) AS n FROM rowbase.mail_queue WHERE status = 'request'")).rows[0].n,
+      );
     } finally {
       await client.end();
     }
@@ -50,7 +52,8 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
   const children: ServerProcess[] = [];
   let database: TestDatabase | undefined;
   after(async () => {
-    for (const server of children) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    for (const server of children)
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     await database?.drop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
@@ -63,14 +66,33 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
     const first = await startServerProcess(dataDir, env);
     children.push(first);
 
-    const created = await call(first.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: PROJECT, id: PROJECT });
+    const created = await call(
+      first.url,
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': PROCESS_PLATFORM_KEY },
+      { name: PROJECT, id: PROJECT },
+    );
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const admin = { 'x-admin-key': created.body.data.admin_key as string };
-    assert.equal((await call(first.url, 'PUT', `/p/${PROJECT}/v1/tables/users`, admin, { auth_table: true, columns: [] })).status, 201);
-    assert.equal((await call(first.url, 'PUT', `/p/${PROJECT}/v1/redirect-origins`, admin, { allowed_redirect_origins: [ORIGIN] })).status, 200);
+    assert.equal(
+      (await call(first.url, 'PUT', `/p/${PROJECT}/v1/tables/users`, admin, { auth_table: true, columns: [] })).status,
+      201,
+    );
+    assert.equal(
+      (await call(first.url, 'PUT', `/p/${PROJECT}/v1/redirect-origins`, admin, { allowed_redirect_origins: [ORIGIN] }))
+        .status,
+      200,
+    );
     const known = Array.from({ length: KNOWN }, (_, i) => `user${i}@example.com`);
     for (const email of known) {
-      const signup = await call(first.url, 'POST', `/p/${PROJECT}/auth/signup`, {}, { email, password: 'correct horse battery' });
+      const signup = await call(
+        first.url,
+        'POST',
+        `/p/${PROJECT}/auth/signup`,
+        {},
+        { email, password: 'correct horse battery' },
+      );
       assert.equal(signup.status, 201, JSON.stringify(signup.body));
     }
     const unknown = Array.from({ length: UNKNOWN }, (_, i) => `ghost${i}@example.com`);
@@ -79,25 +101,35 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
 
     const answered: string[] = [];
     let killed = false;
-    await Promise.all(emails.map(async (email) => {
-      try {
-        const response = await call(first.url, 'POST', `/p/${PROJECT}/auth/forgot-password`, {}, { email, redirect_url: `${ORIGIN}/reset` });
-        if (killed) return;
-        assert.equal(response.status, 200, JSON.stringify(response.body));
-        answered.push(email);
-        if (answered.length >= KILL_AFTER_ANSWERS && !killed) {
-          killed = true;
-          first.child.kill('SIGKILL');
+    await Promise.all(
+      emails.map(async (email) => {
+        try {
+          const response = await call(
+            first.url,
+            'POST',
+            `/p/${PROJECT}/auth/forgot-password`,
+            {},
+            { email, redirect_url: `${ORIGIN}/reset` },
+          );
+          if (killed) return;
+          assert.equal(response.status, 200, JSON.stringify(response.body));
+          answered.push(email);
+          if (answered.length >= KILL_AFTER_ANSWERS && !killed) {
+            killed = true;
+            first.child.kill('SIGKILL');
+          }
+        } catch {
+          // The connection died with the process: this request was never answered.
         }
-      } catch {
-        // The connection died with the process: this request was never answered.
-      }
-    }));
+      }),
+    );
     if (!killed) first.child.kill('SIGKILL');
     assert.equal((await first.exited).signal, 'SIGKILL');
     const answeredKnown = answered.filter((email) => known.includes(email));
     assert.ok(answeredKnown.length >= 1, `answered before the kill: ${answered.join(', ')}`);
-    t.diagnostic(`${answered.length} answered before SIGKILL (${answeredKnown.length} known); ${await unresolvedRequests(dataDir, database)} request(s) still unresolved in storage`);
+    t.diagnostic(
+      `${answered.length} answered before SIGKILL (${answeredKnown.length} known); ${await unresolvedRequests(dataDir, database)} request(s) still unresolved in storage`,
+    );
 
     const second = await startServerProcess(dataDir, env);
     children.push(second);
@@ -107,7 +139,11 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
       return response.body.data;
     };
     // Every stored request is resolved (to a mail or to nothing) by the restarted server.
-    await eventually(async () => (await unresolvedRequests(dataDir, database)) === 0, { timeoutMs: 20_000, everyMs: 100, what: 'every stored request to be resolved after the restart' });
+    await eventually(async () => (await unresolvedRequests(dataDir, database)) === 0, {
+      timeoutMs: 20_000,
+      everyMs: 100,
+      what: 'every stored request to be resolved after the restart',
+    });
     const mails = await outbox();
     for (const email of answeredKnown) {
       const mail = mails.find((m) => m.to === email);
@@ -115,12 +151,22 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
       assert.match(mail.subject, /reset/i);
       assert.match(mail.text, new RegExp(`${ORIGIN.replaceAll('.', '\\.')}/reset\\?token=[A-Za-z0-9_-]{43}`));
     }
-    assert.deepEqual(mails.filter((mail) => unknown.includes(mail.to)), [], 'no mail to an address without an account');
+    assert.deepEqual(
+      mails.filter((mail) => unknown.includes(mail.to)),
+      [],
+      'no mail to an address without an account',
+    );
 
     // The mailed link works on the restarted server.
     const mail = mails.find((m) => m.to === answeredKnown[0])!;
     const token = new URL(/https:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token');
-    const reset = await call(second.url, 'POST', `/p/${PROJECT}/auth/reset-password`, {}, { token, new_password: 'a brand new passphrase' });
+    const reset = await call(
+      second.url,
+      'POST',
+      `/p/${PROJECT}/auth/reset-password`,
+      {},
+      { token, new_password: 'a brand new passphrase' },
+    );
     assert.equal(reset.status, 200, JSON.stringify(reset.body));
 
     second.child.kill('SIGTERM');

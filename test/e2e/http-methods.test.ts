@@ -13,14 +13,54 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROCESS_PLATFORM_KEY as PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import {
+  PROCESS_PLATFORM_KEY as PLATFORM_KEY,
+  startServerProcess,
+  type ServerProcess,
+} from '../helpers/server-process.js';
 
 /** https://www.iana.org/assignments/http-methods (every registered method but `*`). */
 const IANA_METHODS = [
-  'ACL', 'BASELINE-CONTROL', 'BIND', 'CHECKIN', 'CHECKOUT', 'CONNECT', 'COPY', 'DELETE', 'GET', 'HEAD', 'LABEL', 'LINK', 'LOCK', 'MERGE',
-  'MKACTIVITY', 'MKCALENDAR', 'MKCOL', 'MKREDIRECTREF', 'MKWORKSPACE', 'MOVE', 'OPTIONS', 'ORDERPATCH', 'PATCH', 'POST', 'PRI', 'PROPFIND',
-  'PROPPATCH', 'PUT', 'QUERY', 'REBIND', 'REPORT', 'SEARCH', 'TRACE', 'UNBIND', 'UNCHECKOUT', 'UNLINK', 'UNLOCK', 'UPDATE',
-  'UPDATEREDIRECTREF', 'VERSION-CONTROL',
+  'ACL',
+  'BASELINE-CONTROL',
+  'BIND',
+  'CHECKIN',
+  'CHECKOUT',
+  'CONNECT',
+  'COPY',
+  'DELETE',
+  'GET',
+  'HEAD',
+  'LABEL',
+  'LINK',
+  'LOCK',
+  'MERGE',
+  'MKACTIVITY',
+  'MKCALENDAR',
+  'MKCOL',
+  'MKREDIRECTREF',
+  'MKWORKSPACE',
+  'MOVE',
+  'OPTIONS',
+  'ORDERPATCH',
+  'PATCH',
+  'POST',
+  'PRI',
+  'PROPFIND',
+  'PROPPATCH',
+  'PUT',
+  'QUERY',
+  'REBIND',
+  'REPORT',
+  'SEARCH',
+  'TRACE',
+  'UNBIND',
+  'UNCHECKOUT',
+  'UNLINK',
+  'UNLOCK',
+  'UPDATE',
+  'UPDATEREDIRECTREF',
+  'VERSION-CONTROL',
 ];
 
 /** [what it is, Content-Type or undefined, body or undefined] */
@@ -42,7 +82,13 @@ interface Answer {
  * Sends one request on its own connection (a refused method may close it) and resolves with
  * the status and body; `status` 0 means the server closed the connection without answering.
  */
-function send(base: string, method: string, route: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+function send(
+  base: string,
+  method: string,
+  route: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<Answer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const request = http.request({ host: hostname, port, method, path: route, headers, agent: false }, (response) => {
@@ -62,7 +108,11 @@ function send(base: string, method: string, route: string, headers: Record<strin
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ECONNRESET' || error.message === 'socket hang up') resolve({ status: 0, body: '' });
-      else resolve({ status: -1, body: `${error.code} ${error.message} ${(error as { rawPacket?: Buffer }).rawPacket?.toString('utf8') ?? ''}` });
+      else
+        resolve({
+          status: -1,
+          body: `${error.code} ${error.message} ${(error as { rawPacket?: Buffer }).rawPacket?.toString('utf8') ?? ''}`,
+        });
     });
     request.setTimeout(10_000, () => request.destroy(new Error(`${method} ${route} timed out`)));
     request.end(body);
@@ -79,7 +129,12 @@ function brokenRule(method: string, answer: Answer): string | undefined {
   try {
     const error = (JSON.parse(answer.body) as { error?: Record<string, unknown> }).error;
     const fields = ['code', 'message', 'suggestion'] as const;
-    if (error && Object.keys(error).length === 3 && fields.every((field) => typeof error[field] === 'string' && (error[field] as string).length > 0)) return undefined;
+    if (
+      error &&
+      Object.keys(error).length === 3 &&
+      fields.every((field) => typeof error[field] === 'string' && (error[field] as string).length > 0)
+    )
+      return undefined;
   } catch {
     // not JSON: reported below
   }
@@ -96,16 +151,28 @@ describe('every HTTP method, body and content type', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-methods-'));
     server = await startServerProcess(dataDir, { LOG_LEVEL: 'warn' });
     const headers = { 'content-type': 'application/json', 'x-platform-key': PLATFORM_KEY };
-    const project = await (await fetch(`${server.url}/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'methods' }) })).json();
+    const project = await (
+      await fetch(`${server.url}/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'methods' }) })
+    ).json();
     projectId = project.data.id;
     adminKey = project.data.admin_key;
     const admin = { 'content-type': 'application/json', 'x-admin-key': adminKey };
     const tables = [
       ['users', { auth_table: true, columns: [{ name: 'name', type: 'text' }] }],
-      ['tasks', { columns: [{ name: 'title', type: 'text' }], rules: { list: '', view: '', create: '', update: '', delete: '' } }],
+      [
+        'tasks',
+        {
+          columns: [{ name: 'title', type: 'text' }],
+          rules: { list: '', view: '', create: '', update: '', delete: '' },
+        },
+      ],
     ] as const;
     for (const [name, definition] of tables) {
-      const response = await fetch(`${server.url}/p/${projectId}/v1/tables/${name}`, { method: 'PUT', headers: admin, body: JSON.stringify(definition) });
+      const response = await fetch(`${server.url}/p/${projectId}/v1/tables/${name}`, {
+        method: 'PUT',
+        headers: admin,
+        body: JSON.stringify(definition),
+      });
       assert.equal(response.status, 201, await response.text());
     }
   });
@@ -117,7 +184,13 @@ describe('every HTTP method, body and content type', () => {
   });
 
   it('never answers 5xx, always the envelope or a success, HEAD without a body, and logs no error', async () => {
-    const paths = [`/p/${projectId}/api/tasks`, `/p/${projectId}/auth/login`, `/p/${projectId}/v1/tables`, '/v1/projects', '/nope'];
+    const paths = [
+      `/p/${projectId}/api/tasks`,
+      `/p/${projectId}/auth/login`,
+      `/p/${projectId}/v1/tables`,
+      '/v1/projects',
+      '/nope',
+    ];
     const broken: string[] = [];
     for (const method of IANA_METHODS) {
       for (const route of paths) {
@@ -133,7 +206,10 @@ describe('every HTTP method, body and content type', () => {
     assert.equal(broken.length, 0, `${broken.length} answers broke the rules:\n${broken.slice(0, 40).join('\n')}`);
     // Give the process a moment to flush its last log lines.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const errors = server.output().split('\n').filter((line) => /"level":(50|60)\b/.test(line));
+    const errors = server
+      .output()
+      .split('\n')
+      .filter((line) => /"level":(50|60)\b/.test(line));
     assert.equal(errors.length, 0, `logged at level error:\n${errors.slice(0, 5).join('\n').slice(0, 2000)}`);
   });
 });

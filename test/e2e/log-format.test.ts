@@ -31,7 +31,9 @@ async function outputOf(env: Record<string, string>): Promise<string> {
 }
 
 describe('log format', () => {
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('LOG_FORMAT=pretty writes one readable line per request, with secrets redacted', async () => {
     const output = await outputOf({ LOG_FORMAT: 'pretty' });
@@ -45,18 +47,32 @@ describe('log format', () => {
   it('stdout that is not a terminal gets JSON lines by default', async () => {
     const output = await outputOf({});
     const lines = output.split('\n').filter((line) => line.startsWith('{'));
-    const completed = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request completed' && entry.res?.statusCode === 200);
+    const completed = lines
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.msg === 'request completed' && entry.res?.statusCode === 200);
     assert.ok(completed, `a JSON "request completed" entry in:\n${output}`);
     assert.equal(typeof completed.reqId, 'string');
     assert.ok(!output.includes('query-secret-0123456789'));
   });
 
-  it('a terminal gets readable lines without any setting', { skip: !existsSync('/usr/bin/script') && 'no script(1) to give the server a terminal' }, async () => {
+  it('a terminal gets readable lines without any setting', {
+    skip: !existsSync('/usr/bin/script') && 'no script(1) to give the server a terminal',
+  }, async () => {
     const port = await freePort();
-    const env = { ...process.env, DATA_DIR: dataDir(), PORT: String(port), LOG_LEVEL: 'info', PLATFORM_KEY: 'rb_e2e_platform_key_0123456789abcdef' };
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir(),
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      PLATFORM_KEY: 'rb_e2e_platform_key_0123456789abcdef',
+    };
     // script(1) runs the server on a pseudo-terminal; `timeout` ends it after it has answered.
     const command = `(sleep 6; curl -s http://127.0.0.1:${port}/health >/dev/null) & timeout -s TERM 9 node --import tsx src/main.ts serve`;
-    const result = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], { env, encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], {
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     // On a terminal pino-pretty colours its lines: read them without the escape sequences.
     const text = result.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     assert.match(text, /INFO: GET \/health → 200 in \d+\.\d ms/, text);

@@ -16,7 +16,9 @@ import { testEngine } from '../helpers/test-database.js';
 /** Statement and pool timeouts are 1.5 s and 2 s here; closing waits 2 s per step at most. */
 const BOUND_MS = 15_000;
 
-describe('SIGTERM with PostgreSQL frozen', { skip: testEngine() !== 'postgres' || postgresBinDir() === undefined }, () => {
+describe('SIGTERM with PostgreSQL frozen', {
+  skip: testEngine() !== 'postgres' || postgresBinDir() === undefined,
+}, () => {
   let cluster: PgCluster | undefined;
   let server: ServerProcess | undefined;
   let dir: string | undefined;
@@ -33,12 +35,26 @@ describe('SIGTERM with PostgreSQL frozen', { skip: testEngine() !== 'postgres' |
   it('the server stops (exit 0) within the bound, it does not wait for the database forever', async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'rowbase-pg-frozen-stop-'));
     cluster = await startPgCluster();
-    server = await startServerProcess(dir, { DATABASE_URL: cluster.url, PG_STATEMENT_TIMEOUT_MS: '1500', PG_POOL_TIMEOUT_MS: '2000', LOG_LEVEL: 'fatal' });
-    const created = await call(server.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: 'Stop', id: 'stop' });
+    server = await startServerProcess(dir, {
+      DATABASE_URL: cluster.url,
+      PG_STATEMENT_TIMEOUT_MS: '1500',
+      PG_POOL_TIMEOUT_MS: '2000',
+      LOG_LEVEL: 'fatal',
+    });
+    const created = await call(
+      server.url,
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': PROCESS_PLATFORM_KEY },
+      { name: 'Stop', id: 'stop' },
+    );
     assert.equal(created.status, 201, JSON.stringify(created.body));
     await cluster.freeze();
     server.child.kill('SIGTERM');
-    const outcome = await Promise.race([server.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), BOUND_MS))]);
+    const outcome = await Promise.race([
+      server.exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), BOUND_MS)),
+    ]);
     assert.deepEqual(outcome, { code: 0, signal: null }, server.output());
   });
 });

@@ -19,7 +19,9 @@ import { testEngine } from '../helpers/test-database.js';
 
 const DEADLINE_MS = 45_000;
 
-describe('a silently dead LISTEN connection (PostgreSQL)', { skip: testEngine() !== 'postgres' || postgresBinDir() === undefined }, () => {
+describe('a silently dead LISTEN connection (PostgreSQL)', {
+  skip: testEngine() !== 'postgres' || postgresBinDir() === undefined,
+}, () => {
   let cluster: PgCluster | undefined;
   let server: TestServer | undefined;
   let frozen: number | undefined;
@@ -70,6 +72,9 @@ describe('a silently dead LISTEN connection (PostgreSQL)', { skip: testEngine() 
     }
     t.diagnostic(`settings writes after the freeze (ms): ${timings.join(', ')}`);
     assert.ok(replaced, `no new LISTEN connection within ${DEADLINE_MS} ms; writes took ${timings.join(', ')} ms`);
-    assert.ok(timings.at(-1)! < 1_000, `writes still wait for a notification that never comes: ${timings.join(', ')} ms`);
+    assert.ok(
+      timings.at(-1)! < 1_000,
+      `writes still wait for a notification that never comes: ${timings.join(', ')} ms`,
+    );
   });
 });

@@ -27,7 +27,8 @@ const BOUND_MS = 6_000;
 const RECOVERY_MS = 8_000;
 const PASSWORD = 'correct horse battery';
 // Words that would mean a driver or socket message reached the client.
-const DRIVER_WORDS = /ECONN[A-Z]|EPIPE|[Tt]erminated|socket|[Pp]ostgres|pg_|127\.0\.0\.1|timeout exceeded|SQLSTATE|57P0/;
+const DRIVER_WORDS =
+  /ECONN[A-Z]|EPIPE|[Tt]erminated|socket|[Pp]ostgres|pg_|127\.0\.0\.1|timeout exceeded|SQLSTATE|57P0/;
 
 interface Outcome {
   readonly name: string;
@@ -54,7 +55,13 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
   const p = (route: string) => `/p/outage${route}`;
 
   /** One request with a hard bound; a request still unanswered at the bound counts as status 0 (a hang). */
-  const request = async (name: string, method: string, route: string, headers: Record<string, string> = {}, body?: unknown): Promise<Outcome> => {
+  const request = async (
+    name: string,
+    method: string,
+    route: string,
+    headers: Record<string, string> = {},
+    body?: unknown,
+  ): Promise<Outcome> => {
     const startedAt = Date.now();
     let outcome: Outcome;
     try {
@@ -66,9 +73,25 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
       });
       const text = await response.text();
       const code = response.status >= 400 ? (JSON.parse(text) as { error?: { code?: string } }).error?.code : undefined;
-      outcome = { name, startedAt, endedAt: Date.now(), status: response.status, code, retryAfter: response.headers.get('retry-after'), text };
+      outcome = {
+        name,
+        startedAt,
+        endedAt: Date.now(),
+        status: response.status,
+        code,
+        retryAfter: response.headers.get('retry-after'),
+        text,
+      };
     } catch (error) {
-      outcome = { name, startedAt, endedAt: Date.now(), status: 0, code: undefined, retryAfter: null, text: String(error) };
+      outcome = {
+        name,
+        startedAt,
+        endedAt: Date.now(),
+        status: 0,
+        code: undefined,
+        retryAfter: null,
+        text: String(error),
+      };
     }
     outcomes.push(outcome);
     return outcome;
@@ -78,8 +101,12 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
   const write = async (): Promise<Outcome> => {
     const n = ++written;
     if (n % 3 === 0) {
-      const out = await request('bulk write', 'POST', p('/api/notes/bulk'), admin, [{ title: `w${n}a` }, { title: `w${n}b` }]);
-      if (out.status === 201) for (const row of JSON.parse(out.text).data as { title: string }[]) acknowledged.add(row.title);
+      const out = await request('bulk write', 'POST', p('/api/notes/bulk'), admin, [
+        { title: `w${n}a` },
+        { title: `w${n}b` },
+      ]);
+      if (out.status === 201)
+        for (const row of JSON.parse(out.text).data as { title: string }[]) acknowledged.add(row.title);
       return out;
     }
     const out = await request('write', 'POST', p('/api/notes'), admin, { title: `w${n}` });
@@ -94,8 +121,22 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     () => request('login', 'POST', p('/auth/login'), {}, { email: 'ada@example.com', password: PASSWORD }),
     () => request('settings', 'GET', p('/v1/settings'), admin),
     () => request('projects', 'GET', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }),
-    () => request('signup', 'POST', p('/auth/signup'), {}, { email: `u${Date.now()}${Math.random()}@example.com`, password: PASSWORD }),
-    () => request('forgot-password', 'POST', p('/auth/forgot-password'), {}, { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset' }),
+    () =>
+      request(
+        'signup',
+        'POST',
+        p('/auth/signup'),
+        {},
+        { email: `u${Date.now()}${Math.random()}@example.com`, password: PASSWORD },
+      ),
+    () =>
+      request(
+        'forgot-password',
+        'POST',
+        p('/auth/forgot-password'),
+        {},
+        { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset' },
+      ),
   ];
 
   /** Runs traffic (two writers, two readers over every endpoint above) until `stop` resolves. */
@@ -124,7 +165,11 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
   };
 
   /** Stops the database (mode), keeps traffic on it for `outageMs`, starts it again; returns the outage window. */
-  const outage = async (mode: 'fast' | 'immediate' | 'freeze', outageMs: number, meanwhile?: () => Promise<void>): Promise<{ down: number; up: number; recoveredInMs: number }> => {
+  const outage = async (
+    mode: 'fast' | 'immediate' | 'freeze',
+    outageMs: number,
+    meanwhile?: () => Promise<void>,
+  ): Promise<{ down: number; up: number; recoveredInMs: number }> => {
     let endTraffic!: () => void;
     const running = traffic(new Promise<void>((resolve) => (endTraffic = resolve)));
     await sleep(500);
@@ -146,9 +191,17 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
   /** Asserts the rules for every outcome so far: bounded, no 500, and 503s shaped right. */
   const checkOutcomes = (window: { down: number; up: number }, expect = { minDuring: 10, minNames: 6 }) => {
     const hung = outcomes.filter((o) => o.status === 0);
-    assert.deepEqual(hung.map((o) => `${o.name}: ${o.text}`), [], `no request may run past ${BOUND_MS} ms`);
+    assert.deepEqual(
+      hung.map((o) => `${o.name}: ${o.text}`),
+      [],
+      `no request may run past ${BOUND_MS} ms`,
+    );
     const fivehundreds = outcomes.filter((o) => o.status >= 500 && o.status !== 503);
-    assert.deepEqual(fivehundreds.map((o) => `${o.name} ${o.status} ${o.text}`), [], 'no 500 at any time');
+    assert.deepEqual(
+      fivehundreds.map((o) => `${o.name} ${o.status} ${o.text}`),
+      [],
+      'no 500 at any time',
+    );
     for (const o of outcomes.filter((x) => x.status === 503)) {
       assert.equal(o.code, 'SERVICE_UNAVAILABLE', `${o.name}: ${o.text}`);
       assert.ok(Number(o.retryAfter) >= 1, `${o.name}: 503 without Retry-After`);
@@ -158,10 +211,20 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     }
     // Requests sent after the database stopped and answered before it started again.
     const during = outcomes.filter((o) => o.startedAt > window.down + 50 && o.endedAt <= window.up);
-    assert.ok(during.length >= expect.minDuring, `traffic reached the server during the outage (${during.length} requests)`);
+    assert.ok(
+      during.length >= expect.minDuring,
+      `traffic reached the server during the outage (${during.length} requests)`,
+    );
     const notRefused = during.filter((o) => o.status !== 503);
-    assert.deepEqual(notRefused.map((o) => `${o.name} ${o.status} ${o.text}`), [], 'every request during the outage is 503');
-    assert.ok(new Set(during.map((o) => o.name)).size >= expect.minNames, 'the outage was seen by writes, reads, auth, admin and /health');
+    assert.deepEqual(
+      notRefused.map((o) => `${o.name} ${o.status} ${o.text}`),
+      [],
+      'every request during the outage is 503',
+    );
+    assert.ok(
+      new Set(during.map((o) => o.name)).size >= expect.minNames,
+      'the outage was seen by writes, reads, auth, admin and /health',
+    );
     const slowest = Math.max(...during.map((o) => o.endedAt - o.startedAt));
     return `${outcomes.length} requests, ${during.length} during the outage (all 503, slowest ${slowest} ms)`;
   };
@@ -183,8 +246,21 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     smtp = await startSmtpReceiver();
     // Rate limits on (counted in PostgreSQL), so that sign-in meets the database through them too.
     // Statements may take 1.5 s (the client gives up on a hung server 2 s later); connections 2 s.
-    server = await startServerProcess(dir, { DATABASE_URL: cluster.url, SMTP_URL: smtp.url, PG_STATEMENT_TIMEOUT_MS: '1500', PG_POOL_TIMEOUT_MS: '2000', RATE_LIMITS: 'on', LOG_LEVEL: 'error' });
-    const created = await request('setup', 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: 'Outage', id: 'outage' });
+    server = await startServerProcess(dir, {
+      DATABASE_URL: cluster.url,
+      SMTP_URL: smtp.url,
+      PG_STATEMENT_TIMEOUT_MS: '1500',
+      PG_POOL_TIMEOUT_MS: '2000',
+      RATE_LIMITS: 'on',
+      LOG_LEVEL: 'error',
+    });
+    const created = await request(
+      'setup',
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': PROCESS_PLATFORM_KEY },
+      { name: 'Outage', id: 'outage' },
+    );
     assert.equal(created.status, 201, created.text);
     admin = { 'x-admin-key': JSON.parse(created.text).data.admin_key };
     for (const [table, body] of [
@@ -194,11 +270,21 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
       const made = await request('setup', 'PUT', p(`/v1/tables/${table}`), admin, body);
       assert.equal(made.status, 201, made.text);
     }
-    const limits = await request('setup', 'PATCH', p('/v1/settings'), admin, { rate_limits: { per_address_per_minute: 100_000, mails_per_email_per_hour: 100_000 } });
+    const limits = await request('setup', 'PATCH', p('/v1/settings'), admin, {
+      rate_limits: { per_address_per_minute: 100_000, mails_per_email_per_hour: 100_000 },
+    });
     assert.equal(limits.status, 200, limits.text);
-    const origins = await request('setup', 'PUT', p('/v1/redirect-origins'), admin, { allowed_redirect_origins: ['https://app.example.com'] });
+    const origins = await request('setup', 'PUT', p('/v1/redirect-origins'), admin, {
+      allowed_redirect_origins: ['https://app.example.com'],
+    });
     assert.equal(origins.status, 200, origins.text);
-    const user = await request('setup', 'POST', p('/auth/signup'), {}, { email: 'ada@example.com', password: PASSWORD });
+    const user = await request(
+      'setup',
+      'POST',
+      p('/auth/signup'),
+      {},
+      { email: 'ada@example.com', password: PASSWORD },
+    );
     assert.equal(user.status, 201, user.text);
     bearer = { authorization: `Bearer ${JSON.parse(user.text).token}` };
     outcomes.length = 0;
@@ -217,20 +303,34 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
   it('a clean stop (pg_ctl -m fast): 503 with Retry-After meanwhile, recovery within seconds, no acknowledged write lost', async (t) => {
     const window = await outage('fast', 2_500);
     t.diagnostic(`${checkOutcomes(window)}; writes again ${window.recoveredInMs} ms after the start`);
-    assert.ok(window.recoveredInMs < RECOVERY_MS, `writes work again ${window.recoveredInMs} ms after the database is back`);
+    assert.ok(
+      window.recoveredInMs < RECOVERY_MS,
+      `writes work again ${window.recoveredInMs} ms after the database is back`,
+    );
     assert.equal((await request('health', 'GET', '/health')).status, 200);
     const stored = await listTitles();
     assert.ok(acknowledged.size > 20, `enough acknowledged writes to mean something (${acknowledged.size})`);
-    assert.deepEqual([...acknowledged].filter((title) => !stored.has(title)), [], 'every acknowledged write is stored');
+    assert.deepEqual(
+      [...acknowledged].filter((title) => !stored.has(title)),
+      [],
+      'every acknowledged write is stored',
+    );
   });
 
   it('a crash (pg_ctl -m immediate, recovered from WAL): the same, and no acknowledged write lost', async (t) => {
     outcomes.length = 0;
     const window = await outage('immediate', 1_500);
     t.diagnostic(`${checkOutcomes(window)}; writes again ${window.recoveredInMs} ms after the start`);
-    assert.ok(window.recoveredInMs < RECOVERY_MS, `writes work again ${window.recoveredInMs} ms after the database is back`);
+    assert.ok(
+      window.recoveredInMs < RECOVERY_MS,
+      `writes work again ${window.recoveredInMs} ms after the database is back`,
+    );
     const stored = await listTitles();
-    assert.deepEqual([...acknowledged].filter((title) => !stored.has(title)), [], 'every acknowledged write is stored');
+    assert.deepEqual(
+      [...acknowledged].filter((title) => !stored.has(title)),
+      [],
+      'every acknowledged write is stored',
+    );
   });
 
   it('a hung server (every PostgreSQL process stopped with SIGSTOP, sockets open): 503 within the bound meanwhile, serving again once it resumes', async (t) => {
@@ -238,13 +338,28 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     // Each request waits for its statement or connection timeout here, so few of the traffic's
     // requests fit wholly in the window: these probes, sent while it is frozen, certainly do.
     const probes = async () => {
-      await Promise.all([readers[0]!(), readers[1]!(), readers[3]!(), readers[4]!(), request('write', 'POST', p('/api/notes'), admin, { title: 'during the freeze' })]);
+      await Promise.all([
+        readers[0]!(),
+        readers[1]!(),
+        readers[3]!(),
+        readers[4]!(),
+        request('write', 'POST', p('/api/notes'), admin, { title: 'during the freeze' }),
+      ]);
     };
     const window = await outage('freeze', 1_000, probes);
-    t.diagnostic(`${checkOutcomes(window, { minDuring: 4, minNames: 2 })}; writes again ${window.recoveredInMs} ms after the resume`);
-    assert.ok(window.recoveredInMs < RECOVERY_MS, `writes work again ${window.recoveredInMs} ms after the database resumed`);
+    t.diagnostic(
+      `${checkOutcomes(window, { minDuring: 4, minNames: 2 })}; writes again ${window.recoveredInMs} ms after the resume`,
+    );
+    assert.ok(
+      window.recoveredInMs < RECOVERY_MS,
+      `writes work again ${window.recoveredInMs} ms after the database resumed`,
+    );
     const stored = await listTitles();
-    assert.deepEqual([...acknowledged].filter((title) => !stored.has(title)), [], 'every acknowledged write is stored');
+    assert.deepEqual(
+      [...acknowledged].filter((title) => !stored.has(title)),
+      [],
+      'every acknowledged write is stored',
+    );
   });
 
   it('the LISTEN connection is back by itself after the outage', async () => {
@@ -252,7 +367,12 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     await client.connect();
     try {
       await eventually(
-        async () => (await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'rowbase-listen'")).rows[0].n === 1,
+        async () =>
+          (
+            await client.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'rowbase-listen'",
+            )
+          ).rows[0].n === 1,
         { everyMs: 100, what: 'one listening connection, reconnected' },
       );
     } finally {
@@ -262,7 +382,11 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
 
   it('caches do not outlive an outage: settings changed while the server could not see them are served afterwards', async () => {
     const before = await request('settings', 'GET', p('/v1/settings'), admin);
-    assert.deepEqual(JSON.parse(before.text).data.allowed_redirect_origins, ['https://app.example.com'], 'cached before the outage');
+    assert.deepEqual(
+      JSON.parse(before.text).data.allowed_redirect_origins,
+      ['https://app.example.com'],
+      'cached before the outage',
+    );
     // Like a restore or failover: the row changes without the change counter moving (triggers
     // off), on another port, so the server cannot see the database meanwhile.
     const rewrite = async () => {
@@ -272,7 +396,9 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
       await client.connect();
       try {
         await client.query("SET session_replication_role = 'replica'");
-        const updated = await client.query(`UPDATE rowbase.project_settings SET settings = jsonb_set(settings, '{allowed_redirect_origins}', '["https://restored.example"]') WHERE project_id = 'outage'`);
+        const updated = await client.query(
+          `UPDATE rowbase.project_settings SET settings = jsonb_set(settings, '{allowed_redirect_origins}', '["https://restored.example"]') WHERE project_id = 'outage'`,
+        );
         assert.equal(updated.rowCount, 1);
       } finally {
         await client.end();
@@ -289,7 +415,10 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
 
   it('an open realtime stream through a hung server: the process stays up, streams open again and see new writes', async (t) => {
     const subscribe = async (stream: SseStream) => {
-      const bound = await request('subscribe', 'POST', p('/realtime'), admin, { client_id: stream.clientId, subscriptions: ['notes'] });
+      const bound = await request('subscribe', 'POST', p('/realtime'), admin, {
+        client_id: stream.clientId,
+        subscriptions: ['notes'],
+      });
       assert.equal(bound.status, 200, bound.text);
     };
     const held = await openStream(server.url, 'outage');
@@ -299,7 +428,13 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     // catches fails while the poll waits on it.
     const others = Array.from({ length: 12 }, (_, i) => `outage-b${i}`);
     for (const id of others) {
-      const other = await request('setup', 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: id, id });
+      const other = await request(
+        'setup',
+        'POST',
+        '/v1/projects',
+        { 'x-platform-key': PROCESS_PLATFORM_KEY },
+        { name: id, id },
+      );
       assert.equal(other.status, 201, other.text);
     }
     let opening = true;
@@ -311,7 +446,9 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
           // Aborted once the answer starts: the connection closes, and with it the stream.
           const controller = new AbortController();
           const timer = setTimeout(() => controller.abort(), BOUND_MS);
-          await fetch(`${server.url}/p/${others[attempts % others.length]}/realtime`, { signal: controller.signal }).finally(() => clearTimeout(timer));
+          await fetch(`${server.url}/p/${others[attempts % others.length]}/realtime`, {
+            signal: controller.signal,
+          }).finally(() => clearTimeout(timer));
           controller.abort();
         } catch {
           // A refusal or an ended stream is fine here; the process staying up is what counts.
@@ -332,7 +469,8 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
       await subscribe(again);
       const wrote = await request('write', 'POST', p('/api/notes'), admin, { title: 'after the outage, live' });
       assert.equal(wrote.status, 201, wrote.text);
-      const live = (event: { json?: { record?: { title?: string } } }) => event.json?.record?.title === 'after the outage, live';
+      const live = (event: { json?: { record?: { title?: string } } }) =>
+        event.json?.record?.title === 'after the outage, live';
       await again.waitFor(1, live, 10_000);
       // The stream held through the outage either still delivers, or was ended cleanly.
       if (!held.ended) await held.waitFor(1, live, 10_000);
@@ -346,9 +484,22 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     assert.equal(server.child.exitCode, null, `the server process is still running:\n${server.output()}`);
     assert.doesNotMatch(server.output(), /Unhandled|uncaught/i);
     const before = smtp.received.length;
-    const signup = await request('signup', 'POST', p('/auth/signup'), {}, { email: 'after@example.com', password: PASSWORD });
+    const signup = await request(
+      'signup',
+      'POST',
+      p('/auth/signup'),
+      {},
+      { email: 'after@example.com', password: PASSWORD },
+    );
     assert.equal(signup.status, 201, signup.text);
-    await eventually(() => smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')), { timeoutMs: 10_000, everyMs: 100, what: 'the mail queued after the outage' });
-    assert.ok(smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')), 'the verification mail arrived');
+    await eventually(() => smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')), {
+      timeoutMs: 10_000,
+      everyMs: 100,
+      what: 'the mail queued after the outage',
+    });
+    assert.ok(
+      smtp.received.slice(before).some((mail) => mail.envelopeTo.includes('after@example.com')),
+      'the verification mail arrived',
+    );
   });
 });

@@ -34,7 +34,10 @@ describe('realtime reading the shared PostgreSQL log', () => {
   before(async () => {
     pair = await startProcessPair(project);
     ({ a, b, admin } = pair);
-    const table = await call(a.url, 'PUT', `/p/${project}/v1/tables/items`, admin, { columns: [{ name: 'n', type: 'integer' }], rules: { list: '' } });
+    const table = await call(a.url, 'PUT', `/p/${project}/v1/tables/items`, admin, {
+      columns: [{ name: 'n', type: 'integer' }],
+      rules: { list: '' },
+    });
     assert.equal(table.status, 201, JSON.stringify(table.body));
     sql = new pg.Client({ connectionString: pair.database.url });
     await sql.connect();
@@ -49,7 +52,10 @@ describe('realtime reading the shared PostgreSQL log', () => {
   async function subscribe(server: ServerProcess): Promise<SseStream> {
     const stream = await openStream(server.url, project);
     streams.push(stream);
-    const bound = await call(server.url, 'POST', `/p/${project}/realtime`, admin, { client_id: stream.clientId, subscriptions: ['items'] });
+    const bound = await call(server.url, 'POST', `/p/${project}/realtime`, admin, {
+      client_id: stream.clientId,
+      subscriptions: ['items'],
+    });
     assert.equal(bound.status, 200, JSON.stringify(bound.body));
     return stream;
   }
@@ -61,14 +67,22 @@ describe('realtime reading the shared PostgreSQL log', () => {
 
   /** The LISTEN connections of both processes (application_name set by pg-listen-connection.ts). */
   const listeners = async (): Promise<number[]> =>
-    (await sql.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase-listen'")).rows.map((row: { pid: number }) => row.pid);
+    (
+      await sql.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase-listen'",
+      )
+    ).rows.map((row: { pid: number }) => row.pid);
 
   const numbers = (events: SseEvent[]) => events.map((event) => event.json.record.n as number);
 
   function assertOnceInOrder(events: SseEvent[], expected: number[]): void {
     assert.deepEqual(numbers(events), expected, 'each write once, in commit order');
     const ids = events.map((event) => Number(event.id));
-    assert.deepEqual(ids, ids.map((_, i) => ids[0]! + i), 'event ids follow each other: no gap');
+    assert.deepEqual(
+      ids,
+      ids.map((_, i) => ids[0]! + i),
+      'event ids follow each other: no gap',
+    );
   }
 
   it('a cut LISTEN connection: writes of the other process made while it is down and after reach the open stream, once each, and it reconnects', async () => {
@@ -82,7 +96,10 @@ describe('realtime reading the shared PostgreSQL log', () => {
     // Written at once: the connections are down (a reconnect takes at least 100 ms).
     for (let n = 4; n <= 6; n++) await write(b, n);
 
-    await eventually(async () => (await listeners()).filter((pid) => !cut.includes(pid)).length === 2, { timeoutMs: 10_000, what: 'both processes to listen again by themselves' });
+    await eventually(async () => (await listeners()).filter((pid) => !cut.includes(pid)).length === 2, {
+      timeoutMs: 10_000,
+      what: 'both processes to listen again by themselves',
+    });
     for (let n = 7; n <= 9; n++) await write(b, n);
 
     await stream.waitFor(9, undefined, 10_000);
@@ -98,7 +115,12 @@ describe('realtime reading the shared PostgreSQL log', () => {
     const late = new pg.Client({ connectionString: pair.database.url });
     await Promise.all([early.connect(), late.connect()]);
     try {
-      const entry = (n: number) => [new Date().toISOString(), 'items', 'create', JSON.stringify({ id: `held-${n}`, n })];
+      const entry = (n: number) => [
+        new Date().toISOString(),
+        'items',
+        'create',
+        JSON.stringify({ id: `held-${n}`, n }),
+      ];
       const append = `INSERT INTO ${schema}._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq`;
       // As in a real write, each transaction has its id (from its row write) before it takes a
       // number; `late` gets its id after `early`, takes the lower number, and commits last.

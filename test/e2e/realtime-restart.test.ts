@@ -13,7 +13,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { call, freePort, PROCESS_PLATFORM_KEY, startServerProcess, type ServerProcess } from '../helpers/server-process.js';
+import {
+  call,
+  freePort,
+  PROCESS_PLATFORM_KEY,
+  startServerProcess,
+  type ServerProcess,
+} from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
@@ -28,7 +34,8 @@ describe('realtime across a server restart', () => {
   let database: TestDatabase | undefined;
   after(async () => {
     for (const stream of streams) stream.close();
-    for (const server of children) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    for (const server of children)
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     await Promise.all(children.map((server) => server.exited));
     await database?.drop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -36,14 +43,21 @@ describe('realtime across a server restart', () => {
 
   /** Opens a stream as a reconnecting client does: again and again until the server answers. */
   async function reconnect(url: string, headers: Record<string, string> = {}): Promise<SseStream> {
-    const stream = await eventually(() => openStream(url, PROJECT, headers), { timeoutMs: 30_000, what: 'the server to answer a stream' });
+    const stream = await eventually(() => openStream(url, PROJECT, headers), {
+      timeoutMs: 30_000,
+      what: 'the server to answer a stream',
+    });
     streams.push(stream);
     return stream;
   }
 
   /** Binds `stream` to the items topic with the admin key, resuming after `since` when given. */
   async function subscribe(url: string, stream: SseStream, since?: string): Promise<void> {
-    const bound = await call(url, 'POST', `/p/${PROJECT}/realtime`, admin, { client_id: stream.clientId, subscriptions: ['items'], ...(since !== undefined && { since }) });
+    const bound = await call(url, 'POST', `/p/${PROJECT}/realtime`, admin, {
+      client_id: stream.clientId,
+      subscriptions: ['items'],
+      ...(since !== undefined && { since }),
+    });
     assert.equal(bound.status, 200, JSON.stringify(bound.body));
   }
 
@@ -58,7 +72,8 @@ describe('realtime across a server restart', () => {
   /** Barrier writes (a later event a stream must see) are numbered from here, above every other write. */
   let nextBarrier = 10_000;
   const isBarrier = (e: SseEvent) => e.event === 'items' && e.json.record.n >= 10_000;
-  const write = async (n: number) => assert.equal((await call(server.url, 'POST', `/p/${PROJECT}/api/items`, admin, { n })).status, 201);
+  const write = async (n: number) =>
+    assert.equal((await call(server.url, 'POST', `/p/${PROJECT}/api/items`, admin, { n })).status, 201);
 
   /** Two subscribers see `numbers` written, then the server stops (SIGTERM) and their streams end. */
   async function subscribeWriteAndStop(numbers: readonly number[]): Promise<void> {
@@ -83,10 +98,17 @@ describe('realtime across a server restart', () => {
     const events = await stream.waitFor(numbers.length, (e) => e.event === 'items', 10_000);
     // A later write it must see: a duplicate or a reset before it would show by then.
     await write(nextBarrier++);
-    assert.deepEqual(rows(await stream.before(isBarrier, 10_000)), numbers, 'every event after since once, in order, and no reset');
+    assert.deepEqual(
+      rows(await stream.before(isBarrier, 10_000)),
+      numbers,
+      'every event after since once, in order, and no reset',
+    );
     const ids = events.map((e) => Number(e.id));
     assert.ok(ids[0]! > Number(last), `ids keep increasing across the restart (${last} then ${ids.join(', ')})`);
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
   }
 
   it('clients back as soon as the new process listens: since resumes, writes at once and ~1 s later arrive once, in order', async () => {
@@ -96,10 +118,18 @@ describe('realtime across a server restart', () => {
     env = { PORT: String(await freePort()), ...(database && { DATABASE_URL: database.url }) };
     server = await startServerProcess(dataDir, env);
     children.push(server);
-    const created = await call(server.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: PROJECT, id: PROJECT });
+    const created = await call(
+      server.url,
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': PROCESS_PLATFORM_KEY },
+      { name: PROJECT, id: PROJECT },
+    );
     assert.equal(created.status, 201, JSON.stringify(created.body));
     admin = { 'x-admin-key': created.body.data.admin_key as string };
-    const table = await call(server.url, 'PUT', `/p/${PROJECT}/v1/tables/items`, admin, { columns: [{ name: 'n', type: 'integer' }] });
+    const table = await call(server.url, 'PUT', `/p/${PROJECT}/v1/tables/items`, admin, {
+      columns: [{ name: 'n', type: 'integer' }],
+    });
     assert.equal(table.status, 201, JSON.stringify(table.body));
     await subscribeWriteAndStop([1, 2, 3]);
 
@@ -162,15 +192,25 @@ describe('realtime across a server restart', () => {
     // A later write it must see: a duplicate or a reset before it would show by then.
     await write(nextBarrier++);
     const judged = await stream.before(isBarrier, 15_000);
-    assert.deepEqual(judged.filter((e) => e.event !== 'items').map((e) => e.event), [], 'no reset');
+    assert.deepEqual(
+      judged.filter((e) => e.event !== 'items').map((e) => e.event),
+      [],
+      'no reset',
+    );
     assert.deepEqual(rows(events).sort(), [...written].sort(), 'every write once');
     assert.equal(judged.length, written.length, 'no duplicates');
     const ids = events.map((e) => Number(e.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'in id order');
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'in id order',
+    );
     assert.ok(ids[0]! > Number(last));
   });
 
-  it('PostgreSQL: a number still committing when the restarted process starts reading is replayed in its place, not skipped', { skip: testEngine() !== 'postgres' }, async () => {
+  it('PostgreSQL: a number still committing when the restarted process starts reading is replayed in its place, not skipped', {
+    skip: testEngine() !== 'postgres',
+  }, async () => {
     await subscribeWriteAndStop([30]);
     await restart();
     // Two writers as a restarted service sees them: `late` takes the lower number and commits
@@ -179,8 +219,14 @@ describe('realtime across a server restart', () => {
     const held = new pg.Client({ connectionString: database!.url });
     await Promise.all([early.connect(), held.connect()]);
     try {
-      const entry = (n: number) => [new Date().toISOString(), 'items', 'create', JSON.stringify({ id: `held-${n}`, n })];
-      const append = 'INSERT INTO p_restart._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq';
+      const entry = (n: number) => [
+        new Date().toISOString(),
+        'items',
+        'create',
+        JSON.stringify({ id: `held-${n}`, n }),
+      ];
+      const append =
+        'INSERT INTO p_restart._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq';
       // As in a real write, each transaction has its id (from its row write) before its number.
       await early.query('BEGIN');
       await early.query('SELECT pg_current_xact_id()');

@@ -54,7 +54,11 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
   };
 
   const signUp = async (email: string) => {
-    const response = await fetch(`${server.url}/p/limits/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const response = await fetch(`${server.url}/p/limits/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password: PASSWORD }),
+    });
     assert.equal(response.status, 201, await response.text());
   };
 
@@ -64,14 +68,35 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     dir = mkdtempSync(path.join(tmpdir(), 'rowbase-redis-outage-'));
     redis = await startRedisProcess();
     database = testEngine() === 'postgres' ? await createTestDatabase() : undefined;
-    server = await startServerProcess(dir, { REDIS_URL: redis.url, RATE_LIMITS: 'on', LOG_LEVEL: 'fatal', ...(database && { DATABASE_URL: database.url }) });
-    const created = await fetch(`${server.url}/v1/projects`, { method: 'POST', headers: { 'x-platform-key': PROCESS_PLATFORM_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Limits', id: 'limits' }) });
-    const admin = { 'x-admin-key': ((await created.json()) as { data: { admin_key: string } }).data.admin_key, 'content-type': 'application/json' };
-    const table = await fetch(`${server.url}/p/limits/v1/tables/users`, { method: 'PUT', headers: admin, body: JSON.stringify({ auth_table: true, columns: [] }) });
+    server = await startServerProcess(dir, {
+      REDIS_URL: redis.url,
+      RATE_LIMITS: 'on',
+      LOG_LEVEL: 'fatal',
+      ...(database && { DATABASE_URL: database.url }),
+    });
+    const created = await fetch(`${server.url}/v1/projects`, {
+      method: 'POST',
+      headers: { 'x-platform-key': PROCESS_PLATFORM_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Limits', id: 'limits' }),
+    });
+    const admin = {
+      'x-admin-key': ((await created.json()) as { data: { admin_key: string } }).data.admin_key,
+      'content-type': 'application/json',
+    };
+    const table = await fetch(`${server.url}/p/limits/v1/tables/users`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify({ auth_table: true, columns: [] }),
+    });
     assert.equal(table.status, 201, await table.text());
-    const settings = await fetch(`${server.url}/p/limits/v1/settings`, { method: 'PATCH', headers: admin, body: JSON.stringify({ rate_limits: { failed_logins_per_email: FAILED_LOGINS, per_address_per_minute: 1000 } }) });
+    const settings = await fetch(`${server.url}/p/limits/v1/settings`, {
+      method: 'PATCH',
+      headers: admin,
+      body: JSON.stringify({ rate_limits: { failed_logins_per_email: FAILED_LOGINS, per_address_per_minute: 1000 } }),
+    });
     assert.equal(settings.status, 200, await settings.text());
-    for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com', 'dee@example.com']) await signUp(email);
+    for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com', 'dee@example.com'])
+      await signUp(email);
   });
 
   after(async () => {
@@ -107,7 +132,11 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
       attempts++;
       await sleep(300);
     }
-    assert.equal((await rateKeys('dee@example.com')).length, 1, `a failed login is counted in Redis again (after ${attempts} attempts)`);
+    assert.equal(
+      (await rateKeys('dee@example.com')).length,
+      1,
+      `a failed login is counted in Redis again (after ${attempts} attempts)`,
+    );
     const ok = await login('bob@example.com', PASSWORD);
     assert.equal(ok.status, 200);
   });

@@ -24,9 +24,14 @@ describe('conditional table writes from two processes on one PostgreSQL database
       headers: { ...pair.admin, ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as { error?: { code: string } }, etag: response.headers.get('etag') };
+    return {
+      status: response.status,
+      body: (await response.json()) as { error?: { code: string } },
+      etag: response.headers.get('etag'),
+    };
   };
-  const codes = (answers: { status: number; body: { error?: { code: string } } }[]) => answers.map((a) => a.body.error?.code ?? String(a.status)).sort();
+  const codes = (answers: { status: number; body: { error?: { code: string } } }[]) =>
+    answers.map((a) => a.body.error?.code ?? String(a.status)).sort();
 
   it('If-None-Match: * sent through both at once creates the table once; the other gets 412 TABLE_EXISTS', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -47,12 +52,18 @@ describe('conditional table writes from two processes on one PostgreSQL database
       const etag = created.etag!;
       const answers = await Promise.all([
         send(pair.a.url, 'PATCH', table, { 'if-match': etag }, { rules: { list: '' } }),
-        send(pair.b.url, 'PUT', table, { 'if-match': etag }, { columns: [{ name: 'title', type: 'text' }], rules: { view: '' } }),
+        send(
+          pair.b.url,
+          'PUT',
+          table,
+          { 'if-match': etag },
+          { columns: [{ name: 'title', type: 'text' }], rules: { view: '' } },
+        ),
       ]);
       assert.deepEqual(codes(answers), ['200', 'SCHEMA_CHANGED'], JSON.stringify(answers));
       const winner = answers.find((a) => a.status === 200)!;
       const now = await fetch(`${pair.b.url}/p/${project}/v1/tables/${table}`, { headers: pair.admin });
-      assert.equal(now.headers.get('etag'), winner.etag, 'the table is the winner\'s version');
+      assert.equal(now.headers.get('etag'), winner.etag, "the table is the winner's version");
     }
   });
 });

@@ -32,8 +32,15 @@ async function receiver(options: Parameters<typeof startSmtpReceiver>[0] = {}): 
   return started;
 }
 
-async function server(smtpUrl: string, options: AppOptions & { dataDir?: string } = FAST, env: Record<string, string> = {}): Promise<TestServer> {
-  const started = await startTestServer({ SMTP_URL: smtpUrl, EMAIL_FROM: 'Rowbase Test <noreply@rowbase.test>', ...env }, options);
+async function server(
+  smtpUrl: string,
+  options: AppOptions & { dataDir?: string } = FAST,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
+  const started = await startTestServer(
+    { SMTP_URL: smtpUrl, EMAIL_FROM: 'Rowbase Test <noreply@rowbase.test>', ...env },
+    options,
+  );
   cleanups.push(() => started.close());
   return started;
 }
@@ -63,10 +70,16 @@ async function statuses(target: TestServer, project: TestProject): Promise<Recor
 }
 
 /** Deliveries retry on their own schedule: the shared wait, with room for a retry or two. */
-const queueSettles = (check: () => Promise<boolean>) => eventually(check, { timeoutMs: 10_000, everyMs: 50, what: 'the mail queue' });
+const queueSettles = (check: () => Promise<boolean>) =>
+  eventually(check, { timeoutMs: 10_000, everyMs: 50, what: 'the mail queue' });
 
 async function queueRow(target: TestServer, to: string) {
-  return target.built.services.storage.system.first({ kind: 'select', table: MAIL_QUEUE.table, columns: MAIL_QUEUE.columns, where: sql.eq('recipient', to) });
+  return target.built.services.storage.system.first({
+    kind: 'select',
+    table: MAIL_QUEUE.table,
+    columns: MAIL_QUEUE.columns,
+    where: sql.eq('recipient', to),
+  });
 }
 
 describe('mail delivery over SMTP', () => {
@@ -74,7 +87,9 @@ describe('mail delivery over SMTP', () => {
     const smtp = await receiver();
     const app = await server(smtp.url);
     const project = await createProject(app);
-    await app.built.services.mail.enqueue(mail(project, 1, { subject: 'Welcome to Café Ünïcode', from: 'Café <hello@cafe.test>' }));
+    await app.built.services.mail.enqueue(
+      mail(project, 1, { subject: 'Welcome to Café Ünïcode', from: 'Café <hello@cafe.test>' }),
+    );
     await app.built.services.mail.enqueue(mail(project, 2));
 
     const first = await smtp.waitForMail((m) => m.envelopeTo.includes('user1@example.com'));
@@ -132,7 +147,9 @@ describe('mail delivery over SMTP', () => {
     const app = await server(smtp.url, { ...FAST, smtpTimeouts: { greetingMs: 200 } });
     const project = await createProject(app);
     await app.built.services.mail.enqueue(mail(project, 1));
-    await queueSettles(async () => /ETIMEDOUT|timeout/i.test(String((await queueRow(app, 'user1@example.com'))?.last_error)));
+    await queueSettles(async () =>
+      /ETIMEDOUT|timeout/i.test(String((await queueRow(app, 'user1@example.com'))?.last_error)),
+    );
 
     // A send is in flight (or about to be); closing the app aborts it rather than waiting.
     const closeStarted = performance.now();
@@ -160,8 +177,12 @@ describe('mail delivery over SMTP', () => {
     const app = await server(smtp.url);
     const project = await createProject(app);
     const link = (n: number) => `https://app.example/reset?token=secret-token-${n}`;
-    await app.built.services.mail.enqueue(mail(project, 1, { text: `Reset: ${link(1)}`, html: `<a href="${link(1)}">Reset</a>` }));
-    await app.built.services.mail.enqueue(mail(project, 2, { text: `Reset: ${link(2)}`, html: `<a href="${link(2)}">Reset</a>` }));
+    await app.built.services.mail.enqueue(
+      mail(project, 1, { text: `Reset: ${link(1)}`, html: `<a href="${link(1)}">Reset</a>` }),
+    );
+    await app.built.services.mail.enqueue(
+      mail(project, 2, { text: `Reset: ${link(2)}`, html: `<a href="${link(2)}">Reset</a>` }),
+    );
     const delivered = await smtp.waitForMail((m) => m.envelopeTo.includes('user2@example.com'));
     assert.match(delivered.text, /secret-token-2/, 'the mail itself carries the link');
     await queueSettles(async () => {
@@ -195,11 +216,17 @@ describe('mail delivery over SMTP', () => {
     const app = await server(`smtp://127.0.0.1:${port}`, FAST, { PUBLIC_URL: 'https://api.rowbase.test' });
     const project = await createProject(app);
     await putTable(app, project, 'users', { columns: [], auth_table: true, verify_email: true });
-    const patched = await app.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { app_name: 'Café Demo', email_from: 'Café Demo <hello@cafe.test>' } });
+    const patched = await app.request('PATCH', `/p/${project.id}/v1/settings`, {
+      headers: project.admin,
+      body: { app_name: 'Café Demo', email_from: 'Café Demo <hello@cafe.test>' },
+    });
     assert.equal(patched.status, 200);
 
     const started = performance.now();
-    const signup = await app.request('POST', `/p/${project.id}/auth/signup`, { headers: project.anon, body: { email: 'Ada@Example.com', password: 'correct horse battery' } });
+    const signup = await app.request('POST', `/p/${project.id}/auth/signup`, {
+      headers: project.anon,
+      body: { email: 'Ada@Example.com', password: 'correct horse battery' },
+    });
     const took = performance.now() - started;
     assert.equal(signup.status, 201, signup.text);
     assert.equal(signup.body.user.email_verified, false);
@@ -229,7 +256,10 @@ describe('mail delivery over SMTP', () => {
     const project = await createProject(app);
     await putTable(app, project, 'users', { columns: [], auth_table: true, verify_email: true });
     const started = performance.now();
-    const signup = await app.request('POST', `/p/${project.id}/auth/signup`, { headers: project.anon, body: { email: 'bob@example.com', password: 'correct horse battery' } });
+    const signup = await app.request('POST', `/p/${project.id}/auth/signup`, {
+      headers: project.anon,
+      body: { email: 'bob@example.com', password: 'correct horse battery' },
+    });
     assert.equal(signup.status, 201, signup.text);
     assert.ok(performance.now() - started < 2000);
     assert.equal((await statuses(app, project))['bob@example.com'], 'pending');
@@ -249,7 +279,9 @@ describe('mail delivery over SMTP', () => {
     const smtp = await receiver({ port });
     const after = await server(smtpUrl, { ...FAST, dataDir });
     for (const n of [1, 2, 3]) await smtp.waitForMail((m) => m.envelopeTo.includes(`user${n}@example.com`));
-    await queueSettles(async () => Object.values(await statuses(after, project)).filter((s) => s === 'sent').length === 3);
+    await queueSettles(
+      async () => Object.values(await statuses(after, project)).filter((s) => s === 'sent').length === 3,
+    );
     assert.equal(smtp.received.length, 3);
   });
 });

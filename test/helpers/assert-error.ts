@@ -9,7 +9,11 @@ import type { TestResponse } from './test-server.js';
  * code/message/suggestion are three non-empty strings and that nothing else is in the body.
  * Throws an AssertionError otherwise.
  */
-export function assertError(response: Pick<TestResponse, 'status' | 'body' | 'text'>, status: number, code: string): void {
+export function assertError(
+  response: Pick<TestResponse, 'status' | 'body' | 'text'>,
+  status: number,
+  code: string,
+): void {
   assert.equal(response.status, status, `expected ${status} ${code}, got ${response.status}: ${response.text}`);
   assert.equal(response.body?.error?.code, code, `expected ${code}, got ${response.text}`);
   assertEnvelope(response);
@@ -23,7 +27,8 @@ export function assertEnvelope(response: Pick<TestResponse, 'body' | 'text'>): v
   assert.deepEqual(Object.keys(response.body ?? {}), ['error'], `not an error envelope: ${response.text}`);
   const members = Object.keys(response.body.error).filter((member) => member !== 'field');
   assert.deepEqual(members.sort(), ['code', 'message', 'suggestion'], response.text);
-  if ('field' in response.body.error) assert.ok(typeof response.body.error.field === 'string' && response.body.error.field.length > 0, response.text);
+  if ('field' in response.body.error)
+    assert.ok(typeof response.body.error.field === 'string' && response.body.error.field.length > 0, response.text);
   for (const field of ['code', 'message', 'suggestion'] as const) {
     const value: unknown = response.body.error[field];
     assert.equal(typeof value, 'string', `${field} is not a string: ${response.text}`);

@@ -33,8 +33,15 @@ export async function createAuthProject(server: TestServer, options: AuthProject
 }
 
 /** PATCHes project settings; throws unless 200. */
-export async function patchSettings(server: TestServer, project: TestProject, patch: Record<string, unknown>): Promise<void> {
-  const response = await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: patch });
+export async function patchSettings(
+  server: TestServer,
+  project: TestProject,
+  patch: Record<string, unknown>,
+): Promise<void> {
+  const response = await server.request('PATCH', `/p/${project.id}/v1/settings`, {
+    headers: project.admin,
+    body: patch,
+  });
   assert.equal(response.status, 200, `PATCH settings failed: ${response.text}`);
 }
 
@@ -47,14 +54,27 @@ export interface SignedUp {
 }
 
 /** Signs a user up; throws unless 201. */
-export async function signUp(server: TestServer, project: TestProject, email: string, extra: Record<string, unknown> = {}, password = PASSWORD): Promise<SignedUp> {
-  const response = await server.request('POST', `/p/${project.id}/auth/signup`, { body: { email, password, ...extra } });
+export async function signUp(
+  server: TestServer,
+  project: TestProject,
+  email: string,
+  extra: Record<string, unknown> = {},
+  password = PASSWORD,
+): Promise<SignedUp> {
+  const response = await server.request('POST', `/p/${project.id}/auth/signup`, {
+    body: { email, password, ...extra },
+  });
   assert.equal(response.status, 201, `signup failed: ${response.text}`);
   return response.body;
 }
 
 /** Logs a user in; throws unless 200. */
-export async function logIn(server: TestServer, project: TestProject, email: string, password = PASSWORD): Promise<SignedUp> {
+export async function logIn(
+  server: TestServer,
+  project: TestProject,
+  email: string,
+  password = PASSWORD,
+): Promise<SignedUp> {
   const response = await server.request('POST', `/p/${project.id}/auth/login`, { body: { email, password } });
   assert.equal(response.status, 200, `login failed: ${response.text}`);
   return response.body;
@@ -84,7 +104,13 @@ export async function mailsTo(server: TestServer, project: TestProject, to: stri
  * Waits until `to` has received `count` mails (forgot-password queues in the background)
  * and returns the newest. Throws after `timeoutMs`.
  */
-export async function waitForMail(server: TestServer, project: TestProject, to: string, count = 1, timeoutMs = 5000): Promise<OutboxMail> {
+export async function waitForMail(
+  server: TestServer,
+  project: TestProject,
+  to: string,
+  count = 1,
+  timeoutMs = 5000,
+): Promise<OutboxMail> {
   return eventually(
     async () => {
       const mails = await mailsTo(server, project, to);

@@ -38,7 +38,11 @@ export interface UsersRow {
 /** The generated Database type of the fixture project. */
 export type TestDatabase = {
   tasks: { Row: TasksRow; Create: TasksCreate; Update: TasksUpdate };
-  users: { Row: UsersRow; Create: { email: string; password: string; name?: string | null }; Update: { name?: string | null } };
+  users: {
+    Row: UsersRow;
+    Create: { email: string; password: string; name?: string | null };
+    Update: { name?: string | null };
+  };
 };
 
 /**
@@ -81,7 +85,11 @@ export interface RecordedClient {
 }
 
 /** Creates an SDK client of `project` whose requests go through the real fetch and are recorded. */
-export function recordedClient(server: TestServer, project: TestProject, options: Partial<ClientOptions> = {}): RecordedClient {
+export function recordedClient(
+  server: TestServer,
+  project: TestProject,
+  options: Partial<ClientOptions> = {},
+): RecordedClient {
   const sent: SentRequest[] = [];
   const client = createClient<TestDatabase, UsersRow>({
     url: server.url,
@@ -90,11 +98,20 @@ export function recordedClient(server: TestServer, project: TestProject, options
     ...options,
     fetch: (input, init) => {
       const url = new URL(String(input));
-      sent.push({ method: init?.method ?? 'GET', path: url.pathname + url.search, headers: new Headers(init?.headers) });
+      sent.push({
+        method: init?.method ?? 'GET',
+        path: url.pathname + url.search,
+        headers: new Headers(init?.headers),
+      });
       return (options.fetch ?? fetch)(input, init);
     },
   });
-  return { client, sent, refreshes: () => sent.filter((request) => request.method === 'POST' && request.path.endsWith('/auth/refresh')).length };
+  return {
+    client,
+    sent,
+    refreshes: () =>
+      sent.filter((request) => request.method === 'POST' && request.path.endsWith('/auth/refresh')).length,
+  };
 }
 
 /** Awaits `call` and returns the RowbaseError it throws; fails if it resolves or throws anything else. */

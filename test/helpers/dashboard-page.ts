@@ -35,11 +35,19 @@ export async function openDashboard(browser: Browser, base: string): Promise<Das
       assert.deepEqual(tab.pageErrors, [], 'uncaught errors in the page');
       assert.deepEqual(tab.dialogs, [], 'a dialog opened: script ran');
       // A 4xx answer the page asked for and shows is logged by Chromium as "Failed to load resource": expected.
-      assert.deepEqual(tab.consoleErrors.filter((text) => !/Failed to load resource: the server responded with a status of (4\d\d)/.test(text)), [], 'console errors');
+      assert.deepEqual(
+        tab.consoleErrors.filter(
+          (text) => !/Failed to load resource: the server responded with a status of (4\d\d)/.test(text),
+        ),
+        [],
+        'console errors',
+      );
       for (const url of tab.requestUrls) {
-        for (const secret of [PLATFORM_KEY, ...secrets]) assert.ok(!url.includes(secret), `a key travelled in a URL: ${url}`);
+        for (const secret of [PLATFORM_KEY, ...secrets])
+          assert.ok(!url.includes(secret), `a key travelled in a URL: ${url}`);
       }
-      for (const secret of [PLATFORM_KEY, ...secrets]) assert.ok(!page.url().includes(secret), 'a key is in the address bar');
+      for (const secret of [PLATFORM_KEY, ...secrets])
+        assert.ok(!page.url().includes(secret), 'a key is in the address bar');
     },
     close: () => context.close(),
   };

@@ -19,7 +19,10 @@ export interface EventuallyOptions {
  * Resolves with the first result of `check` that is neither undefined nor false. A check that
  * throws counts as not yet; at the deadline its last error (or last result) is in the failure.
  */
-export async function eventually<T>(check: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<Exclude<T, undefined | false>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  options: EventuallyOptions = {},
+): Promise<Exclude<T, undefined | false>> {
   const { timeoutMs = 5_000, everyMs = 25, what = 'a condition' } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -32,7 +35,9 @@ export async function eventually<T>(check: () => T | Promise<T>, options: Eventu
       last = error;
     }
     if (Date.now() > deadline) {
-      assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+      assert.fail(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }

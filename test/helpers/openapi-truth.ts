@@ -63,7 +63,9 @@ function compiledFor(document: OpenApiDocument): Compiled {
   if (!entry) {
     const defaults = defaultsInComponents(document);
     if (defaults.length > 0) {
-      throw new OpenApiMismatch(`OpenAPI: generated types would make these defaulted properties required, unlike the server's answers: ${defaults.slice(0, 5).join(', ')}`);
+      throw new OpenApiMismatch(
+        `OpenAPI: generated types would make these defaulted properties required, unlike the server's answers: ${defaults.slice(0, 5).join(', ')}`,
+      );
     }
     // Fast formats: the email check is the same WHATWG rule the server applies.
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateFormats: true }), { mode: 'fast' });
@@ -76,7 +78,11 @@ function compiledFor(document: OpenApiDocument): Compiled {
 type Operation = { responses?: Record<string, { content?: Record<string, { schema?: object }> }> };
 
 /** The documented path template matching `path` (concrete paths first), with its item. */
-function matchPath(document: OpenApiDocument, path: string, method: string): { template: string; operation: Operation } | undefined {
+function matchPath(
+  document: OpenApiDocument,
+  path: string,
+  method: string,
+): { template: string; operation: Operation } | undefined {
   const paths = document.paths as Record<string, Record<string, unknown>>;
   const segments = path.split('/');
   const candidates = Object.keys(paths).filter((template) => {
@@ -96,7 +102,12 @@ function matchPath(document: OpenApiDocument, path: string, method: string): { t
  * Checks one answer; resolves when it is truthful or not on a documented path, throws
  * OpenApiMismatch otherwise. Answers without a documented JSON body are checked for status only.
  */
-export async function checkAnswer(services: Services, method: string, route: string, response: CheckedResponse): Promise<void> {
+export async function checkAnswer(
+  services: Services,
+  method: string,
+  route: string,
+  response: CheckedResponse,
+): Promise<void> {
   if (process.env.ROWBASE_OPENAPI_CHECK === 'off') return;
   const lower = method.toLowerCase();
   if (!METHODS.has(lower)) return;
@@ -106,7 +117,11 @@ export async function checkAnswer(services: Services, method: string, route: str
   let path: string;
   try {
     projectId = decodeURIComponent(match[1]!);
-    path = match[2]!.split('/').map((s) => decodeURIComponent(s)).join('/').replace(/\/+$/, '');
+    path = match[2]!
+      .split('/')
+      .map((s) => decodeURIComponent(s))
+      .join('/')
+      .replace(/\/+$/, '');
   } catch {
     return; // not a path the router would match either
   }
@@ -126,7 +141,9 @@ export async function checkAnswer(services: Services, method: string, route: str
   const responses = found.operation.responses ?? {};
   const documented = responses[String(response.status)];
   if (!documented) {
-    throw new OpenApiMismatch(`OpenAPI: ${where} answered ${response.status}, a status the document does not list (${Object.keys(responses).join(', ')}): ${response.text.slice(0, 300)}`);
+    throw new OpenApiMismatch(
+      `OpenAPI: ${where} answered ${response.status}, a status the document does not list (${Object.keys(responses).join(', ')}): ${response.text.slice(0, 300)}`,
+    );
   }
   const media = documented.content?.['application/json'];
   if (!media?.schema) return;
@@ -134,10 +151,16 @@ export async function checkAnswer(services: Services, method: string, route: str
   if (!type.startsWith('application/json')) {
     // Another media type (the verification page's HTML) is checked for its status only, if documented.
     const media = type.split(';')[0]!.trim();
-    if (documented.content && !documented.content[media]) throw new OpenApiMismatch(`OpenAPI: ${where} answered ${response.status} with content-type "${type}", which the document does not list.`);
+    if (documented.content && !documented.content[media])
+      throw new OpenApiMismatch(
+        `OpenAPI: ${where} answered ${response.status} with content-type "${type}", which the document does not list.`,
+      );
     return;
   }
-  if (response.body === undefined) throw new OpenApiMismatch(`OpenAPI: ${where} answered ${response.status} without a JSON body: ${response.text.slice(0, 300)}`);
+  if (response.body === undefined)
+    throw new OpenApiMismatch(
+      `OpenAPI: ${where} answered ${response.status} without a JSON body: ${response.text.slice(0, 300)}`,
+    );
   const { ajv, validators } = compiledFor(document);
   const key = `${found.template} ${lower} ${response.status}`;
   let validate = validators.get(key);
@@ -147,7 +170,12 @@ export async function checkAnswer(services: Services, method: string, route: str
     validators.set(key, validate);
   }
   if (!validate(response.body)) {
-    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`).join('; ');
-    throw new OpenApiMismatch(`OpenAPI: ${where} answered ${response.status} with a body the document's schema refuses: ${errors}\nbody: ${response.text.slice(0, 500)}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
+      .join('; ');
+    throw new OpenApiMismatch(
+      `OpenAPI: ${where} answered ${response.status} with a body the document's schema refuses: ${errors}\nbody: ${response.text.slice(0, 500)}`,
+    );
   }
 }

@@ -17,7 +17,9 @@ const run = promisify(execFile);
 export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((name) => existsSync(path.join(root, name, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((name) => existsSync(path.join(root, name, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : path.join(root, versions[0], 'bin');
 }
 
@@ -48,7 +50,8 @@ export async function startPgCluster(): Promise<PgCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'rowbase-pgcluster-'));
   const dataDir = path.join(dir, 'data');
   const asRoot = userInfo().uid === 0;
-  const exec = (file: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args]) : run(path.join(bin, file), args));
+  const exec = (file: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args]) : run(path.join(bin, file), args);
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -60,7 +63,10 @@ export async function startPgCluster(): Promise<PgCluster> {
   /** Sends `signal` to the postmaster and its children (the pids are read afresh each time). */
   const signalAll = async (signal: NodeJS.Signals): Promise<void> => {
     const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
-    const children = await run('pgrep', ['-P', String(postmaster)]).then(({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number), () => []);
+    const children = await run('pgrep', ['-P', String(postmaster)]).then(
+      ({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number),
+      () => [],
+    );
     for (const pid of [postmaster, ...children]) {
       try {
         process.kill(pid, signal);
@@ -74,7 +80,16 @@ export async function startPgCluster(): Promise<PgCluster> {
     port,
     urlOn: (onPort) => `postgres://postgres@127.0.0.1:${onPort}/postgres`,
     async start(onPort = port) {
-      await ctl(['-o', `-p ${onPort} -k ${dir} -c listen_addresses=127.0.0.1`, '-l', path.join(dir, 'server.log'), '-w', '-t', '30', 'start']);
+      await ctl([
+        '-o',
+        `-p ${onPort} -k ${dir} -c listen_addresses=127.0.0.1`,
+        '-l',
+        path.join(dir, 'server.log'),
+        '-w',
+        '-t',
+        '30',
+        'start',
+      ]);
       running = true;
     },
     async stop(mode = 'fast') {

@@ -24,7 +24,13 @@ export async function startProcessPair(project: string): Promise<ProcessPair> {
   const database = await createTestDatabase();
   const dirs = [0, 1].map(() => mkdtempSync(path.join(tmpdir(), 'rowbase-pair-')));
   const [a, b] = await Promise.all(dirs.map((dir) => startServerProcess(dir, { DATABASE_URL: database.url })));
-  const created = await call(a!.url, 'POST', '/v1/projects', { 'x-platform-key': PROCESS_PLATFORM_KEY }, { name: project, id: project });
+  const created = await call(
+    a!.url,
+    'POST',
+    '/v1/projects',
+    { 'x-platform-key': PROCESS_PLATFORM_KEY },
+    { name: project, id: project },
+  );
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return {
     database,

@@ -40,7 +40,11 @@ export async function startRedisProcess(): Promise<RedisProcess> {
   const redis: RedisProcess = {
     url,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
       const deadline = Date.now() + 10_000;
       while (Date.now() < deadline) {
         if (await ping()) return;

@@ -32,17 +32,32 @@ export async function freePort(): Promise<number> {
  * the port (a restart on the address its clients know); otherwise a free one.
  * Throws (after killing the child) if it does not within `timeoutMs`.
  */
-export async function startServerProcess(dataDir: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<ServerProcess> {
+export async function startServerProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<ServerProcess> {
   const port = env.PORT !== undefined ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-    env: { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PLATFORM_KEY: PROCESS_PLATFORM_KEY, RATE_LIMITS: 'off', ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      PLATFORM_KEY: PROCESS_PLATFORM_KEY,
+      RATE_LIMITS: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + timeoutMs;
@@ -59,7 +74,13 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
 }
 
 /** Sends a JSON request to a server process; returns status and parsed body. */
-export async function call(url: string, method: string, route: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; body: any }> {
+export async function call(
+  url: string,
+  method: string,
+  route: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${url}${route}`, {
     method,
     headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },

@@ -41,9 +41,16 @@ export interface SseStream {
 }
 
 /** Opens a stream and waits for its `connect` event. */
-export async function openStream(baseUrl: string, projectId: string, headers: Record<string, string> = {}): Promise<SseStream> {
+export async function openStream(
+  baseUrl: string,
+  projectId: string,
+  headers: Record<string, string> = {},
+): Promise<SseStream> {
   const controller = new AbortController();
-  const response = await fetch(`${baseUrl}/p/${projectId}/realtime`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const response = await fetch(`${baseUrl}/p/${projectId}/realtime`, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   if (response.status !== 200) assert.fail(`GET realtime: ${response.status} ${await response.text()}`);
   const events: SseEvent[] = [];
   let wake: () => void = () => undefined;
@@ -61,7 +68,14 @@ export async function openStream(baseUrl: string, projectId: string, headers: Re
         const found = stream.received(match);
         if (found.length >= count) return found;
         if (stream.ended || Date.now() > deadline) {
-          assert.fail(`expected ${count} events, got ${found.length}: ${JSON.stringify(events.slice(1).map((e) => [e.id, e.event, e.data.slice(0, 80)]).slice(-10))}`);
+          assert.fail(
+            `expected ${count} events, got ${found.length}: ${JSON.stringify(
+              events
+                .slice(1)
+                .map((e) => [e.id, e.event, e.data.slice(0, 80)])
+                .slice(-10),
+            )}`,
+          );
         }
         await new Promise<void>((resolve) => {
           wake = resolve;

@@ -84,10 +84,20 @@ export async function contractEngines(): Promise<EngineFactory[]> {
 }
 
 /** A table definition with one column of every type (none required unless said). */
-export function tableOf(name: string, columns: Partial<TableDefinition['columns'][number]>[], extra: Partial<TableDefinition> = {}): TableDefinition {
+export function tableOf(
+  name: string,
+  columns: Partial<TableDefinition['columns'][number]>[],
+  extra: Partial<TableDefinition> = {},
+): TableDefinition {
   return {
     name,
-    columns: columns.map((c) => ({ name: c.name!, type: c.type ?? 'text', required: c.required ?? false, unique: c.unique ?? false, ...c })),
+    columns: columns.map((c) => ({
+      name: c.name!,
+      type: c.type ?? 'text',
+      required: c.required ?? false,
+      unique: c.unique ?? false,
+      ...c,
+    })),
     auth_table: false,
     verify_email: false,
     rules: { list: null, view: null, create: null, update: null, delete: null },
@@ -95,4 +105,3 @@ export function tableOf(name: string, columns: Partial<TableDefinition['columns'
     ...extra,
   };
 }
-

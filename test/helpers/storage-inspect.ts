@@ -48,7 +48,9 @@ export async function indexColumns(storage: StorageOf, projectId: string, table:
   const db = new Database(sqliteFile(storage, projectId), { readonly: true, fileMustExist: true });
   try {
     const list = db.prepare(`SELECT name FROM pragma_index_list(?) WHERE origin = 'c'`).pluck().all(table) as string[];
-    return list.map((name) => db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(name) as string[]);
+    return list.map(
+      (name) => db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(name) as string[],
+    );
   } finally {
     db.close();
   }
@@ -69,7 +71,9 @@ export async function projectStorageExists(storage: StorageOf, projectId: string
 /** Destroys a project's storage behind the server's back (to test faults). */
 export async function destroyProjectStorage(storage: StorageOf, projectId: string): Promise<void> {
   if (storage.databaseUrl) {
-    await onPostgres(storage.databaseUrl, (client) => client.query(`DROP SCHEMA "${projectSchema(projectId)}" CASCADE`));
+    await onPostgres(storage.databaseUrl, (client) =>
+      client.query(`DROP SCHEMA "${projectSchema(projectId)}" CASCADE`),
+    );
     return;
   }
   rmSync(sqliteFile(storage, projectId));

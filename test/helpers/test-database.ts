@@ -27,7 +27,10 @@ export function withDatabase(url: string, database: string): string {
 }
 
 async function maintenance<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: withDatabase(testDatabaseUrl(), 'postgres'), connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({
+    connectionString: withDatabase(testDatabaseUrl(), 'postgres'),
+    connectionTimeoutMillis: 3000,
+  });
   await client.connect();
   try {
     return await use(client);
@@ -63,7 +66,8 @@ function prefix(): string {
  * a server) the name is derived from it and an existing database is reused.
  */
 export async function createTestDatabase(key?: string): Promise<TestDatabase> {
-  const suffix = key === undefined ? randomBytes(8).toString('hex') : createHash('sha256').update(key).digest('hex').slice(0, 16);
+  const suffix =
+    key === undefined ? randomBytes(8).toString('hex') : createHash('sha256').update(key).digest('hex').slice(0, 16);
   const name = `${prefix()}${suffix}`;
   await maintenance(async (client) => {
     const exists = (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;

@@ -49,11 +49,25 @@ export class TestClock implements Clock {
 }
 
 /** Starts a server on a random port over a fresh data folder. `env` adds settings. */
-export async function startTestServer(env: Record<string, string> = {}, options: AppOptions & { dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: AppOptions & { dataDir?: string } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'rowbase-test-'));
   // ROWBASE_TEST_ENGINE=postgres: a fresh database per server (the same one again for a reused dataDir).
-  const database = testEngine() === 'postgres' && env.DATABASE_URL === undefined ? await createTestDatabase(options.dataDir) : undefined;
-  const config = loadConfig({ LOG_LEVEL: 'silent', PLATFORM_KEY, RATE_LIMITS: 'off', ...(database && { DATABASE_URL: database.url }), ...env, DATA_DIR: dataDir, PORT: '0' });
+  const database =
+    testEngine() === 'postgres' && env.DATABASE_URL === undefined
+      ? await createTestDatabase(options.dataDir)
+      : undefined;
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    PLATFORM_KEY,
+    RATE_LIMITS: 'off',
+    ...(database && { DATABASE_URL: database.url }),
+    ...env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+  });
   const built = await buildApp(config, options);
   const address = await built.app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -121,7 +135,16 @@ export async function createProject(server: TestServer, id?: string): Promise<Te
 }
 
 /** Declares a table through the schema API; throws unless it succeeds. */
-export async function putTable(server: TestServer, project: TestProject, name: string, definition: unknown): Promise<void> {
-  const response = await server.request('PUT', `/p/${project.id}/v1/tables/${name}`, { headers: project.admin, body: definition });
-  if (response.status !== 201 && response.status !== 200) throw new Error(`PUT table ${name} failed: ${response.status} ${response.text}`);
+export async function putTable(
+  server: TestServer,
+  project: TestProject,
+  name: string,
+  definition: unknown,
+): Promise<void> {
+  const response = await server.request('PUT', `/p/${project.id}/v1/tables/${name}`, {
+    headers: project.admin,
+    body: definition,
+  });
+  if (response.status !== 201 && response.status !== 200)
+    throw new Error(`PUT table ${name} failed: ${response.status} ${response.text}`);
 }

@@ -25,9 +25,11 @@ describe('the OpenAPI document is as strict as the server', () => {
   let project: TestProject;
   let doc: Doc;
   /** The inline request body schema of an operation. */
-  const body = (path: string, method: string): Doc => doc.paths[path][method].requestBody.content['application/json'].schema;
+  const body = (path: string, method: string): Doc =>
+    doc.paths[path][method].requestBody.content['application/json'].schema;
   /** Whether `value` fits `schema` of the document (formats asserted, components resolvable). */
-  const fits = (schema: object, value: unknown): boolean => addFormats(new Ajv2020({ strict: false })).compile({ ...schema, components: doc.components })(value);
+  const fits = (schema: object, value: unknown): boolean =>
+    addFormats(new Ajv2020({ strict: false })).compile({ ...schema, components: doc.components })(value);
 
   before(async () => {
     server = await startTestServer();
@@ -39,16 +41,36 @@ describe('the OpenAPI document is as strict as the server', () => {
 
   it('a shorthand filter parameter has a pattern that accepts exactly what the server accepts, per column type', async () => {
     const parameters = new Map<string, Doc>(doc.paths['/api/tasks'].get.parameters.map((p: Doc) => [p.name, p]));
-    const values = ['hello', 'eq', 'eq.x', 'eq.3', 'gte.1.5', 'like.*a*', 'in.(1,2)', 'in.()', 'is.null', 'is.true', 'lt.@now', 'eq.2024-01-31', 'eq.2024-01-31T10:00:00+01:00', 'eq.tomorrow'];
+    const values = [
+      'hello',
+      'eq',
+      'eq.x',
+      'eq.3',
+      'gte.1.5',
+      'like.*a*',
+      'in.(1,2)',
+      'in.()',
+      'is.null',
+      'is.true',
+      'lt.@now',
+      'eq.2024-01-31',
+      'eq.2024-01-31T10:00:00+01:00',
+      'eq.tomorrow',
+    ];
     const disagreements: string[] = [];
     for (const column of ['title', 'priority', 'score', 'done', 'due', 'meta', 'created_at', 'id']) {
       const pattern = parameters.get(column)?.schema.pattern;
       assert.equal(typeof pattern, 'string', `${column} has a pattern`);
       for (const value of values) {
-        const response = await server.request('GET', `/p/${project.id}/api/tasks?${column}=${encodeURIComponent(value)}&limit=1`, { headers: project.admin });
+        const response = await server.request(
+          'GET',
+          `/p/${project.id}/api/tasks?${column}=${encodeURIComponent(value)}&limit=1`,
+          { headers: project.admin },
+        );
         if (response.status !== 200) assertError(response, 400, 'VALIDATION_FILTER');
         const documented = new RegExp(pattern, 'u').test(value);
-        if (documented !== (response.status === 200)) disagreements.push(`${column}=${value}: document ${documented}, server ${response.status}`);
+        if (documented !== (response.status === 200))
+          disagreements.push(`${column}=${value}: document ${documented}, server ${response.status}`);
       }
     }
     assert.deepEqual(disagreements, []);
@@ -57,12 +79,28 @@ describe('the OpenAPI document is as strict as the server', () => {
   it('timestamp columns and created_at/updated_at say format: date-time; a written timestamp has the pattern the server reads', async () => {
     const { TasksRow: row } = doc.components.schemas;
     const [create, update] = [body('/api/tasks', 'post'), body('/api/tasks/{row_id}', 'patch')];
-    for (const schema of [row.properties.due, row.properties.created_at, row.properties.updated_at, create.properties.due, create.properties.started_at, update.properties.due]) {
+    for (const schema of [
+      row.properties.due,
+      row.properties.created_at,
+      row.properties.updated_at,
+      create.properties.due,
+      create.properties.started_at,
+      update.properties.due,
+    ]) {
       assert.equal(schema.format, 'date-time', JSON.stringify(schema));
     }
-    for (const [value, accepted] of [['2026-01-31', true], ['2026-01-31T09:30:00Z', true], ['2026-01-31 09:30', true], ['yesterday', false], ['2026-1-31', false]] as const) {
+    for (const [value, accepted] of [
+      ['2026-01-31', true],
+      ['2026-01-31T09:30:00Z', true],
+      ['2026-01-31 09:30', true],
+      ['yesterday', false],
+      ['2026-1-31', false],
+    ] as const) {
       assert.equal(new RegExp(create.properties.started_at.pattern, 'u').test(value), accepted, `pattern on ${value}`);
-      const response = await server.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 't', started_at: value } });
+      const response = await server.request('POST', `/p/${project.id}/api/tasks`, {
+        headers: project.admin,
+        body: { title: 't', started_at: value },
+      });
       if (accepted) assert.equal(response.status, 201, response.text);
       else assertError(response, 400, 'VALIDATION_FAILED');
     }
@@ -71,29 +109,56 @@ describe('the OpenAPI document is as strict as the server', () => {
   it('text properties refuse U+0000 by pattern, as the server does (400 VALIDATION_FAILED); the description names unpaired surrogates', async () => {
     const { TasksRow: row } = doc.components.schemas;
     const [create, update] = [body('/api/tasks', 'post'), body('/api/tasks/{row_id}', 'patch')];
-    for (const schema of [row.properties.title, create.properties.title, update.properties.title, create.properties.code]) {
+    for (const schema of [
+      row.properties.title,
+      create.properties.title,
+      update.properties.title,
+      create.properties.code,
+    ]) {
       assert.equal(fits(schema, 'a\u0000b'), false, JSON.stringify(schema));
       assert.equal(fits(schema, 'ab'), true);
       assert.match(schema.description, /unpaired UTF-16 surrogates/);
     }
-    assertError(await server.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 'a\u0000b', started_at: '2026-01-01' } }), 400, 'VALIDATION_FAILED');
+    assertError(
+      await server.request('POST', `/p/${project.id}/api/tasks`, {
+        headers: project.admin,
+        body: { title: 'a\u0000b', started_at: '2026-01-01' },
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it('PATCH bodies carry no default and require nothing: a PATCH leaves out what it does not name, and the server keeps it', async () => {
     for (const path of ['/api/tasks/{row_id}', '/api/app_users/{row_id}']) {
       const update = body(path, 'patch');
       assert.equal(update.required, undefined, `PATCH ${path} requires nothing`);
-      for (const [property, value] of Object.entries<Doc>(update.properties)) assert.equal(value.default, undefined, `PATCH ${path}: ${property} has no default`);
+      for (const [property, value] of Object.entries<Doc>(update.properties))
+        assert.equal(value.default, undefined, `PATCH ${path}: ${property} has no default`);
     }
     assert.equal(body('/api/tasks', 'post').properties.status.default, 'open', 'a create still documents its defaults');
     // Defaults only inside request bodies, never in a component (generators read those as always present);
     // test-server.ts refuses every document that has one, for the whole suite.
     assert.deepEqual(defaultsInComponents(doc), []);
-    const planted = { components: { schemas: { A: { properties: { default: { type: 'string' }, b: { type: 'integer', default: 1 } } } } } };
-    assert.deepEqual(defaultsInComponents(planted), ['#/components/schemas/A/properties/b/default'], 'a column named "default" is not the keyword');
-    const created = await server.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 't', started_at: '2026-01-01', status: 'closed', priority: 5 } });
+    const planted = {
+      components: {
+        schemas: { A: { properties: { default: { type: 'string' }, b: { type: 'integer', default: 1 } } } },
+      },
+    };
+    assert.deepEqual(
+      defaultsInComponents(planted),
+      ['#/components/schemas/A/properties/b/default'],
+      'a column named "default" is not the keyword',
+    );
+    const created = await server.request('POST', `/p/${project.id}/api/tasks`, {
+      headers: project.admin,
+      body: { title: 't', started_at: '2026-01-01', status: 'closed', priority: 5 },
+    });
     assert.equal(created.status, 201, created.text);
-    const patched = await server.request('PATCH', `/p/${project.id}/api/tasks/${created.body.data.id}`, { headers: project.admin, body: { title: 'u' } });
+    const patched = await server.request('PATCH', `/p/${project.id}/api/tasks/${created.body.data.id}`, {
+      headers: project.admin,
+      body: { title: 'u' },
+    });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.body.data.status, 'closed', 'the default was not applied');
     assert.equal(patched.body.data.priority, 5);
@@ -103,19 +168,38 @@ describe('the OpenAPI document is as strict as the server', () => {
     const { TasksRow, TasksListItem, TasksExpand, AppUsersExpand } = doc.components.schemas;
     assert.deepEqual(TasksRow.properties.expand, { $ref: '#/components/schemas/TasksExpand' });
     assert.deepEqual(TasksListItem.properties.expand, { $ref: '#/components/schemas/TasksExpand' });
-    assert.deepEqual(TasksExpand.properties.owner.anyOf, [{ $ref: '#/components/schemas/AppUsersRow' }, { type: 'null' }]);
+    assert.deepEqual(TasksExpand.properties.owner.anyOf, [
+      { $ref: '#/components/schemas/AppUsersRow' },
+      { type: 'null' },
+    ]);
     assert.equal(TasksExpand.additionalProperties, false);
     assert.deepEqual(AppUsersExpand.properties['tasks(owner)'].items, { $ref: '#/components/schemas/TasksRow' });
     assert.equal(AppUsersExpand.properties['tasks(owner)'].type, 'array');
-    const user = await server.request('POST', `/p/${project.id}/api/app_users`, { headers: project.admin, body: { email: 'ada@example.com', password: 'correct horse battery', nickname: 'ada' } });
+    const user = await server.request('POST', `/p/${project.id}/api/app_users`, {
+      headers: project.admin,
+      body: { email: 'ada@example.com', password: 'correct horse battery', nickname: 'ada' },
+    });
     assert.equal(user.status, 201, user.text);
-    const task = await server.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title: 'owned', started_at: '2026-01-01', owner: user.body.data.id } });
+    const task = await server.request('POST', `/p/${project.id}/api/tasks`, {
+      headers: project.admin,
+      body: { title: 'owned', started_at: '2026-01-01', owner: user.body.data.id },
+    });
     // test-server.ts validates each answer against the document: these pass only if the typed expand fits.
-    const got = await server.request('GET', `/p/${project.id}/api/tasks/${task.body.data.id}?expand=owner`, { headers: project.admin });
+    const got = await server.request('GET', `/p/${project.id}/api/tasks/${task.body.data.id}?expand=owner`, {
+      headers: project.admin,
+    });
     assert.equal(got.body.data.expand.owner.id, user.body.data.id);
-    const listed = await server.request('GET', `/p/${project.id}/api/app_users?expand=${encodeURIComponent('tasks(owner)')}`, { headers: project.admin });
+    const listed = await server.request(
+      'GET',
+      `/p/${project.id}/api/app_users?expand=${encodeURIComponent('tasks(owner)')}`,
+      { headers: project.admin },
+    );
     assert.equal(listed.body.data[0].expand['tasks(owner)'][0].id, task.body.data.id);
-    assert.equal(fits(TasksRow, { ...got.body.data, expand: { owner: { id: 'not a whole row' } } }), false, 'an expanded owner must be a whole app_users row');
+    assert.equal(
+      fits(TasksRow, { ...got.body.data, expand: { owner: { id: 'not a whole row' } } }),
+      false,
+      'an expanded owner must be a whole app_users row',
+    );
   });
 
   it('every operation of every document has a description; info.license is MIT', async () => {
@@ -130,7 +214,11 @@ describe('the OpenAPI document is as strict as the server', () => {
       assert.deepEqual(document.info.license, { identifier: 'MIT', name: 'MIT' });
       for (const [path, item] of Object.entries<Doc>(document.paths)) {
         for (const [method, operation] of Object.entries<Doc>(item)) {
-          if (method !== 'parameters' && !(typeof operation.description === 'string' && operation.description.length > 20)) missing.push(`${method} ${path}`);
+          if (
+            method !== 'parameters' &&
+            !(typeof operation.description === 'string' && operation.description.length > 20)
+          )
+            missing.push(`${method} ${path}`);
         }
       }
     }

@@ -12,7 +12,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { assertError } from '../helpers/assert-error.js';
 import { applySchema, type SchemaFixture } from '../helpers/openapi-fixtures.js';
-import { createProject, PLATFORM_KEY, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  PLATFORM_KEY,
+  startTestServer,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 // ajv-formats is CommonJS: its default export is the plugin function.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -23,13 +29,25 @@ type Doc = any;
 /** An auth table with its default rules, a public read-only table, and a locked one that references it. */
 const SCHEMA: SchemaFixture = [
   ['members', { auth_table: true, columns: [{ name: 'nickname', type: 'text' }] }],
-  ['notes', {
-    columns: [{ name: 'body', type: 'text', required: true }, { name: 'author', type: 'text', references: { table: 'members', on_delete: 'set_null' } }],
-    rules: { list: '', view: '', create: null, update: null, delete: null },
-  }],
-  ['secrets', {
-    columns: [{ name: 'launch_code', type: 'text' }, { name: 'note', type: 'text', references: { table: 'notes', on_delete: 'cascade' } }],
-  }],
+  [
+    'notes',
+    {
+      columns: [
+        { name: 'body', type: 'text', required: true },
+        { name: 'author', type: 'text', references: { table: 'members', on_delete: 'set_null' } },
+      ],
+      rules: { list: '', view: '', create: null, update: null, delete: null },
+    },
+  ],
+  [
+    'secrets',
+    {
+      columns: [
+        { name: 'launch_code', type: 'text' },
+        { name: 'note', type: 'text', references: { table: 'notes', on_delete: 'cascade' } },
+      ],
+    },
+  ],
 ];
 
 describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
@@ -54,18 +72,36 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
     const result = await validate(structuredClone(pub));
     assert.ok(result.valid, result.valid ? '' : compileErrors(result));
     const operations = (doc: Doc) =>
-      Object.entries<Doc>(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${path}`)).filter((o) => o.includes('/api/')).sort();
+      Object.entries<Doc>(doc.paths)
+        .flatMap(([path, item]) =>
+          Object.keys(item)
+            .filter((m) => m !== 'parameters')
+            .map((m) => `${m.toUpperCase()} ${path}`),
+        )
+        .filter((o) => o.includes('/api/'))
+        .sort();
     assert.deepEqual(operations(pub), [
-      'GET /api/members/{row_id}', 'GET /api/notes', 'GET /api/notes/{row_id}', 'PATCH /api/members/{row_id}', 'POST /api/members', 'POST /api/members/bulk',
+      'GET /api/members/{row_id}',
+      'GET /api/notes',
+      'GET /api/notes/{row_id}',
+      'PATCH /api/members/{row_id}',
+      'POST /api/members',
+      'POST /api/members/bulk',
     ]);
-    assert.ok(pub.paths['/auth/signup'] && pub.paths['/auth/login'] && pub.paths['/realtime'], 'auth and realtime stay');
+    assert.ok(
+      pub.paths['/auth/signup'] && pub.paths['/auth/login'] && pub.paths['/realtime'],
+      'auth and realtime stay',
+    );
     assert.match(pub.info.description, /publishable key/);
     assert.ok(operations(full).includes('DELETE /api/secrets/{row_id}'), 'the admin key still sees every operation');
     assert.equal(full.info.version, pub.info.version);
   });
 
   it('a table the pk_ key can call nothing on is not described: no paths, no row schema, no columns', () => {
-    assert.deepEqual(Object.keys(pub.components.schemas).filter((name) => name.startsWith('Secrets')), []);
+    assert.deepEqual(
+      Object.keys(pub.components.schemas).filter((name) => name.startsWith('Secrets')),
+      [],
+    );
     assert.ok(!pub.tags.some((tag: Doc) => tag.name === 'secrets'));
     assert.doesNotMatch(JSON.stringify(pub), /launch_code/);
     assert.match(JSON.stringify(full), /launch_code/);
@@ -73,12 +109,25 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
 
   it("expansions into a locked table are typed as what this caller gets (always null / always empty), and the server's answers fit", async () => {
     const { NotesExpand, MembersExpand } = pub.components.schemas;
-    assert.deepEqual(NotesExpand.properties.author.anyOf, [{ $ref: '#/components/schemas/MembersRow' }, { type: 'null' }]);
+    assert.deepEqual(NotesExpand.properties.author.anyOf, [
+      { $ref: '#/components/schemas/MembersRow' },
+      { type: 'null' },
+    ]);
     assert.equal(NotesExpand.properties['secrets(note)'].maxItems, 0);
     assert.deepEqual(Object.keys(MembersExpand.properties), ['notes(author)']);
-    const note = await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { body: 'hello' } });
-    await server.request('POST', `/p/${project.id}/api/secrets`, { headers: project.admin, body: { launch_code: '0000', note: note.body.data.id } });
-    const listed = await server.request('GET', `/p/${project.id}/api/notes?expand=${encodeURIComponent('author,secrets(note)')}`, { headers: project.anon });
+    const note = await server.request('POST', `/p/${project.id}/api/notes`, {
+      headers: project.admin,
+      body: { body: 'hello' },
+    });
+    await server.request('POST', `/p/${project.id}/api/secrets`, {
+      headers: project.admin,
+      body: { launch_code: '0000', note: note.body.data.id },
+    });
+    const listed = await server.request(
+      'GET',
+      `/p/${project.id}/api/notes?expand=${encodeURIComponent('author,secrets(note)')}`,
+      { headers: project.anon },
+    );
     assert.equal(listed.status, 200, listed.text);
     assert.deepEqual(listed.body.data[0].expand['secrets(note)'], []);
     const schema = pub.paths['/api/notes'].get.responses['200'].content['application/json'].schema;
@@ -90,8 +139,16 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
     const path = `/p/${project.id}/v1/openapi.json`;
     assertError(await server.request('GET', path), 401, 'AUTH_REQUIRED');
     assertError(await server.request('GET', path, { headers: { 'x-api-key': 'pk_wrong' } }), 401, 'AUTH_INVALID_KEY');
-    assertError(await server.request('GET', path, { headers: { 'x-api-key': project.adminKey } }), 401, 'AUTH_INVALID_KEY');
-    assertError(await server.request('GET', path, { headers: { ...project.anon, 'x-admin-key': 'sk_wrong' } }), 401, 'AUTH_INVALID_KEY');
+    assertError(
+      await server.request('GET', path, { headers: { 'x-api-key': project.adminKey } }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
+    assertError(
+      await server.request('GET', path, { headers: { ...project.anon, 'x-admin-key': 'sk_wrong' } }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
     const other = await createProject(server);
     assertError(await server.request('GET', path, { headers: other.anon }), 401, 'AUTH_INVALID_KEY');
     const platform = await server.request('GET', path, { headers: { 'x-platform-key': PLATFORM_KEY } });

@@ -23,35 +23,56 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { bearer, PASSWORD, tokenIn, waitForMail } from '../helpers/auth-fixtures.js';
 import { applySchema, type SchemaFixture } from '../helpers/openapi-fixtures.js';
 import { openStream } from '../helpers/sse-client.js';
-import { createProject, startTestServer, type RequestOptions, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  startTestServer,
+  type RequestOptions,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const TSC = path.resolve('node_modules/typescript/bin/tsc');
 
 /** Every column type, an auth table with verify_email, and references both ways (tasks → members, comments → tasks). */
 const SCHEMA: SchemaFixture = [
-  ['members', {
-    auth_table: true,
-    verify_email: true,
-    columns: [{ name: 'nickname', type: 'text', unique: true, max_length: 30 }, { name: 'role', type: 'text', enum: ['member', 'editor'], default: 'member' }],
-    rules: { list: '', view: '' },
-  }],
-  ['tasks', {
-    columns: [
-      { name: 'title', type: 'text', required: true, max_length: 200 },
-      { name: 'status', type: 'text', enum: ['open', 'closed'], default: 'open' },
-      { name: 'done', type: 'boolean', default: false },
-      { name: 'priority', type: 'integer', min: 1, max: 5, required: true, default: 3 },
-      { name: 'score', type: 'number' },
-      { name: 'owner', type: 'text', references: { table: 'members', on_delete: 'set_null' } },
-      { name: 'due', type: 'timestamp' },
-      { name: 'meta', type: 'json' },
-    ],
-    rules: { list: '', view: '', create: '', update: '', delete: '' },
-  }],
-  ['comments', {
-    columns: [{ name: 'body', type: 'text', required: true }, { name: 'task', type: 'text', references: { table: 'tasks', on_delete: 'cascade' } }],
-    rules: { list: '', view: '', create: '', update: '', delete: '' },
-  }],
+  [
+    'members',
+    {
+      auth_table: true,
+      verify_email: true,
+      columns: [
+        { name: 'nickname', type: 'text', unique: true, max_length: 30 },
+        { name: 'role', type: 'text', enum: ['member', 'editor'], default: 'member' },
+      ],
+      rules: { list: '', view: '' },
+    },
+  ],
+  [
+    'tasks',
+    {
+      columns: [
+        { name: 'title', type: 'text', required: true, max_length: 200 },
+        { name: 'status', type: 'text', enum: ['open', 'closed'], default: 'open' },
+        { name: 'done', type: 'boolean', default: false },
+        { name: 'priority', type: 'integer', min: 1, max: 5, required: true, default: 3 },
+        { name: 'score', type: 'number' },
+        { name: 'owner', type: 'text', references: { table: 'members', on_delete: 'set_null' } },
+        { name: 'due', type: 'timestamp' },
+        { name: 'meta', type: 'json' },
+      ],
+      rules: { list: '', view: '', create: '', update: '', delete: '' },
+    },
+  ],
+  [
+    'comments',
+    {
+      columns: [
+        { name: 'body', type: 'text', required: true },
+        { name: 'task', type: 'text', references: { table: 'tasks', on_delete: 'cascade' } },
+      ],
+      rules: { list: '', view: '', create: '', update: '', delete: '' },
+    },
+  ],
 ];
 
 /** Helpers over the generated `paths`, then uses of every endpoint; marked lines must be compile errors. */
@@ -141,7 +162,13 @@ describe('openapi-typescript on a real project document, compiled with tsc', () 
   let dir: string;
   const recorded: Recorded[] = [];
   /** Sends a request (checked against the document by test-server.ts) and records a JSON answer for tsc. */
-  const call = async (method: string, route: string, template: string, options: RequestOptions = {}, expected?: number) => {
+  const call = async (
+    method: string,
+    route: string,
+    template: string,
+    options: RequestOptions = {},
+    expected?: number,
+  ) => {
     const response = await server.request(method, `/p/${project.id}${route}`, options);
     if (expected !== undefined) assert.equal(response.status, expected, `${method} ${route}: ${response.text}`);
     if (response.body !== undefined && /^application\/json/.test(response.headers.get('content-type') ?? '')) {
@@ -163,40 +190,139 @@ describe('openapi-typescript on a real project document, compiled with tsc', () 
 
   it('the generated types compile a program using every endpoint, refuse each marked misuse, and accept every answer the server gave', async () => {
     const admin = { headers: project.admin };
-    const redirect = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, { headers: project.admin, body: { allowed_redirect_origins: ['https://app.example.com'] } });
+    const redirect = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, {
+      headers: project.admin,
+      body: { allowed_redirect_origins: ['https://app.example.com'] },
+    });
     assert.equal(redirect.status, 200, redirect.text);
 
     // Auth, in the order an app meets it.
-    const signup = await call('POST', '/auth/signup', '/auth/signup', { body: { email: 'ada@example.com', password: PASSWORD, nickname: 'ada' } }, 201);
+    const signup = await call(
+      'POST',
+      '/auth/signup',
+      '/auth/signup',
+      { body: { email: 'ada@example.com', password: PASSWORD, nickname: 'ada' } },
+      201,
+    );
     const user = bearer(signup.body.token);
     await call('POST', '/auth/resend-verification', '/auth/resend-verification', { headers: user }, 200);
-    await call('GET', `/auth/verify?token=${encodeURIComponent(tokenIn(await waitForMail(server, project, 'ada@example.com', 2)))}`, '/auth/verify', {}, 200);
-    const login = await call('POST', '/auth/login', '/auth/login', { body: { email: 'ada@example.com', password: PASSWORD } }, 200);
+    await call(
+      'GET',
+      `/auth/verify?token=${encodeURIComponent(tokenIn(await waitForMail(server, project, 'ada@example.com', 2)))}`,
+      '/auth/verify',
+      {},
+      200,
+    );
+    const login = await call(
+      'POST',
+      '/auth/login',
+      '/auth/login',
+      { body: { email: 'ada@example.com', password: PASSWORD } },
+      200,
+    );
     await call('POST', '/auth/refresh', '/auth/refresh', { body: { refresh_token: login.body.refresh_token } }, 200);
     await call('GET', '/auth/me', '/auth/me', { headers: user }, 200);
     const sessions = await call('GET', '/auth/sessions', '/auth/sessions', { headers: user }, 200);
     const other = sessions.body.data.find((s: { current: boolean }) => !s.current);
     await call('DELETE', `/auth/sessions/${other.id}`, '/auth/sessions/{session_id}', { headers: user }, 204);
-    const changed = await call('POST', '/auth/change-password', '/auth/change-password', { headers: user, body: { current_password: PASSWORD, new_password: `${PASSWORD} 2` } }, 200);
-    await call('POST', '/auth/forgot-password', '/auth/forgot-password', { body: { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset' } }, 200);
+    const changed = await call(
+      'POST',
+      '/auth/change-password',
+      '/auth/change-password',
+      { headers: user, body: { current_password: PASSWORD, new_password: `${PASSWORD} 2` } },
+      200,
+    );
+    await call(
+      'POST',
+      '/auth/forgot-password',
+      '/auth/forgot-password',
+      { body: { email: 'ada@example.com', redirect_url: 'https://app.example.com/reset' } },
+      200,
+    );
     const resetMail = await waitForMail(server, project, 'ada@example.com', 3);
-    await call('POST', '/auth/reset-password', '/auth/reset-password', { body: { token: tokenIn(resetMail), new_password: `${PASSWORD} 3` } }, 200);
-    await call('POST', '/auth/login', '/auth/login', { body: { email: 'ada@example.com', password: 'wrong password' } }, 401);
+    await call(
+      'POST',
+      '/auth/reset-password',
+      '/auth/reset-password',
+      { body: { token: tokenIn(resetMail), new_password: `${PASSWORD} 3` } },
+      200,
+    );
+    await call(
+      'POST',
+      '/auth/login',
+      '/auth/login',
+      { body: { email: 'ada@example.com', password: 'wrong password' } },
+      401,
+    );
     await call('POST', '/auth/logout?scope=local', '/auth/logout', { headers: bearer(changed.body.token) });
 
     // Data API on every table, with expand both ways.
     const memberId = signup.body.user.id;
-    const task = await call('POST', '/api/tasks', '/api/tasks', { ...admin, body: { title: 'Buy milk', owner: memberId, due: '2026-12-01', meta: { tags: ['a'] }, score: 1.5 } }, 201);
-    await call('POST', '/api/tasks/bulk', '/api/tasks/bulk', { ...admin, body: [{ title: 'Water plants', priority: 2 }, { title: 'Call the bank', done: null }] }, 201);
-    await call('POST', '/api/comments', '/api/comments', { ...admin, body: { body: 'First', task: task.body.data.id } }, 201);
-    await call('PATCH', `/api/tasks/${task.body.data.id}`, '/api/tasks/{row_id}', { ...admin, body: { done: true } }, 200);
-    await call('GET', `/api/tasks?expand=${encodeURIComponent('owner,comments(task)')}&sort=-created_at&title=ilike.*milk*`, '/api/tasks', { headers: project.anon }, 200);
+    const task = await call(
+      'POST',
+      '/api/tasks',
+      '/api/tasks',
+      { ...admin, body: { title: 'Buy milk', owner: memberId, due: '2026-12-01', meta: { tags: ['a'] }, score: 1.5 } },
+      201,
+    );
+    await call(
+      'POST',
+      '/api/tasks/bulk',
+      '/api/tasks/bulk',
+      {
+        ...admin,
+        body: [
+          { title: 'Water plants', priority: 2 },
+          { title: 'Call the bank', done: null },
+        ],
+      },
+      201,
+    );
+    await call(
+      'POST',
+      '/api/comments',
+      '/api/comments',
+      { ...admin, body: { body: 'First', task: task.body.data.id } },
+      201,
+    );
+    await call(
+      'PATCH',
+      `/api/tasks/${task.body.data.id}`,
+      '/api/tasks/{row_id}',
+      { ...admin, body: { done: true } },
+      200,
+    );
+    await call(
+      'GET',
+      `/api/tasks?expand=${encodeURIComponent('owner,comments(task)')}&sort=-created_at&title=ilike.*milk*`,
+      '/api/tasks',
+      { headers: project.anon },
+      200,
+    );
     await call('GET', '/api/tasks?select=title,done&count=none&limit=1', '/api/tasks', { headers: project.anon }, 200);
     await call('GET', '/api/tasks?select=done,count()', '/api/tasks', { headers: project.anon }, 200);
-    await call('GET', `/api/tasks/${task.body.data.id}?expand=${encodeURIComponent('owner,comments(task)')}`, '/api/tasks/{row_id}', { headers: project.anon }, 200);
-    await call('GET', `/api/members/${memberId}?expand=${encodeURIComponent('tasks(owner),tasks(owner).owner')}`, '/api/members/{row_id}', admin, 200);
+    await call(
+      'GET',
+      `/api/tasks/${task.body.data.id}?expand=${encodeURIComponent('owner,comments(task)')}`,
+      '/api/tasks/{row_id}',
+      { headers: project.anon },
+      200,
+    );
+    await call(
+      'GET',
+      `/api/members/${memberId}?expand=${encodeURIComponent('tasks(owner),tasks(owner).owner')}`,
+      '/api/members/{row_id}',
+      admin,
+      200,
+    );
     await call('GET', '/api/comments?expand=task.owner', '/api/comments', admin, 200);
-    await call('PATCH', `/api/members/${memberId}`, '/api/members/{row_id}', { ...admin, body: { nickname: 'ada2' } }, 200);
+    await call(
+      'PATCH',
+      `/api/members/${memberId}`,
+      '/api/members/{row_id}',
+      { ...admin, body: { nickname: 'ada2' } },
+      200,
+    );
     await call('GET', '/api/tasks', '/api/tasks', {}, 401);
     await call('GET', '/api/tasks?title=hello', '/api/tasks', admin, 400);
     await call('DELETE', `/api/tasks/${task.body.data.id}`, '/api/tasks/{row_id}', admin, 204);
@@ -204,7 +330,13 @@ describe('openapi-typescript on a real project document, compiled with tsc', () 
     // Realtime: the subscription call (the stream itself is text/event-stream).
     const stream = await openStream(server.url, project.id);
     try {
-      await call('POST', '/realtime', '/realtime', { headers: project.anon, body: { client_id: stream.clientId, subscriptions: ['tasks'] } }, 200);
+      await call(
+        'POST',
+        '/realtime',
+        '/realtime',
+        { headers: project.anon, body: { client_id: stream.clientId, subscriptions: ['tasks'] } },
+        200,
+      );
     } finally {
       stream.close();
     }
@@ -213,18 +345,37 @@ describe('openapi-typescript on a real project document, compiled with tsc', () 
     assert.equal(document.status, 200, document.text);
     writeFileSync(path.join(dir, 'api.ts'), astToString(await openapiTS(document.body)));
     const answers = recorded.map(
-      (a, i) => `export const answer${i}: Answer<${JSON.stringify(a.template)}, ${JSON.stringify(a.method)}, ${a.status}> = ${JSON.stringify(a.body)};`,
+      (a, i) =>
+        `export const answer${i}: Answer<${JSON.stringify(a.template)}, ${JSON.stringify(a.method)}, ${a.status}> = ${JSON.stringify(a.body)};`,
     );
     writeFileSync(path.join(dir, 'program.ts'), `${PROGRAM}\n${answers.join('\n')}\n`);
-    const compilerOptions = { noEmit: true, strict: true, target: 'ES2022', module: 'ES2022', moduleResolution: 'Bundler', lib: ['ES2022'], types: [] };
-    writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['api.ts', 'program.ts'] }));
+    const compilerOptions = {
+      noEmit: true,
+      strict: true,
+      target: 'ES2022',
+      module: 'ES2022',
+      moduleResolution: 'Bundler',
+      lib: ['ES2022'],
+      types: [],
+    };
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: ['api.ts', 'program.ts'] }),
+    );
     assert.ok(recorded.length >= 25, `answers recorded: ${recorded.length}`);
-    assert.ok(new Set(recorded.map((a) => `${a.method} ${a.template}`)).size >= 17, 'answers of every endpoint with a JSON answer');
+    assert.ok(
+      new Set(recorded.map((a) => `${a.method} ${a.template}`)).size >= 17,
+      'answers of every endpoint with a JSON answer',
+    );
 
     const marked = await run([TSC, '-p', '.'], dir);
     assert.equal(marked.code, 0, `tsc refused the program or a recorded answer:\n${marked.output.slice(0, 4000)}`);
     writeFileSync(path.join(dir, 'program.ts'), `${PROGRAM.replaceAll('// @ts-expect-error', '//')}\n`);
     const unmarked = await run([TSC, '-p', '.'], dir);
-    assert.equal((unmarked.output.match(/error TS/g) ?? []).length, 7, `each misuse is an error of its own:\n${unmarked.output.slice(0, 4000)}`);
+    assert.equal(
+      (unmarked.output.match(/error TS/g) ?? []).length,
+      7,
+      `each misuse is an error of its own:\n${unmarked.output.slice(0, 4000)}`,
+    );
   });
 });

@@ -16,8 +16,10 @@ before(async () => {
 });
 after(() => server.close());
 
-const patch = (body: unknown, target = project) => server.request('PATCH', `/p/${target.id}/v1/settings`, { headers: target.admin, body });
-const stored = async (target = project) => (await server.request('GET', `/p/${target.id}/v1/settings`, { headers: target.admin })).body.data.cors_origins;
+const patch = (body: unknown, target = project) =>
+  server.request('PATCH', `/p/${target.id}/v1/settings`, { headers: target.admin, body });
+const stored = async (target = project) =>
+  (await server.request('GET', `/p/${target.id}/v1/settings`, { headers: target.admin })).body.data.cors_origins;
 
 describe('cors_origins: accepted values', () => {
   it('a new project → ["*"]', async () => {
@@ -25,13 +27,25 @@ describe('cors_origins: accepted values', () => {
   });
 
   const accepted: [string, unknown[], string[]][] = [
-    ['origins → stored normalised (lower case, default port dropped, trailing slash dropped, duplicates merged)',
-      ['HTTPS://App.Example.COM:443', 'http://localhost:5173', 'https://app.example.com/', 'http://127.0.0.1:8080', 'http://[::1]:3000'],
-      ['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080', 'http://[::1]:3000']],
+    [
+      'origins → stored normalised (lower case, default port dropped, trailing slash dropped, duplicates merged)',
+      [
+        'HTTPS://App.Example.COM:443',
+        'http://localhost:5173',
+        'https://app.example.com/',
+        'http://127.0.0.1:8080',
+        'http://[::1]:3000',
+      ],
+      ['https://app.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080', 'http://[::1]:3000'],
+    ],
     ['[] → no origin allowed', [], []],
     ['["*"] → every origin', ['*'], ['*']],
     ['["*", "*"] → ["*"]', ['*', '*'], ['*']],
-    ['an internationalised host → its punycode form (what browsers send)', ['https://bücher.example'], ['https://xn--bcher-kva.example']],
+    [
+      'an internationalised host → its punycode form (what browsers send)',
+      ['https://bücher.example'],
+      ['https://xn--bcher-kva.example'],
+    ],
   ];
   for (const [name, value, expected] of accepted) {
     it(`${name}: 200, and GET reads it back`, async () => {
@@ -88,7 +102,8 @@ describe('cors_origins: refused values → 400 VALIDATION_FAILED, setting unchan
   it('a bad cors_origins next to a good setting: nothing of the PATCH is stored', async () => {
     const response = await patch({ app_name: 'Changed', cors_origins: ['https://a.example.com/path'] });
     assertError(response, 400, 'VALIDATION_FAILED');
-    const settings = (await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin })).body.data;
+    const settings = (await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin })).body
+      .data;
     assert.notEqual(settings.app_name, 'Changed');
     assert.deepEqual(settings.cors_origins, BEFORE);
   });
@@ -100,7 +115,18 @@ describe('cors_origins: refused values → 400 VALIDATION_FAILED, setting unchan
 
 describe('cors_origins needs the admin key', () => {
   it('no key → 401 AUTH_REQUIRED; the pk_ key → 401 AUTH_INVALID_KEY', async () => {
-    assertError(await server.request('PATCH', `/p/${project.id}/v1/settings`, { body: { cors_origins: [] } }), 401, 'AUTH_REQUIRED');
-    assertError(await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: { 'x-admin-key': project.publishableKey }, body: { cors_origins: [] } }), 401, 'AUTH_INVALID_KEY');
+    assertError(
+      await server.request('PATCH', `/p/${project.id}/v1/settings`, { body: { cors_origins: [] } }),
+      401,
+      'AUTH_REQUIRED',
+    );
+    assertError(
+      await server.request('PATCH', `/p/${project.id}/v1/settings`, {
+        headers: { 'x-admin-key': project.publishableKey },
+        body: { cors_origins: [] },
+      }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
   });
 });

@@ -28,7 +28,11 @@ describe('PATCH /p/{id}/v1/settings: mail header fields', () => {
   }
 
   const refused: [string, Record<string, unknown>, string][] = [
-    ['an email_from with a line break → VALIDATION_FAILED', { email_from: 'a@example.com\r\nBcc: victim@example.com' }, 'email_from'],
+    [
+      'an email_from with a line break → VALIDATION_FAILED',
+      { email_from: 'a@example.com\r\nBcc: victim@example.com' },
+      'email_from',
+    ],
     ['an email_from that is not an address → VALIDATION_FAILED', { email_from: 'nobody' }, 'email_from'],
     ['an app_name with a line break → VALIDATION_FAILED', { app_name: 'Acme\nBcc: victim@example.com' }, 'app_name'],
   ];

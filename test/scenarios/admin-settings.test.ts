@@ -39,12 +39,22 @@ describe('caller matrix', () => {
     ['PATCH', 'settings', { app_name: 'x' }],
   ];
   for (const [method, path, body] of routes) {
-    const send = (headers: Record<string, string>, target = project) => server.request(method, `/p/${target.id}/v1/${path}`, { headers, ...(body !== undefined && { body }) });
+    const send = (headers: Record<string, string>, target = project) =>
+      server.request(method, `/p/${target.id}/v1/${path}`, { headers, ...(body !== undefined && { body }) });
     it(`${method} ${path}: no key → 401 AUTH_REQUIRED`, async () => assertError(await send({}), 401, 'AUTH_REQUIRED'));
-    it(`${method} ${path}: the pk_ key → 401 AUTH_INVALID_KEY`, async () => assertError(await send({ 'x-admin-key': project.publishableKey }), 401, 'AUTH_INVALID_KEY'));
-    it(`${method} ${path}: another project's sk_ key → 401 AUTH_INVALID_KEY`, async () => assertError(await send(other.admin), 401, 'AUTH_INVALID_KEY'));
+    it(`${method} ${path}: the pk_ key → 401 AUTH_INVALID_KEY`, async () =>
+      assertError(await send({ 'x-admin-key': project.publishableKey }), 401, 'AUTH_INVALID_KEY'));
+    it(`${method} ${path}: another project's sk_ key → 401 AUTH_INVALID_KEY`, async () =>
+      assertError(await send(other.admin), 401, 'AUTH_INVALID_KEY'));
     it(`${method} ${path}: unknown project → 404 PROJECT_NOT_FOUND`, async () => {
-      assertError(await server.request(method, `/p/no-such-project/v1/${path}`, { headers: project.admin, ...(body !== undefined && { body }) }), 404, 'PROJECT_NOT_FOUND');
+      assertError(
+        await server.request(method, `/p/no-such-project/v1/${path}`, {
+          headers: project.admin,
+          ...(body !== undefined && { body }),
+        }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
     });
   }
 });
@@ -61,16 +71,28 @@ describe('PUT /p/{id}/v1/redirect-origins', () => {
   it('200 {data: {allowed_redirect_origins}}, stored normalised (lower case, default port dropped, duplicates merged)', async () => {
     const response = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, {
       headers: project.admin,
-      body: { allowed_redirect_origins: ['HTTPS://App.Example.COM:443', 'http://localhost:3000', 'https://app.example.com/', 'http://[::1]:8080'] },
+      body: {
+        allowed_redirect_origins: [
+          'HTTPS://App.Example.COM:443',
+          'http://localhost:3000',
+          'https://app.example.com/',
+          'http://[::1]:8080',
+        ],
+      },
     });
     assert.equal(response.status, 200, response.text);
-    assert.deepEqual(response.body, { data: { allowed_redirect_origins: ['https://app.example.com', 'http://localhost:3000', 'http://[::1]:8080'] } });
+    assert.deepEqual(response.body, {
+      data: { allowed_redirect_origins: ['https://app.example.com', 'http://localhost:3000', 'http://[::1]:8080'] },
+    });
     const settings = await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin });
     assert.deepEqual(settings.body.data.allowed_redirect_origins, response.body.data.allowed_redirect_origins);
   });
 
   it('replaces the list: an empty array clears it', async () => {
-    const response = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, { headers: project.admin, body: { allowed_redirect_origins: [] } });
+    const response = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, {
+      headers: project.admin,
+      body: { allowed_redirect_origins: [] },
+    });
     assert.deepEqual(response.body, { data: { allowed_redirect_origins: [] } });
   });
 
@@ -90,7 +112,11 @@ describe('PUT /p/{id}/v1/redirect-origins', () => {
   ];
   for (const [name, body] of refused) {
     it(`${name} → 400 VALIDATION_FAILED, and nothing stored`, async () => {
-      assertError(await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, { headers: project.admin, body }), 400, 'VALIDATION_FAILED');
+      assertError(
+        await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, { headers: project.admin, body }),
+        400,
+        'VALIDATION_FAILED',
+      );
       const settings = await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin });
       assert.deepEqual(settings.body.data.allowed_redirect_origins, []);
     });
@@ -101,7 +127,12 @@ describe('PATCH /p/{id}/v1/settings', () => {
   it('changes only the fields sent; rate_limits merge field by field', async () => {
     const response = await server.request('PATCH', `/p/${project.id}/v1/settings`, {
       headers: project.admin,
-      body: { app_name: 'Acme', access_token_ttl: 900, refresh_token_rotation: true, rate_limits: { per_address_per_minute: 5 } },
+      body: {
+        app_name: 'Acme',
+        access_token_ttl: 900,
+        refresh_token_rotation: true,
+        rate_limits: { per_address_per_minute: 5 },
+      },
     });
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data, {
@@ -116,7 +147,10 @@ describe('PATCH /p/{id}/v1/settings', () => {
   });
 
   it('allowed_redirect_origins through PATCH is normalised like PUT', async () => {
-    const response = await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { allowed_redirect_origins: ['HTTP://LOCALHOST:80'] } });
+    const response = await server.request('PATCH', `/p/${project.id}/v1/settings`, {
+      headers: project.admin,
+      body: { allowed_redirect_origins: ['HTTP://LOCALHOST:80'] },
+    });
     assert.deepEqual(response.body.data.allowed_redirect_origins, ['http://localhost']);
   });
 
@@ -134,7 +168,11 @@ describe('PATCH /p/{id}/v1/settings', () => {
   ];
   for (const [name, body] of refused) {
     it(`${name} → 400 VALIDATION_FAILED`, async () => {
-      assertError(await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body }), 400, 'VALIDATION_FAILED');
+      assertError(
+        await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body }),
+        400,
+        'VALIDATION_FAILED',
+      );
     });
   }
 

@@ -19,19 +19,24 @@ describe('schema changes on tables with rows', () => {
   after(() => server.close());
 
   const tableUrl = (name: string, query = '') => `/p/${project.id}/v1/tables/${name}${query}`;
-  const put = (name: string, body: unknown, query = '') => server.request('PUT', tableUrl(name, query), { headers: project.admin, body });
+  const put = (name: string, body: unknown, query = '') =>
+    server.request('PUT', tableUrl(name, query), { headers: project.admin, body });
   const insert = async (table: string, body: unknown) => {
     const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
     assert.equal(response.status, 201, response.text);
     return response.body.data;
   };
   const rows = async (table: string) => {
-    const response = await server.request('GET', `/p/${project.id}/api/${table}?limit=1000`, { headers: project.admin });
+    const response = await server.request('GET', `/p/${project.id}/api/${table}?limit=1000`, {
+      headers: project.admin,
+    });
     assert.equal(response.status, 200, response.text);
     return response.body.data as Record<string, unknown>[];
   };
-  const getRow = (table: string, id: string) => server.request('GET', `/p/${project.id}/api/${table}/${id}`, { headers: project.admin });
-  const deleteRow = (table: string, id: string) => server.request('DELETE', `/p/${project.id}/api/${table}/${id}`, { headers: project.admin });
+  const getRow = (table: string, id: string) =>
+    server.request('GET', `/p/${project.id}/api/${table}/${id}`, { headers: project.admin });
+  const deleteRow = (table: string, id: string) =>
+    server.request('DELETE', `/p/${project.id}/api/${table}/${id}`, { headers: project.admin });
 
   describe('adding and dropping columns', () => {
     const base = [
@@ -45,54 +50,135 @@ describe('schema changes on tables with rows', () => {
     });
 
     it('adding a column keeps the rows and fills in its default → 200', async () => {
-      const response = await put('items', { columns: [...base, { name: 'done', type: 'boolean', default: false }, { name: 'note', type: 'text' }] });
+      const response = await put('items', {
+        columns: [...base, { name: 'done', type: 'boolean', default: false }, { name: 'note', type: 'text' }],
+      });
       assert.equal(response.status, 200, response.text);
       const list = await rows('items');
-      assert.deepEqual(list.map((r) => r.id), ids);
-      assert.deepEqual(list.map((r) => [r.title, r.size, r.done, r.note]), [['a', 1, false, null], ['b', 2, false, null]]);
+      assert.deepEqual(
+        list.map((r) => r.id),
+        ids,
+      );
+      assert.deepEqual(
+        list.map((r) => [r.title, r.size, r.done, r.note]),
+        [
+          ['a', 1, false, null],
+          ['b', 2, false, null],
+        ],
+      );
     });
 
     it('adding a required column with a default to a non-empty table fills it → 200', async () => {
-      const response = await put('items', { columns: [...base, { name: 'done', type: 'boolean', default: false }, { name: 'note', type: 'text' }, { name: 'kind', type: 'text', required: true, default: 'std' }] });
+      const response = await put('items', {
+        columns: [
+          ...base,
+          { name: 'done', type: 'boolean', default: false },
+          { name: 'note', type: 'text' },
+          { name: 'kind', type: 'text', required: true, default: 'std' },
+        ],
+      });
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual((await rows('items')).map((r) => r.kind), ['std', 'std']);
+      assert.deepEqual(
+        (await rows('items')).map((r) => r.kind),
+        ['std', 'std'],
+      );
     });
 
     it('adding a required column without a default to a non-empty table → 409 SCHEMA_CHANGE_REJECTED', async () => {
-      const response = await put('items', { columns: [...base, { name: 'done', type: 'boolean', default: false }, { name: 'note', type: 'text' }, { name: 'kind', type: 'text', required: true, default: 'std' }, { name: 'owner', type: 'text', required: true }] });
+      const response = await put('items', {
+        columns: [
+          ...base,
+          { name: 'done', type: 'boolean', default: false },
+          { name: 'note', type: 'text' },
+          { name: 'kind', type: 'text', required: true, default: 'std' },
+          { name: 'owner', type: 'text', required: true },
+        ],
+      });
       assertError(response, 409, 'SCHEMA_CHANGE_REJECTED');
       const table = await server.request('GET', tableUrl('items'), { headers: project.admin });
       assert.ok(!table.body.data.columns.some((c: { name: string }) => c.name === 'owner'), 'the column was not added');
     });
 
     it('making a column required while rows have no value → 409 SCHEMA_CHANGE_REJECTED', async () => {
-      const response = await put('items', { columns: [...base, { name: 'done', type: 'boolean', default: false }, { name: 'note', type: 'text', required: true }, { name: 'kind', type: 'text', required: true, default: 'std' }] });
+      const response = await put('items', {
+        columns: [
+          ...base,
+          { name: 'done', type: 'boolean', default: false },
+          { name: 'note', type: 'text', required: true },
+          { name: 'kind', type: 'text', required: true, default: 'std' },
+        ],
+      });
       assertError(response, 409, 'SCHEMA_CHANGE_REJECTED');
     });
 
     it('dropping a column → 409 SCHEMA_CHANGE_DESTRUCTIVE naming it, and nothing changes', async () => {
-      const response = await put('items', { columns: [{ name: 'title', type: 'text' }, { name: 'done', type: 'boolean', default: false }, { name: 'kind', type: 'text', required: true, default: 'std' }, { name: 'note', type: 'text' }] });
+      const response = await put('items', {
+        columns: [
+          { name: 'title', type: 'text' },
+          { name: 'done', type: 'boolean', default: false },
+          { name: 'kind', type: 'text', required: true, default: 'std' },
+          { name: 'note', type: 'text' },
+        ],
+      });
       assertError(response, 409, 'SCHEMA_CHANGE_DESTRUCTIVE');
       assertMessageIncludes(response, 'size');
-      assert.deepEqual((await rows('items')).map((r) => r.size), [1, 2]);
+      assert.deepEqual(
+        (await rows('items')).map((r) => r.size),
+        [1, 2],
+      );
     });
 
     it('the same drop with ?allow_destructive=true → 200; rows kept without the column', async () => {
-      const response = await put('items', { columns: [{ name: 'title', type: 'text' }, { name: 'done', type: 'boolean', default: false }, { name: 'kind', type: 'text', required: true, default: 'std' }, { name: 'note', type: 'text' }] }, '?allow_destructive=true');
+      const response = await put(
+        'items',
+        {
+          columns: [
+            { name: 'title', type: 'text' },
+            { name: 'done', type: 'boolean', default: false },
+            { name: 'kind', type: 'text', required: true, default: 'std' },
+            { name: 'note', type: 'text' },
+          ],
+        },
+        '?allow_destructive=true',
+      );
       assert.equal(response.status, 200, response.text);
       const list = await rows('items');
-      assert.deepEqual(list.map((r) => r.id), ids);
-      assert.deepEqual(list.map((r) => r.title), ['a', 'b']);
+      assert.deepEqual(
+        list.map((r) => r.id),
+        ids,
+      );
+      assert.deepEqual(
+        list.map((r) => r.title),
+        ['a', 'b'],
+      );
       for (const row of list) assert.equal('size' in row, false);
       const created = await insert('items', { title: 'c' });
       assert.equal('size' in created, false);
-      assertError(await server.request('POST', `/p/${project.id}/api/items`, { headers: project.admin, body: { title: 'd', size: 3 } }), 400, 'VALIDATION_UNKNOWN_COLUMN');
+      assertError(
+        await server.request('POST', `/p/${project.id}/api/items`, {
+          headers: project.admin,
+          body: { title: 'd', size: 3 },
+        }),
+        400,
+        'VALIDATION_UNKNOWN_COLUMN',
+      );
     });
 
     it('re-adding a dropped column does not bring its old values back', async () => {
-      const response = await put('items', { columns: [{ name: 'title', type: 'text' }, { name: 'done', type: 'boolean', default: false }, { name: 'kind', type: 'text', required: true, default: 'std' }, { name: 'note', type: 'text' }, { name: 'size', type: 'integer' }] });
+      const response = await put('items', {
+        columns: [
+          { name: 'title', type: 'text' },
+          { name: 'done', type: 'boolean', default: false },
+          { name: 'kind', type: 'text', required: true, default: 'std' },
+          { name: 'note', type: 'text' },
+          { name: 'size', type: 'integer' },
+        ],
+      });
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual((await rows('items')).map((r) => r.size), [null, null, null]);
+      assert.deepEqual(
+        (await rows('items')).map((r) => r.size),
+        [null, null, null],
+      );
     });
 
     it('allow_destructive=false is not permission', async () => {
@@ -103,10 +189,19 @@ describe('schema changes on tables with rows', () => {
 
   describe('values survive rebuilds', () => {
     it('an explicit null in a nullable column with a default stays null when the table is rebuilt', async () => {
-      await putTable(server, project, 'nulls', { columns: [{ name: 'note', type: 'text', default: 'x' }, { name: 'gone', type: 'integer' }] });
+      await putTable(server, project, 'nulls', {
+        columns: [
+          { name: 'note', type: 'text', default: 'x' },
+          { name: 'gone', type: 'integer' },
+        ],
+      });
       const row = await insert('nulls', { note: null, gone: 1 });
       assert.equal(row.note, null);
-      const response = await put('nulls', { columns: [{ name: 'note', type: 'text', default: 'x' }] }, '?allow_destructive=true');
+      const response = await put(
+        'nulls',
+        { columns: [{ name: 'note', type: 'text', default: 'x' }] },
+        '?allow_destructive=true',
+      );
       assert.equal(response.status, 200, response.text);
       assert.equal((await getRow('nulls', row.id)).body.data.note, null);
     });
@@ -116,43 +211,105 @@ describe('schema changes on tables with rows', () => {
       const row = await insert('later', {});
       assert.equal((await put('later', { columns: [{ name: 'note', type: 'text', default: 'filled' }] })).status, 200);
       assert.equal((await getRow('later', row.id)).body.data.note, null);
-      assert.equal((await put('later', { columns: [{ name: 'note', type: 'text', default: 'filled' }, { name: 'added', type: 'text', required: true, default: 'd' }] })).status, 200);
-      assert.deepEqual([(await getRow('later', row.id)).body.data.note, (await getRow('later', row.id)).body.data.added], [null, 'd']);
-      assert.equal((await put('later', { columns: [{ name: 'note', type: 'text', required: true, default: 'filled' }, { name: 'added', type: 'text', required: true, default: 'd' }] })).status, 200);
+      assert.equal(
+        (
+          await put('later', {
+            columns: [
+              { name: 'note', type: 'text', default: 'filled' },
+              { name: 'added', type: 'text', required: true, default: 'd' },
+            ],
+          })
+        ).status,
+        200,
+      );
+      assert.deepEqual(
+        [(await getRow('later', row.id)).body.data.note, (await getRow('later', row.id)).body.data.added],
+        [null, 'd'],
+      );
+      assert.equal(
+        (
+          await put('later', {
+            columns: [
+              { name: 'note', type: 'text', required: true, default: 'filled' },
+              { name: 'added', type: 'text', required: true, default: 'd' },
+            ],
+          })
+        ).status,
+        200,
+      );
       assert.equal((await getRow('later', row.id)).body.data.note, 'filled');
     });
   });
 
   describe('type changes', () => {
     before(async () => {
-      await putTable(server, project, 'measures', { columns: [{ name: 'label', type: 'text' }, { name: 'amount', type: 'integer' }] });
+      await putTable(server, project, 'measures', {
+        columns: [
+          { name: 'label', type: 'text' },
+          { name: 'amount', type: 'integer' },
+        ],
+      });
       await insert('measures', { label: '12', amount: 7 });
     });
 
     it('integer → number keeps the values without allow_destructive → 200', async () => {
-      const response = await put('measures', { columns: [{ name: 'label', type: 'text' }, { name: 'amount', type: 'number' }] });
+      const response = await put('measures', {
+        columns: [
+          { name: 'label', type: 'text' },
+          { name: 'amount', type: 'number' },
+        ],
+      });
       assert.equal(response.status, 200, response.text);
       assert.equal((await rows('measures'))[0]!.amount, 7);
       await insert('measures', { label: 'x', amount: 2.5 });
     });
 
     it('text → integer → 409 SCHEMA_CHANGE_DESTRUCTIVE', async () => {
-      const response = await put('measures', { columns: [{ name: 'label', type: 'integer' }, { name: 'amount', type: 'number' }] });
+      const response = await put('measures', {
+        columns: [
+          { name: 'label', type: 'integer' },
+          { name: 'amount', type: 'number' },
+        ],
+      });
       assertError(response, 409, 'SCHEMA_CHANGE_DESTRUCTIVE');
       assertMessageIncludes(response, 'label');
     });
 
     it('number → integer → 409 SCHEMA_CHANGE_DESTRUCTIVE', async () => {
-      assertError(await put('measures', { columns: [{ name: 'label', type: 'text' }, { name: 'amount', type: 'integer' }] }), 409, 'SCHEMA_CHANGE_DESTRUCTIVE');
+      assertError(
+        await put('measures', {
+          columns: [
+            { name: 'label', type: 'text' },
+            { name: 'amount', type: 'integer' },
+          ],
+        }),
+        409,
+        'SCHEMA_CHANGE_DESTRUCTIVE',
+      );
     });
 
     it('with ?allow_destructive=true → 200; rows kept, the changed column cleared', async () => {
-      const response = await put('measures', { columns: [{ name: 'label', type: 'json' }, { name: 'amount', type: 'number' }] }, '?allow_destructive=true');
+      const response = await put(
+        'measures',
+        {
+          columns: [
+            { name: 'label', type: 'json' },
+            { name: 'amount', type: 'number' },
+          ],
+        },
+        '?allow_destructive=true',
+      );
       assert.equal(response.status, 200, response.text);
       const list = await rows('measures');
       assert.equal(list.length, 2);
-      assert.deepEqual(list.map((r) => r.amount), [7, 2.5]);
-      assert.deepEqual(list.map((r) => r.label), [null, null]);
+      assert.deepEqual(
+        list.map((r) => r.amount),
+        [7, 2.5],
+      );
+      assert.deepEqual(
+        list.map((r) => r.label),
+        [null, null],
+      );
     });
   });
 
@@ -171,15 +328,27 @@ describe('schema changes on tables with rows', () => {
     });
 
     it('adding unique once the duplicates are gone → 200, then duplicates → 409 CONFLICT_UNIQUE', async () => {
-      for (const row of (await rows('tags')).slice(1)) assert.equal((await deleteRow('tags', String(row.id))).status, 204);
+      for (const row of (await rows('tags')).slice(1))
+        assert.equal((await deleteRow('tags', String(row.id))).status, 204);
       const response = await put('tags', { columns: [{ name: 'slug', type: 'text', unique: true }] });
       assert.equal(response.status, 200, response.text);
-      assertError(await server.request('POST', `/p/${project.id}/api/tags`, { headers: project.admin, body: { slug: 'dup' } }), 409, 'CONFLICT_UNIQUE');
+      assertError(
+        await server.request('POST', `/p/${project.id}/api/tags`, { headers: project.admin, body: { slug: 'dup' } }),
+        409,
+        'CONFLICT_UNIQUE',
+      );
     });
 
     it('changing rules takes effect at once', async () => {
-      assertError(await server.request('GET', `/p/${project.id}/api/tags`, { headers: project.anon }), 403, 'FORBIDDEN');
-      const response = await put('tags', { columns: [{ name: 'slug', type: 'text', unique: true }], rules: { list: '' } });
+      assertError(
+        await server.request('GET', `/p/${project.id}/api/tags`, { headers: project.anon }),
+        403,
+        'FORBIDDEN',
+      );
+      const response = await put('tags', {
+        columns: [{ name: 'slug', type: 'text', unique: true }],
+        rules: { list: '' },
+      });
       assert.equal(response.status, 200, response.text);
       const list = await server.request('GET', `/p/${project.id}/api/tags`, { headers: project.anon });
       assert.equal(list.status, 200, list.text);
@@ -187,9 +356,15 @@ describe('schema changes on tables with rows', () => {
     });
 
     it('a new max_length applies to new writes', async () => {
-      const response = await put('tags', { columns: [{ name: 'slug', type: 'text', unique: true, max_length: 3 }], rules: { list: '' } });
+      const response = await put('tags', {
+        columns: [{ name: 'slug', type: 'text', unique: true, max_length: 3 }],
+        rules: { list: '' },
+      });
       assert.equal(response.status, 200, response.text);
-      const refused = await server.request('POST', `/p/${project.id}/api/tags`, { headers: project.admin, body: { slug: 'long' } });
+      const refused = await server.request('POST', `/p/${project.id}/api/tags`, {
+        headers: project.admin,
+        body: { slug: 'long' },
+      });
       assertError(refused, 400, 'VALIDATION_FAILED');
       assertMessageIncludes(refused, 'slug');
     });
@@ -198,9 +373,15 @@ describe('schema changes on tables with rows', () => {
   describe('references', () => {
     before(async () => {
       await putTable(server, project, 'parents', { columns: [{ name: 'name', type: 'text' }] });
-      await putTable(server, project, 'kids_cascade', { columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'cascade' } }] });
-      await putTable(server, project, 'kids_restrict', { columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'restrict' } }] });
-      await putTable(server, project, 'kids_null', { columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'set_null' } }] });
+      await putTable(server, project, 'kids_cascade', {
+        columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'cascade' } }],
+      });
+      await putTable(server, project, 'kids_restrict', {
+        columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'restrict' } }],
+      });
+      await putTable(server, project, 'kids_null', {
+        columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'set_null' } }],
+      });
     });
 
     it('on_delete cascade: deleting the parent deletes its children, not others', async () => {
@@ -233,12 +414,17 @@ describe('schema changes on tables with rows', () => {
     });
 
     it('a reference to a missing row → 409 CONFLICT_REFERENCE', async () => {
-      const response = await server.request('POST', `/p/${project.id}/api/kids_cascade`, { headers: project.admin, body: { parent: 'no-such-parent' } });
+      const response = await server.request('POST', `/p/${project.id}/api/kids_cascade`, {
+        headers: project.admin,
+        body: { parent: 'no-such-parent' },
+      });
       assertError(response, 409, 'CONFLICT_REFERENCE');
     });
 
     it('a table may reference itself, and can still be deleted', async () => {
-      await putTable(server, project, 'nodes', { columns: [{ name: 'up', type: 'text', references: { table: 'nodes', on_delete: 'cascade' } }] });
+      await putTable(server, project, 'nodes', {
+        columns: [{ name: 'up', type: 'text', references: { table: 'nodes', on_delete: 'cascade' } }],
+      });
       const root = await insert('nodes', {});
       const leaf = await insert('nodes', { up: root.id });
       assert.equal((await deleteRow('nodes', root.id)).status, 204);
@@ -255,14 +441,24 @@ describe('schema changes on tables with rows', () => {
 
     it('TABLE_IN_USE suggests the PATCH that drops the reference, and following it lets the delete through', async () => {
       await putTable(server, project, 'owners', { columns: [{ name: 'name', type: 'text' }] });
-      await putTable(server, project, 'pets', { columns: [{ name: 'owner', type: 'text', references: { table: 'owners', on_delete: 'restrict' } }, { name: 'name', type: 'text' }] });
+      await putTable(server, project, 'pets', {
+        columns: [
+          { name: 'owner', type: 'text', references: { table: 'owners', on_delete: 'restrict' } },
+          { name: 'name', type: 'text' },
+        ],
+      });
       const owner = await insert('owners', { name: 'Ada' });
       const pet = await insert('pets', { owner: owner.id, name: 'Rex' });
       const refused = await server.request('DELETE', tableUrl('owners'), { headers: project.admin });
       assertError(refused, 409, 'TABLE_IN_USE');
-      const suggested = /PATCH \/p\/schema-changes\/v1\/tables\/pets with (\{.*\})\.$/.exec(refused.body.error.suggestion);
+      const suggested = /PATCH \/p\/schema-changes\/v1\/tables\/pets with (\{.*\})\.$/.exec(
+        refused.body.error.suggestion,
+      );
       assert.ok(suggested, refused.body.error.suggestion);
-      const patched = await server.request('PATCH', tableUrl('pets'), { headers: project.admin, body: JSON.parse(suggested[1]!) });
+      const patched = await server.request('PATCH', tableUrl('pets'), {
+        headers: project.admin,
+        body: JSON.parse(suggested[1]!),
+      });
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       assert.equal((await server.request('DELETE', tableUrl('owners'), { headers: project.admin })).status, 204);
       assert.equal((await getRow('pets', pet.id)).body.data.name, 'Rex', 'the referring rows are kept');
@@ -271,7 +467,9 @@ describe('schema changes on tables with rows', () => {
     it('adding a reference column to a table whose rows would break it → 409', async () => {
       await putTable(server, project, 'loose', { columns: [{ name: 'parent', type: 'text' }] });
       await insert('loose', { parent: 'dangling' });
-      const response = await put('loose', { columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'cascade' } }] });
+      const response = await put('loose', {
+        columns: [{ name: 'parent', type: 'text', references: { table: 'parents', on_delete: 'cascade' } }],
+      });
       assertError(response, 409, 'CONFLICT_REFERENCE');
     });
 
@@ -289,9 +487,21 @@ describe('schema changes on tables with rows', () => {
     const has = (all: string[][], columns: string[]) => all.some((c) => JSON.stringify(c) === JSON.stringify(columns));
 
     it('declared indexes exist in the database, in column order', async () => {
-      const response = await put('indexed', { columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'integer', unique: true }], indexes: [['a', 'created_at'], ['b', 'a']] });
+      const response = await put('indexed', {
+        columns: [
+          { name: 'a', type: 'text' },
+          { name: 'b', type: 'integer', unique: true },
+        ],
+        indexes: [
+          ['a', 'created_at'],
+          ['b', 'a'],
+        ],
+      });
       assert.equal(response.status, 201, response.text);
-      assert.deepEqual(response.body.data.indexes, [['a', 'created_at'], ['b', 'a']]);
+      assert.deepEqual(response.body.data.indexes, [
+        ['a', 'created_at'],
+        ['b', 'a'],
+      ]);
       const all = await indexColumns('indexed');
       assert.ok(has(all, ['a', 'created_at']), JSON.stringify(all));
       assert.ok(has(all, ['b', 'a']), JSON.stringify(all));
@@ -299,12 +509,21 @@ describe('schema changes on tables with rows', () => {
     });
 
     it('an index removed from the definition is dropped; a new one is added', async () => {
-      const response = await put('indexed', { columns: [{ name: 'a', type: 'text' }, { name: 'b', type: 'integer', unique: true }], indexes: [['b']] });
+      const response = await put('indexed', {
+        columns: [
+          { name: 'a', type: 'text' },
+          { name: 'b', type: 'integer', unique: true },
+        ],
+        indexes: [['b']],
+      });
       assert.equal(response.status, 200, response.text);
       const all = await indexColumns('indexed');
       assert.ok(!has(all, ['a', 'created_at']), JSON.stringify(all));
       assert.ok(!has(all, ['b', 'a']), JSON.stringify(all));
-      assert.deepEqual((await server.request('GET', tableUrl('indexed'), { headers: project.admin })).body.data.indexes, [['b']]);
+      assert.deepEqual(
+        (await server.request('GET', tableUrl('indexed'), { headers: project.admin })).body.data.indexes,
+        [['b']],
+      );
     });
   });
 });

@@ -31,8 +31,10 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
 
   const url = (name: string, query = '') => `/p/${project.id}/v1/tables/${name}${query}`;
   const get = (name: string) => server.request('GET', url(name), { headers: project.admin });
-  const put = (name: string, body: unknown, headers: Record<string, string> = {}, query = '') => server.request('PUT', url(name, query), { headers: { ...project.admin, ...headers }, body });
-  const patch = (name: string, body: unknown, headers: Record<string, string> = {}, query = '') => server.request('PATCH', url(name, query), { headers: { ...project.admin, ...headers }, body });
+  const put = (name: string, body: unknown, headers: Record<string, string> = {}, query = '') =>
+    server.request('PUT', url(name, query), { headers: { ...project.admin, ...headers }, body });
+  const patch = (name: string, body: unknown, headers: Record<string, string> = {}, query = '') =>
+    server.request('PATCH', url(name, query), { headers: { ...project.admin, ...headers }, body });
   const etagOf = async (name: string) => {
     const response = await get(name);
     assert.equal(response.status, 200, response.text);
@@ -74,7 +76,10 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
       try {
         const first = await startTestServer({}, { dataDir });
         const mine = await createProject(first, 'restarted');
-        const created = await first.request('PUT', `/p/${mine.id}/v1/tables/tasks`, { headers: mine.admin, body: QUICKSTART });
+        const created = await first.request('PUT', `/p/${mine.id}/v1/tables/tasks`, {
+          headers: mine.admin,
+          body: QUICKSTART,
+        });
         await first.close();
         const second = await startTestServer({}, { dataDir });
         try {
@@ -99,7 +104,17 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
 
     it('an existing table → 412 TABLE_EXISTS, and its rules and columns are untouched', async () => {
       const before = (await get('fresh')).body.data;
-      const response = await put('fresh', { columns: [{ name: 'title', type: 'text' }, { name: 'a', type: 'text' }, { name: 'b', type: 'integer' }] }, { 'if-none-match': '*' });
+      const response = await put(
+        'fresh',
+        {
+          columns: [
+            { name: 'title', type: 'text' },
+            { name: 'a', type: 'text' },
+            { name: 'b', type: 'integer' },
+          ],
+        },
+        { 'if-none-match': '*' },
+      );
       assertError(response, 412, 'TABLE_EXISTS');
       assertMessageIncludes(response, 'fresh');
       assert.match(response.body.error.suggestion, /PATCH/);
@@ -117,7 +132,11 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
 
     it('the current ETag → 200 and the change applies', async () => {
       const etag = await etagOf('matched');
-      const response = await put('matched', { ...QUICKSTART, rules: { ...QUICKSTART.rules, create: '' } }, { 'if-match': etag });
+      const response = await put(
+        'matched',
+        { ...QUICKSTART, rules: { ...QUICKSTART.rules, create: '' } },
+        { 'if-match': etag },
+      );
       assert.equal(response.status, 200, response.text);
       assert.equal((await get('matched')).body.data.rules.create, '');
       assert.notEqual(response.headers.get('etag'), etag);
@@ -153,11 +172,16 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
     before(async () => {
       await putTable(server, project, 'patched', QUICKSTART);
       for (const title of ['one', 'two']) {
-        const response = await server.request('POST', `/p/${project.id}/api/patched`, { headers: project.admin, body: { title } });
+        const response = await server.request('POST', `/p/${project.id}/api/patched`, {
+          headers: project.admin,
+          body: { title },
+        });
         assert.equal(response.status, 201, response.text);
       }
     });
-    const rows = async () => (await server.request('GET', `/p/${project.id}/api/patched?sort=title`, { headers: project.admin })).body.data as Record<string, unknown>[];
+    const rows = async () =>
+      (await server.request('GET', `/p/${project.id}/api/patched?sort=title`, { headers: project.admin })).body
+        .data as Record<string, unknown>[];
 
     it('{"rules": {"create": ""}} changes that rule only → 200 with the table and its ETag', async () => {
       const response = await patch('patched', { rules: { create: '' } });
@@ -168,23 +192,49 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
     });
 
     it('the opened rule works for the pk_ key while the others keep theirs', async () => {
-      const created = await server.request('POST', `/p/${project.id}/api/patched`, { headers: project.anon, body: { title: 'three' } });
+      const created = await server.request('POST', `/p/${project.id}/api/patched`, {
+        headers: project.anon,
+        body: { title: 'three' },
+      });
       assert.equal(created.status, 201, created.text);
-      assertError(await server.request('DELETE', `/p/${project.id}/api/patched/${created.body.data.id}`, { headers: project.anon }), 403, 'FORBIDDEN');
-      await server.request('DELETE', `/p/${project.id}/api/patched/${created.body.data.id}`, { headers: project.admin });
+      assertError(
+        await server.request('DELETE', `/p/${project.id}/api/patched/${created.body.data.id}`, {
+          headers: project.anon,
+        }),
+        403,
+        'FORBIDDEN',
+      );
+      await server.request('DELETE', `/p/${project.id}/api/patched/${created.body.data.id}`, {
+        headers: project.admin,
+      });
     });
 
     it('adding a column keeps the other columns and the rows', async () => {
       const response = await patch('patched', { columns: [{ name: 'note', type: 'text', default: 'n/a' }] });
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual(response.body.data.columns.map((c: { name: string }) => c.name), ['title', 'done', 'note']);
-      assert.deepEqual((await rows()).map((r) => [r.title, r.note]), [['one', 'n/a'], ['two', 'n/a']]);
+      assert.deepEqual(
+        response.body.data.columns.map((c: { name: string }) => c.name),
+        ['title', 'done', 'note'],
+      );
+      assert.deepEqual(
+        (await rows()).map((r) => [r.title, r.note]),
+        [
+          ['one', 'n/a'],
+          ['two', 'n/a'],
+        ],
+      );
     });
 
     it('changing one column by name keeps its other options; null removes an option', async () => {
       let response = await patch('patched', { columns: [{ name: 'title', max_length: 500 }] });
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual(response.body.data.columns[0], { name: 'title', type: 'text', required: true, unique: false, max_length: 500 });
+      assert.deepEqual(response.body.data.columns[0], {
+        name: 'title',
+        type: 'text',
+        required: true,
+        unique: false,
+        max_length: 500,
+      });
       response = await patch('patched', { columns: [{ name: 'title', max_length: null }] });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.data.columns[0].max_length, undefined);
@@ -200,16 +250,33 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
 
     it('a destructive type change without allow_destructive → 409 SCHEMA_CHANGE_DESTRUCTIVE, nothing changes', async () => {
       const before = (await get('patched')).body.data;
-      assertError(await patch('patched', { columns: [{ name: 'note', type: 'integer', default: null }] }), 409, 'SCHEMA_CHANGE_DESTRUCTIVE');
+      assertError(
+        await patch('patched', { columns: [{ name: 'note', type: 'integer', default: null }] }),
+        409,
+        'SCHEMA_CHANGE_DESTRUCTIVE',
+      );
       assert.deepEqual((await get('patched')).body.data, before);
-      const allowed = await patch('patched', { columns: [{ name: 'note', type: 'integer', default: null }] }, {}, '?allow_destructive=true');
+      const allowed = await patch(
+        'patched',
+        { columns: [{ name: 'note', type: 'integer', default: null }] },
+        {},
+        '?allow_destructive=true',
+      );
       assert.equal(allowed.status, 200, allowed.text);
       assert.equal(allowed.body.data.columns[2].type, 'integer');
     });
 
     it('an invalid change → 400 VALIDATION_FAILED in the envelope, nothing changes', async () => {
       const before = (await get('patched')).body.data;
-      for (const body of [{ rules: { list: 7 } }, { rules: { publish: '' } }, { columns: [{ type: 'text' }] }, { columns: [{ name: 'x', type: 'colour' }] }, { colour: 'red' }, [], { rules: 'anyone' }]) {
+      for (const body of [
+        { rules: { list: 7 } },
+        { rules: { publish: '' } },
+        { columns: [{ type: 'text' }] },
+        { columns: [{ name: 'x', type: 'colour' }] },
+        { colour: 'red' },
+        [],
+        { rules: 'anyone' },
+      ]) {
         assertError(await patch('patched', body), 400, 'VALIDATION_FAILED');
       }
       assertError(await patch('patched', { rules: { list: 'nosuch = 1' } }), 400, 'VALIDATION_FAILED');
@@ -242,11 +309,22 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
     ];
     for (const [who, headers, status, code] of cases) {
       it(`PATCH with ${who} → ${status} ${code}, nothing changes`, async () => {
-        assertError(await server.request('PATCH', url('guarded'), { headers: headers(), body: { rules: { delete: '' } } }), status, code);
+        assertError(
+          await server.request('PATCH', url('guarded'), { headers: headers(), body: { rules: { delete: '' } } }),
+          status,
+          code,
+        );
         assert.equal((await get('guarded')).body.data.rules.delete, null);
       });
       it(`PUT with If-None-Match: * and ${who} → ${status} ${code}`, async () => {
-        assertError(await server.request('PUT', url('unguarded'), { headers: { ...headers(), 'if-none-match': '*' }, body: QUICKSTART }), status, code);
+        assertError(
+          await server.request('PUT', url('unguarded'), {
+            headers: { ...headers(), 'if-none-match': '*' },
+            body: QUICKSTART,
+          }),
+          status,
+          code,
+        );
       });
     }
   });
@@ -256,8 +334,11 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
       await putTable(server, project, 'locked', { columns: [{ name: 'title', type: 'text' }] });
       const response = await server.request('GET', `/p/${project.id}/api/locked`, { headers: project.anon });
       assertError(response, 403, 'FORBIDDEN');
-      assert.ok(response.body.error.suggestion.includes("list rule is null (admin key only)"), response.text);
-      assert.ok(response.body.error.suggestion.includes(`PATCH /p/${project.id}/v1/tables/locked {"rules": {"list": ""}}`), response.text);
+      assert.ok(response.body.error.suggestion.includes('list rule is null (admin key only)'), response.text);
+      assert.ok(
+        response.body.error.suggestion.includes(`PATCH /p/${project.id}/v1/tables/locked {"rules": {"list": ""}}`),
+        response.text,
+      );
     });
   });
 });

@@ -65,8 +65,15 @@ describe('schema API /p/{id}/v1/tables', () => {
       });
     }
     it('the table survived every refused DELETE', async () => {
-      assert.equal((await server.request('GET', `/p/${project.id}/v1/tables/existing`, { headers: project.admin })).status, 200);
-      assertError(await server.request('GET', `/p/${project.id}/v1/tables/fresh`, { headers: project.admin }), 404, 'TABLE_NOT_FOUND');
+      assert.equal(
+        (await server.request('GET', `/p/${project.id}/v1/tables/existing`, { headers: project.admin })).status,
+        200,
+      );
+      assertError(
+        await server.request('GET', `/p/${project.id}/v1/tables/fresh`, { headers: project.admin }),
+        404,
+        'TABLE_NOT_FOUND',
+      );
     });
   });
 
@@ -89,7 +96,10 @@ describe('schema API /p/{id}/v1/tables', () => {
       assert.deepEqual(table.rules, ALL_TYPES.rules);
       assert.deepEqual(table.indexes, ALL_TYPES.indexes);
       const byName = Object.fromEntries(table.columns.map((c: { name: string }) => [c.name, c]));
-      assert.deepEqual(Object.keys(byName), ALL_TYPES.columns.map((c) => c.name));
+      assert.deepEqual(
+        Object.keys(byName),
+        ALL_TYPES.columns.map((c) => c.name),
+      );
       assert.equal(byName.title.required, true);
       assert.equal(byName.title.max_length, 200);
       assert.equal(byName.code.unique, true);
@@ -102,7 +112,10 @@ describe('schema API /p/{id}/v1/tables', () => {
     });
 
     it('defaults are applied to new rows', async () => {
-      const row = await server.request('POST', `/p/${project.id}/api/everything`, { headers: project.admin, body: { title: 't' } });
+      const row = await server.request('POST', `/p/${project.id}/api/everything`, {
+        headers: project.admin,
+        body: { title: 't' },
+      });
       assert.equal(row.status, 201, row.text);
       assert.equal(row.body.data.status, 'open');
       assert.equal(row.body.data.count, 1);
@@ -113,7 +126,10 @@ describe('schema API /p/{id}/v1/tables', () => {
     });
 
     it('a new table gets null rules for every operation', async () => {
-      const response = await server.request('PUT', `/p/${project.id}/v1/tables/plain`, { headers: project.admin, body: { columns: [{ name: 'a', type: 'text' }] } });
+      const response = await server.request('PUT', `/p/${project.id}/v1/tables/plain`, {
+        headers: project.admin,
+        body: { columns: [{ name: 'a', type: 'text' }] },
+      });
       assert.equal(response.status, 201);
       assert.deepEqual(response.body.data.rules, { list: null, view: null, create: null, update: null, delete: null });
       assert.deepEqual(response.body.data.indexes, []);
@@ -126,7 +142,8 @@ describe('schema API /p/{id}/v1/tables', () => {
       const names = response.body.data.map((t: { name: string }) => t.name);
       for (const name of ['existing', 'everything', 'plain']) assert.ok(names.includes(name), `${name} listed`);
       assert.ok(!names.includes('only_other'), 'tables of other projects are not listed');
-      for (const table of response.body.data) assert.ok(Array.isArray(table.columns) && typeof table.rules === 'object', JSON.stringify(table));
+      for (const table of response.body.data)
+        assert.ok(Array.isArray(table.columns) && typeof table.rules === 'object', JSON.stringify(table));
     });
 
     it('DELETE → 204, then GET, DELETE and the data API → 404 TABLE_NOT_FOUND', async () => {
@@ -137,7 +154,11 @@ describe('schema API /p/{id}/v1/tables', () => {
       assert.equal(deleted.text, '');
       assertError(await server.request('GET', url, { headers: project.admin }), 404, 'TABLE_NOT_FOUND');
       assertError(await server.request('DELETE', url, { headers: project.admin }), 404, 'TABLE_NOT_FOUND');
-      assertError(await server.request('GET', `/p/${project.id}/api/temp`, { headers: project.anon }), 404, 'TABLE_NOT_FOUND');
+      assertError(
+        await server.request('GET', `/p/${project.id}/api/temp`, { headers: project.anon }),
+        404,
+        'TABLE_NOT_FOUND',
+      );
     });
 
     it('a table re-created after DELETE starts empty', async () => {
@@ -173,11 +194,32 @@ describe('schema API /p/{id}/v1/tables', () => {
       ['default outside the enum', col({ type: 'text', enum: ['a'], default: 'b' }), 'c'],
       ['default above max', col({ type: 'integer', max: 3, default: 4 }), 'c'],
       ['default not a timestamp', col({ type: 'timestamp', default: 'tomorrow' }), 'c'],
-      ['references an unknown table', col({ type: 'text', references: { table: 'nowhere', on_delete: 'cascade' } }), 'nowhere'],
-      ['references with a bad on_delete', col({ type: 'text', references: { table: 'existing', on_delete: 'explode' } }), 'c'],
+      [
+        'references an unknown table',
+        col({ type: 'text', references: { table: 'nowhere', on_delete: 'cascade' } }),
+        'nowhere',
+      ],
+      [
+        'references with a bad on_delete',
+        col({ type: 'text', references: { table: 'existing', on_delete: 'explode' } }),
+        'c',
+      ],
       ['references from an integer column', col({ type: 'integer', references: { table: 'existing' } }), 'c'],
-      ['set_null on a required column', col({ type: 'text', required: true, references: { table: 'existing', on_delete: 'set_null' } }), 'c'],
-      ['a column declared twice', { columns: [{ name: 'a', type: 'text' }, { name: 'a', type: 'integer' }] }, 'a'],
+      [
+        'set_null on a required column',
+        col({ type: 'text', required: true, references: { table: 'existing', on_delete: 'set_null' } }),
+        'c',
+      ],
+      [
+        'a column declared twice',
+        {
+          columns: [
+            { name: 'a', type: 'text' },
+            { name: 'a', type: 'integer' },
+          ],
+        },
+        'a',
+      ],
       ['verify_email without auth_table', { columns: [], verify_email: true }],
       ['auth_table not a boolean', { columns: [], auth_table: 'yes' }],
       ['an index on an unknown column', { columns: [{ name: 'a', type: 'text' }], indexes: [['b']] }, 'b'],
@@ -185,68 +227,122 @@ describe('schema API /p/{id}/v1/tables', () => {
       ['rules not an object', { columns: [], rules: '' }],
       ['a rule for an unknown operation', { columns: [], rules: { read: '' } }, 'read'],
       ['a rule that is a number', { columns: [], rules: { list: 1 } }, 'list'],
-      ['a rule naming an unknown column', { columns: [{ name: 'done', type: 'boolean' }], rules: { list: 'dnoe = true' } }, 'dnoe'],
-      ['a rule with a syntax error', { columns: [{ name: 'done', type: 'boolean' }], rules: { view: 'done = = true' } }, 'rules.view'],
-      ['a rule naming an unknown auth field', { columns: [{ name: 'owner', type: 'text' }], rules: { list: 'owner = @request.auth.nope' } }, 'nope'],
-      ['@request.body in a list rule', { columns: [{ name: 'owner', type: 'text' }], rules: { list: 'owner = @request.body.owner' } }, 'rules.list'],
+      [
+        'a rule naming an unknown column',
+        { columns: [{ name: 'done', type: 'boolean' }], rules: { list: 'dnoe = true' } },
+        'dnoe',
+      ],
+      [
+        'a rule with a syntax error',
+        { columns: [{ name: 'done', type: 'boolean' }], rules: { view: 'done = = true' } },
+        'rules.view',
+      ],
+      [
+        'a rule naming an unknown auth field',
+        { columns: [{ name: 'owner', type: 'text' }], rules: { list: 'owner = @request.auth.nope' } },
+        'nope',
+      ],
+      [
+        '@request.body in a list rule',
+        { columns: [{ name: 'owner', type: 'text' }], rules: { list: 'owner = @request.body.owner' } },
+        'rules.list',
+      ],
     ];
     for (const [label, body, fragment] of cases) {
       it(label, async () => {
-        const response = await server.request('PUT', `/p/${project.id}/v1/tables/refused`, { headers: project.admin, body });
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/refused`, {
+          headers: project.admin,
+          body,
+        });
         assertError(response, 400, 'VALIDATION_FAILED');
         if (fragment) assertMessageIncludes(response, fragment);
       });
     }
     it('nothing was created by the refused PUTs', async () => {
-      assertError(await server.request('GET', `/p/${project.id}/v1/tables/refused`, { headers: project.admin }), 404, 'TABLE_NOT_FOUND');
+      assertError(
+        await server.request('GET', `/p/${project.id}/v1/tables/refused`, { headers: project.admin }),
+        404,
+        'TABLE_NOT_FOUND',
+      );
     });
   });
 
   describe('names', () => {
     for (const name of ['id', 'created_at', 'updated_at']) {
       it(`column "${name}" is reserved → 400 VALIDATION_FAILED`, async () => {
-        const response = await server.request('PUT', `/p/${project.id}/v1/tables/reserved`, { headers: project.admin, body: { columns: [{ name, type: 'text' }] } });
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/reserved`, {
+          headers: project.admin,
+          body: { columns: [{ name, type: 'text' }] },
+        });
         assertError(response, 400, 'VALIDATION_FAILED');
         assertMessageIncludes(response, name);
       });
     }
     for (const name of ['email', 'password', 'email_verified']) {
       it(`column "${name}" is reserved in an auth table → 400 VALIDATION_FAILED`, async () => {
-        const response = await server.request('PUT', `/p/${project.id}/v1/tables/people`, { headers: project.admin, body: { auth_table: true, columns: [{ name, type: 'text' }] } });
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/people`, {
+          headers: project.admin,
+          body: { auth_table: true, columns: [{ name, type: 'text' }] },
+        });
         assertError(response, 400, 'VALIDATION_FAILED');
         assertMessageIncludes(response, name);
       });
       it(`column "${name}" is allowed in a plain table`, async () => {
-        const response = await server.request('PUT', `/p/${project.id}/v1/tables/plain_${name}`, { headers: project.admin, body: { columns: [{ name, type: 'text' }] } });
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/plain_${name}`, {
+          headers: project.admin,
+          body: { columns: [{ name, type: 'text' }] },
+        });
         assert.equal(response.status, 201, response.text);
       });
     }
     for (const name of ['Title', '1abc', 'a-b', '_x', 'a b', '', 'é', `a${'b'.repeat(63)}`]) {
       it(`column name ${JSON.stringify(name)} → 400 VALIDATION_FAILED`, async () => {
-        const response = await server.request('PUT', `/p/${project.id}/v1/tables/badcol`, { headers: project.admin, body: { columns: [{ name, type: 'text' }] } });
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/badcol`, {
+          headers: project.admin,
+          body: { columns: [{ name, type: 'text' }] },
+        });
         assertError(response, 400, 'VALIDATION_FAILED');
       });
     }
     it('a 63-character column name is accepted', async () => {
       const name = `a${'b'.repeat(62)}`;
-      const response = await server.request('PUT', `/p/${project.id}/v1/tables/longcol`, { headers: project.admin, body: { columns: [{ name, type: 'text' }] } });
+      const response = await server.request('PUT', `/p/${project.id}/v1/tables/longcol`, {
+        headers: project.admin,
+        body: { columns: [{ name, type: 'text' }] },
+      });
       assert.equal(response.status, 201, response.text);
     });
     for (const name of ['Tasks', '9lives', 'my-table', '_rb_tables', 'sqlite_master', `t${'x'.repeat(63)}`]) {
       it(`table name ${JSON.stringify(name)} → 400 VALIDATION_FAILED`, async () => {
-        const response = await server.request('PUT', `/p/${project.id}/v1/tables/${encodeURIComponent(name)}`, { headers: project.admin, body: { columns: [] } });
+        const response = await server.request('PUT', `/p/${project.id}/v1/tables/${encodeURIComponent(name)}`, {
+          headers: project.admin,
+          body: { columns: [] },
+        });
         assertError(response, 400, 'VALIDATION_FAILED');
       });
     }
     it('SQL keywords are fine as names (quoted identifiers)', async () => {
       const response = await server.request('PUT', `/p/${project.id}/v1/tables/select`, {
         headers: project.admin,
-        body: { columns: [{ name: 'from', type: 'text' }, { name: 'where', type: 'integer' }, { name: 'order', type: 'boolean' }] },
+        body: {
+          columns: [
+            { name: 'from', type: 'text' },
+            { name: 'where', type: 'integer' },
+            { name: 'order', type: 'boolean' },
+          ],
+        },
       });
       assert.equal(response.status, 201, response.text);
-      const row = await server.request('POST', `/p/${project.id}/api/select`, { headers: project.admin, body: { from: 'a', where: 1, order: true } });
+      const row = await server.request('POST', `/p/${project.id}/api/select`, {
+        headers: project.admin,
+        body: { from: 'a', where: 1, order: true },
+      });
       assert.equal(row.status, 201, row.text);
-      const list = await server.request('GET', `/p/${project.id}/api/select?filter=${encodeURIComponent('where = 1 && order = true')}&sort=-from`, { headers: project.admin });
+      const list = await server.request(
+        'GET',
+        `/p/${project.id}/api/select?filter=${encodeURIComponent('where = 1 && order = true')}&sort=-from`,
+        { headers: project.admin },
+      );
       assert.equal(list.status, 200, list.text);
       assert.equal(list.body.meta.total, 1);
     });

@@ -6,7 +6,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../helpers/assert-error.js';
-import { bearer, createAuthProject, linkIn, logIn, mailsTo, patchSettings, PASSWORD, signUp, tokenIn, waitForMail, type SignedUp } from '../helpers/auth-fixtures.js';
+import {
+  bearer,
+  createAuthProject,
+  linkIn,
+  logIn,
+  mailsTo,
+  patchSettings,
+  PASSWORD,
+  signUp,
+  tokenIn,
+  waitForMail,
+  type SignedUp,
+} from '../helpers/auth-fixtures.js';
 import { startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -16,11 +28,14 @@ let project: TestProject;
 
 before(async () => {
   server = await startTestServer({}, { clock });
-  project = await createAuthProject(server, { settings: { allowed_redirect_origins: ['https://allowed.com', 'http://localhost:3000'], app_name: 'Acme' } });
+  project = await createAuthProject(server, {
+    settings: { allowed_redirect_origins: ['https://allowed.com', 'http://localhost:3000'], app_name: 'Acme' },
+  });
 });
 after(() => server.close());
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}) => server.request('POST', `/p/${project.id}/auth/${path}`, { body, headers });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  server.request('POST', `/p/${project.id}/auth/${path}`, { body, headers });
 const me = (token: string) => server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(token) });
 
 /** Asks for a reset link for `email` and returns the token of the mail it produced. */
@@ -66,7 +81,11 @@ describe('POST /p/{id}/auth/forgot-password: redirect_url', () => {
   const allowed: [string, string, string][] = [
     ['upper-case HTTPS://ALLOWED.COM', 'HTTPS://ALLOWED.COM/Reset', 'https://allowed.com/Reset?token='],
     ['default port spelled out', 'https://allowed.com:443/reset', 'https://allowed.com/reset?token='],
-    ['an existing query is kept, token appended', 'https://allowed.com/reset?lang=fr&next=%2Fhome', 'https://allowed.com/reset?lang=fr&next=%2Fhome&token='],
+    [
+      'an existing query is kept, token appended',
+      'https://allowed.com/reset?lang=fr&next=%2Fhome',
+      'https://allowed.com/reset?lang=fr&next=%2Fhome&token=',
+    ],
     ['a fragment stays after the query', 'https://allowed.com/reset#form', 'https://allowed.com/reset?token='],
     ['http://localhost:3000', 'http://localhost:3000/auth/reset', 'http://localhost:3000/auth/reset?token='],
   ];
@@ -98,7 +117,10 @@ describe('POST /p/{id}/auth/forgot-password: unknown emails', () => {
 
   it('answers exactly like a known email, and mails nobody', async () => {
     const before = (await mailsTo(server, project, 'ada@example.com')).length;
-    const unknown = await post('forgot-password', { email: 'ghost@example.com', redirect_url: 'https://allowed.com/r' });
+    const unknown = await post('forgot-password', {
+      email: 'ghost@example.com',
+      redirect_url: 'https://allowed.com/r',
+    });
     const known = await post('forgot-password', { email: 'ada@example.com', redirect_url: 'https://allowed.com/r' });
     assert.equal(known.status, 200);
     assert.equal(unknown.status, known.status);
@@ -144,7 +166,10 @@ describe('POST /p/{id}/auth/reset-password', () => {
   before(async () => {
     bob = await signUp(server, project, 'bob@example.com');
     // Verified or not, the account keeps its refresh tokens through a reset by default (auth-reset-sessions.test.ts).
-    const verified = await server.request('PATCH', `/p/${project.id}/api/users/${bob.user.id}`, { headers: project.admin, body: { email_verified: true } });
+    const verified = await server.request('PATCH', `/p/${project.id}/api/users/${bob.user.id}`, {
+      headers: project.admin,
+      body: { email_verified: true },
+    });
     assert.equal(verified.status, 200, verified.text);
   });
 
@@ -158,13 +183,21 @@ describe('POST /p/{id}/auth/reset-password', () => {
     assertError(await me(bob.token), 401, 'AUTH_INVALID_TOKEN');
     const refreshed = await post('refresh', { refresh_token: bob.refresh_token });
     assert.equal(refreshed.status, 200);
-    assert.equal((await me(refreshed.body.token)).status, 200, 'the refresh token mints tokens for the new password version');
+    assert.equal(
+      (await me(refreshed.body.token)).status,
+      200,
+      'the refresh token mints tokens for the new password version',
+    );
   });
 
   it('a used reset token → 400 AUTH_INVALID_ONE_TIME_TOKEN', async () => {
     const token = await resetTokenFor('bob@example.com');
     assert.equal((await post('reset-password', { token, new_password: PASSWORD })).status, 200);
-    assertError(await post('reset-password', { token, new_password: NEW_PASSWORD }), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    assertError(
+      await post('reset-password', { token, new_password: NEW_PASSWORD }),
+      400,
+      'AUTH_INVALID_ONE_TIME_TOKEN',
+    );
     await logIn(server, project, 'bob@example.com', PASSWORD);
   });
 
@@ -177,8 +210,11 @@ describe('POST /p/{id}/auth/reset-password', () => {
     ]);
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [200, 400, 400], results.map((r) => r.text).join('\n'));
-    for (const failed of results.filter((r) => r.status === 400)) assertError(failed, 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
-    const winner = ['first concurrent pw', 'second concurrent pw', 'third concurrent pw'][results.findIndex((r) => r.status === 200)]!;
+    for (const failed of results.filter((r) => r.status === 400))
+      assertError(failed, 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    const winner = ['first concurrent pw', 'second concurrent pw', 'third concurrent pw'][
+      results.findIndex((r) => r.status === 200)
+    ]!;
     await logIn(server, project, 'bob@example.com', winner);
     await post('reset-password', { token: await resetTokenFor('bob@example.com'), new_password: PASSWORD });
   });
@@ -187,21 +223,37 @@ describe('POST /p/{id}/auth/reset-password', () => {
     const older = await resetTokenFor('bob@example.com');
     const newer = await resetTokenFor('bob@example.com');
     assert.equal((await post('reset-password', { token: newer, new_password: NEW_PASSWORD })).status, 200);
-    assertError(await post('reset-password', { token: older, new_password: 'attacker password' }), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    assertError(
+      await post('reset-password', { token: older, new_password: 'attacker password' }),
+      400,
+      'AUTH_INVALID_ONE_TIME_TOKEN',
+    );
     await logIn(server, project, 'bob@example.com', NEW_PASSWORD);
   });
 
   it('a reset token dies when the password is changed through change-password', async () => {
     const token = await resetTokenFor('bob@example.com');
     const session = await logIn(server, project, 'bob@example.com', NEW_PASSWORD);
-    assert.equal((await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }, bearer(session.token))).status, 200);
-    assertError(await post('reset-password', { token, new_password: 'attacker password' }), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    assert.equal(
+      (await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }, bearer(session.token)))
+        .status,
+      200,
+    );
+    assertError(
+      await post('reset-password', { token, new_password: 'attacker password' }),
+      400,
+      'AUTH_INVALID_ONE_TIME_TOKEN',
+    );
   });
 
   it('a reset token expires after 1 hour → 400 AUTH_INVALID_ONE_TIME_TOKEN', async () => {
     const token = await resetTokenFor('bob@example.com');
     clock.advance(3601);
-    assertError(await post('reset-password', { token, new_password: NEW_PASSWORD }), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    assertError(
+      await post('reset-password', { token, new_password: NEW_PASSWORD }),
+      400,
+      'AUTH_INVALID_ONE_TIME_TOKEN',
+    );
   });
 
   const refused: [string, unknown, string][] = [
@@ -234,7 +286,11 @@ describe('POST /p/{id}/auth/change-password', () => {
 
   it('200 {token, user}: the new token works, every older access token fails, refresh tokens survive', async () => {
     const other = await logIn(server, project, 'carol@example.com');
-    const response = await post('change-password', { current_password: PASSWORD, new_password: NEW_PASSWORD }, bearer(carol.token));
+    const response = await post(
+      'change-password',
+      { current_password: PASSWORD, new_password: NEW_PASSWORD },
+      bearer(carol.token),
+    );
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(Object.keys(response.body).sort(), ['token', 'user']);
     assert.equal(response.body.user.email, 'carol@example.com');
@@ -248,10 +304,25 @@ describe('POST /p/{id}/auth/change-password', () => {
   });
 
   const refused: [string, unknown, number, string][] = [
-    ['wrong current_password', { current_password: 'not my password', new_password: PASSWORD }, 401, 'AUTH_INVALID_CREDENTIALS'],
+    [
+      'wrong current_password',
+      { current_password: 'not my password', new_password: PASSWORD },
+      401,
+      'AUTH_INVALID_CREDENTIALS',
+    ],
     ['new_password too short', { current_password: NEW_PASSWORD, new_password: '1234567' }, 400, 'VALIDATION_PASSWORD'],
-    ['new_password of 257 characters', { current_password: NEW_PASSWORD, new_password: 'p'.repeat(257) }, 400, 'VALIDATION_PASSWORD'],
-    ['current_password as an object', { current_password: { $ne: '' }, new_password: PASSWORD }, 400, 'VALIDATION_FAILED'],
+    [
+      'new_password of 257 characters',
+      { current_password: NEW_PASSWORD, new_password: 'p'.repeat(257) },
+      400,
+      'VALIDATION_PASSWORD',
+    ],
+    [
+      'current_password as an object',
+      { current_password: { $ne: '' }, new_password: PASSWORD },
+      400,
+      'VALIDATION_FAILED',
+    ],
     ['new_password missing', { current_password: NEW_PASSWORD }, 400, 'VALIDATION_FAILED'],
   ];
   for (const [name, body, status, code] of refused) {
@@ -261,15 +332,27 @@ describe('POST /p/{id}/auth/change-password', () => {
   }
 
   it('no bearer → 401 AUTH_REQUIRED; a stale one → 401 AUTH_INVALID_TOKEN', async () => {
-    assertError(await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }), 401, 'AUTH_REQUIRED');
-    assertError(await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }, bearer('x.y.z')), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }),
+      401,
+      'AUTH_REQUIRED',
+    );
+    assertError(
+      await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }, bearer('x.y.z')),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
   });
 
   it('revoke_sessions_on_password_change: change ends the other sessions, reset ends all of them', async () => {
     await patchSettings(server, project, { revoke_sessions_on_password_change: true });
     try {
       const other = await logIn(server, project, 'carol@example.com', NEW_PASSWORD);
-      const response = await post('change-password', { current_password: NEW_PASSWORD, new_password: PASSWORD }, bearer(carol.token));
+      const response = await post(
+        'change-password',
+        { current_password: NEW_PASSWORD, new_password: PASSWORD },
+        bearer(carol.token),
+      );
       assert.equal(response.status, 200);
       assertError(await post('refresh', { refresh_token: other.refresh_token }), 401, 'AUTH_INVALID_REFRESH_TOKEN');
       const own = await post('refresh', { refresh_token: carol.refresh_token });

@@ -23,7 +23,9 @@ before(async () => {
 after(() => server.close());
 
 const forgot = (body: unknown) => server.request('POST', `/p/${project.id}/auth/forgot-password`, { body });
-const origins = async () => (await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin })).body.data.allowed_redirect_origins;
+const origins = async () =>
+  (await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin })).body.data
+    .allowed_redirect_origins;
 
 describe('POST /p/{id}/auth/forgot-password: every refused redirect_url → 400 VALIDATION_REDIRECT_URL', () => {
   const refused: [string, unknown][] = [
@@ -52,7 +54,10 @@ describe('POST /p/{id}/auth/forgot-password: every refused redirect_url → 400 
       for (const email of ['ada@example.com', 'nobody@example.com']) {
         const response = await forgot({ email, redirect_url: redirectUrl });
         assertError(response, 400, 'VALIDATION_REDIRECT_URL');
-        assert.ok(response.body.error.suggestion.includes(`PUT /p/${project.id}/v1/redirect-origins`), response.body.error.suggestion);
+        assert.ok(
+          response.body.error.suggestion.includes(`PUT /p/${project.id}/v1/redirect-origins`),
+          response.body.error.suggestion,
+        );
         assert.ok(!response.body.error.suggestion.includes('{id}'), 'the suggestion names the real project id');
       }
     });
@@ -95,16 +100,29 @@ describe('allowed_redirect_origins: wildcards and non-hosts → 400 VALIDATION_F
   for (const [name, origin] of refused) {
     it(`${name}: PUT redirect-origins and PATCH settings`, async () => {
       const before = await origins();
-      const put = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, { headers: project.admin, body: { allowed_redirect_origins: ['https://ok.example.com', origin] } });
+      const put = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, {
+        headers: project.admin,
+        body: { allowed_redirect_origins: ['https://ok.example.com', origin] },
+      });
       assertError(put, 400, 'VALIDATION_FAILED');
       assert.match(put.body.error.message, /allowed_redirect_origins/);
-      assertError(await server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body: { allowed_redirect_origins: [origin] } }), 400, 'VALIDATION_FAILED');
+      assertError(
+        await server.request('PATCH', `/p/${project.id}/v1/settings`, {
+          headers: project.admin,
+          body: { allowed_redirect_origins: [origin] },
+        }),
+        400,
+        'VALIDATION_FAILED',
+      );
       assert.deepEqual(await origins(), before);
     });
   }
 
   it('the wildcard refusal says to list each origin', async () => {
-    const response = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, { headers: project.admin, body: { allowed_redirect_origins: ['https://*.example.com'] } });
+    const response = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, {
+      headers: project.admin,
+      body: { allowed_redirect_origins: ['https://*.example.com'] },
+    });
     assertError(response, 400, 'VALIDATION_FAILED');
     assert.match(response.body.error.message, /wildcard/);
   });
@@ -113,11 +131,25 @@ describe('allowed_redirect_origins: wildcards and non-hosts → 400 VALIDATION_F
     const other = await createAuthProject(server);
     const response = await server.request('PUT', `/p/${other.id}/v1/redirect-origins`, {
       headers: other.admin,
-      body: { allowed_redirect_origins: ['https://App-1.Example.com', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'http://localhost', 'https://bücher.example', 'https://xn--d1acufc.xn--p1ai'] },
+      body: {
+        allowed_redirect_origins: [
+          'https://App-1.Example.com',
+          'http://127.0.0.1:8080',
+          'http://[::1]:3000',
+          'http://localhost',
+          'https://bücher.example',
+          'https://xn--d1acufc.xn--p1ai',
+        ],
+      },
     });
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data.allowed_redirect_origins, [
-      'https://app-1.example.com', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'http://localhost', 'https://xn--bcher-kva.example', 'https://xn--d1acufc.xn--p1ai',
+      'https://app-1.example.com',
+      'http://127.0.0.1:8080',
+      'http://[::1]:3000',
+      'http://localhost',
+      'https://xn--bcher-kva.example',
+      'https://xn--d1acufc.xn--p1ai',
     ]);
     assert.equal((await outbox(server, other)).length, 0);
   });

@@ -8,7 +8,16 @@ import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
 import { assertError } from '../helpers/assert-error.js';
-import { bearer, createAuthProject, jwtPayload, jwtSecretOf, logIn, patchSettings, signUp, type SignedUp } from '../helpers/auth-fixtures.js';
+import {
+  bearer,
+  createAuthProject,
+  jwtPayload,
+  jwtSecretOf,
+  logIn,
+  patchSettings,
+  signUp,
+  type SignedUp,
+} from '../helpers/auth-fixtures.js';
 import { startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 const clock = new TestClock();
@@ -27,51 +36,111 @@ before(async () => {
 });
 after(() => server.close());
 
-const me = (token: string, target: TestProject = project) => server.request('GET', `/p/${target.id}/auth/me`, { headers: bearer(token) });
+const me = (token: string, target: TestProject = project) =>
+  server.request('GET', `/p/${target.id}/auth/me`, { headers: bearer(token) });
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** Signs claims like Rowbase does, with a chosen algorithm and key. */
-async function forge(claims: Record<string, unknown>, options: { alg?: string; key?: Uint8Array | CryptoKey | import('node:crypto').KeyObject } = {}): Promise<string> {
+async function forge(
+  claims: Record<string, unknown>,
+  options: { alg?: string; key?: Uint8Array | CryptoKey | import('node:crypto').KeyObject } = {},
+): Promise<string> {
   const key = options.key ?? new TextEncoder().encode(await jwtSecretOf(server, project));
   return new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'HS256', typ: 'JWT' }).sign(key);
 }
 
 describe('bearer tokens that must fail', () => {
   const cases: [string, () => Promise<string>, string][] = [
-    ['payload tampered (sub swapped to another user) → 401 AUTH_INVALID_TOKEN', async () => {
-      const [header, , signature] = ada.token.split('.');
-      return `${header}.${b64({ ...jwtPayload(ada.token), sub: bob.user.id })}.${signature}`;
-    }, 'AUTH_INVALID_TOKEN'],
-    ['signature tampered → 401 AUTH_INVALID_TOKEN', async () => {
-      const [header, payload, signature] = ada.token.split('.');
-      return `${header}.${payload}.${signature!.slice(0, -4)}AAAA`;
-    }, 'AUTH_INVALID_TOKEN'],
-    ['alg: none with no signature → 401 AUTH_INVALID_TOKEN', async () => `${b64({ alg: 'none', typ: 'JWT' })}.${ada.token.split('.')[1]}.`, 'AUTH_INVALID_TOKEN'],
-    ['HS512 with the project secret → 401 AUTH_INVALID_TOKEN', async () => forge(jwtPayload(ada.token), { alg: 'HS512' }), 'AUTH_INVALID_TOKEN'],
-    ['RS256 with a key of the attacker → 401 AUTH_INVALID_TOKEN', async () => {
-      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      return forge(jwtPayload(ada.token), { alg: 'RS256', key: privateKey });
-    }, 'AUTH_INVALID_TOKEN'],
-    ['HS256 signed with another secret → 401 AUTH_INVALID_TOKEN', async () => forge(jwtPayload(ada.token), { key: new TextEncoder().encode('guessed-secret') }), 'AUTH_INVALID_TOKEN'],
-    ['right secret, another project in the claims → 401 AUTH_INVALID_TOKEN', async () => forge({ ...jwtPayload(ada.token), project: other.id }), 'AUTH_INVALID_TOKEN'],
-    ['right secret, a session that does not exist → 401 AUTH_INVALID_TOKEN', async () => forge({ ...jwtPayload(ada.token), sid: '00000000-0000-7000-8000-000000000000' }), 'AUTH_INVALID_TOKEN'],
-    ["right secret, bob as subject of ada's session → 401 AUTH_INVALID_TOKEN", async () => forge({ ...jwtPayload(ada.token), sub: bob.user.id }), 'AUTH_INVALID_TOKEN'],
-    ['right secret, a future password version → 401 AUTH_INVALID_TOKEN', async () => forge({ ...jwtPayload(ada.token), pv: 2 }), 'AUTH_INVALID_TOKEN'],
-    ['right secret, no session claim → 401 AUTH_INVALID_TOKEN', async () => {
-      const { sid: _sid, ...rest } = jwtPayload(ada.token);
-      return forge(rest);
-    }, 'AUTH_INVALID_TOKEN'],
-    ['right secret, no exp → 401 AUTH_INVALID_TOKEN', async () => {
-      const { exp: _exp, ...rest } = jwtPayload(ada.token);
-      return forge(rest);
-    }, 'AUTH_INVALID_TOKEN'],
-    ['a genuine token of another project → 401 AUTH_INVALID_TOKEN', async () => (await signUp(server, other, 'ada@example.com')).token, 'AUTH_INVALID_TOKEN'],
+    [
+      'payload tampered (sub swapped to another user) → 401 AUTH_INVALID_TOKEN',
+      async () => {
+        const [header, , signature] = ada.token.split('.');
+        return `${header}.${b64({ ...jwtPayload(ada.token), sub: bob.user.id })}.${signature}`;
+      },
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'signature tampered → 401 AUTH_INVALID_TOKEN',
+      async () => {
+        const [header, payload, signature] = ada.token.split('.');
+        return `${header}.${payload}.${signature!.slice(0, -4)}AAAA`;
+      },
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'alg: none with no signature → 401 AUTH_INVALID_TOKEN',
+      async () => `${b64({ alg: 'none', typ: 'JWT' })}.${ada.token.split('.')[1]}.`,
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'HS512 with the project secret → 401 AUTH_INVALID_TOKEN',
+      async () => forge(jwtPayload(ada.token), { alg: 'HS512' }),
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'RS256 with a key of the attacker → 401 AUTH_INVALID_TOKEN',
+      async () => {
+        const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+        return forge(jwtPayload(ada.token), { alg: 'RS256', key: privateKey });
+      },
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'HS256 signed with another secret → 401 AUTH_INVALID_TOKEN',
+      async () => forge(jwtPayload(ada.token), { key: new TextEncoder().encode('guessed-secret') }),
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'right secret, another project in the claims → 401 AUTH_INVALID_TOKEN',
+      async () => forge({ ...jwtPayload(ada.token), project: other.id }),
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'right secret, a session that does not exist → 401 AUTH_INVALID_TOKEN',
+      async () => forge({ ...jwtPayload(ada.token), sid: '00000000-0000-7000-8000-000000000000' }),
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      "right secret, bob as subject of ada's session → 401 AUTH_INVALID_TOKEN",
+      async () => forge({ ...jwtPayload(ada.token), sub: bob.user.id }),
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'right secret, a future password version → 401 AUTH_INVALID_TOKEN',
+      async () => forge({ ...jwtPayload(ada.token), pv: 2 }),
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'right secret, no session claim → 401 AUTH_INVALID_TOKEN',
+      async () => {
+        const { sid: _sid, ...rest } = jwtPayload(ada.token);
+        return forge(rest);
+      },
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'right secret, no exp → 401 AUTH_INVALID_TOKEN',
+      async () => {
+        const { exp: _exp, ...rest } = jwtPayload(ada.token);
+        return forge(rest);
+      },
+      'AUTH_INVALID_TOKEN',
+    ],
+    [
+      'a genuine token of another project → 401 AUTH_INVALID_TOKEN',
+      async () => (await signUp(server, other, 'ada@example.com')).token,
+      'AUTH_INVALID_TOKEN',
+    ],
   ];
   for (const [name, make, code] of cases) {
     it(name, async () => {
       const token = await make();
       assertError(await me(token), 401, code);
-      assertError(await server.request('GET', `/p/${project.id}/api/users/${ada.user.id}`, { headers: bearer(token) }), 401, code);
+      assertError(
+        await server.request('GET', `/p/${project.id}/api/users/${ada.user.id}`, { headers: bearer(token) }),
+        401,
+        code,
+      );
     });
   }
 
@@ -96,8 +165,14 @@ describe('lifetimes on the clock', () => {
     const session = await logIn(server, project, 'bob@example.com');
     clock.advance(3601);
     assertError(await me(session.token), 401, 'AUTH_TOKEN_EXPIRED');
-    assertError(await server.request('GET', `/p/${project.id}/api/users/${bob.user.id}`, { headers: bearer(session.token) }), 401, 'AUTH_TOKEN_EXPIRED');
-    const refreshed = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: session.refresh_token } });
+    assertError(
+      await server.request('GET', `/p/${project.id}/api/users/${bob.user.id}`, { headers: bearer(session.token) }),
+      401,
+      'AUTH_TOKEN_EXPIRED',
+    );
+    const refreshed = await server.request('POST', `/p/${project.id}/auth/refresh`, {
+      body: { refresh_token: session.refresh_token },
+    });
     assert.equal(refreshed.status, 200, refreshed.text);
     assert.equal((await me(refreshed.body.token)).status, 200);
   });
@@ -114,9 +189,17 @@ describe('lifetimes on the clock', () => {
     assert.equal(claims.exp - claims.iat, 60);
     clock.advance(61);
     assertError(await me(user.token, short), 401, 'AUTH_TOKEN_EXPIRED');
-    assert.equal((await server.request('POST', `/p/${short.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } })).status, 200);
+    assert.equal(
+      (await server.request('POST', `/p/${short.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } }))
+        .status,
+      200,
+    );
     clock.advance(300);
-    assertError(await server.request('POST', `/p/${short.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } }), 401, 'AUTH_INVALID_REFRESH_TOKEN');
+    assertError(
+      await server.request('POST', `/p/${short.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } }),
+      401,
+      'AUTH_INVALID_REFRESH_TOKEN',
+    );
   });
 });
 
@@ -124,7 +207,8 @@ describe('refresh-token reuse detection', () => {
   it('a replaced refresh token replayed within 10 s → the same new pair; after 10 s → 401 AUTH_REFRESH_TOKEN_REUSED and the session ends', async () => {
     const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
     const user = await signUp(server, rotating, 'dan@example.com');
-    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    const refresh = (token: string) =>
+      server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
     const first = await refresh(user.refresh_token);
     assert.equal(first.status, 200);
     clock.advance(9);
@@ -144,7 +228,8 @@ describe('refresh-token reuse detection', () => {
   it('a token replaced two or more rotations ago → 401 AUTH_REFRESH_TOKEN_REUSED and the session ends', async () => {
     const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
     const user = await signUp(server, rotating, 'eve@example.com');
-    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    const refresh = (token: string) =>
+      server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
     const chain = [user.refresh_token];
     let newest = user;
     for (let i = 0; i < 3; i++) {
@@ -165,7 +250,8 @@ describe('refresh-token reuse detection', () => {
   it('the original token of a long chain, replayed much later → 401 AUTH_REFRESH_TOKEN_REUSED', async () => {
     const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
     const user = await signUp(server, rotating, 'fay@example.com');
-    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    const refresh = (token: string) =>
+      server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
     let current = user.refresh_token;
     for (let i = 0; i < 5; i++) {
       clock.advance(3600);
@@ -180,23 +266,31 @@ describe('refresh-token reuse detection', () => {
   it('after logout, a spent token of that session → 401 AUTH_INVALID_REFRESH_TOKEN (nothing left to revoke)', async () => {
     const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
     const user = await signUp(server, rotating, 'gus@example.com');
-    const refresh = (token: string) => server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+    const refresh = (token: string) =>
+      server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
     const first = await refresh(user.refresh_token);
     clock.advance(20);
     const second = await refresh(first.body.refresh_token);
     assert.equal(second.status, 200, second.text);
-    assert.equal((await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(second.body.token) })).status, 204);
+    assert.equal(
+      (await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(second.body.token) })).status,
+      204,
+    );
     assertError(await refresh(user.refresh_token), 401, 'AUTH_INVALID_REFRESH_TOKEN');
     assertError(await refresh(first.body.refresh_token), 401, 'AUTH_INVALID_REFRESH_TOKEN');
   });
 
   it('spent tokens are forgotten when their session ends or expires (the table stays bounded)', async () => {
-    const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true, refresh_token_ttl: 300 } });
+    const rotating = await createAuthProject(server, {
+      settings: { refresh_token_rotation: true, refresh_token_ttl: 300 },
+    });
     const db = await server.built.services.storage.project(rotating.id);
     const spent = () => db.count({ kind: 'count', table: '_rb_spent_refresh_tokens' });
     const refresh = async (token: string): Promise<SignedUp> => {
       clock.advance(20);
-      const response = await server.request('POST', `/p/${rotating.id}/auth/refresh`, { body: { refresh_token: token } });
+      const response = await server.request('POST', `/p/${rotating.id}/auth/refresh`, {
+        body: { refresh_token: token },
+      });
       assert.equal(response.status, 200, response.text);
       return response.body;
     };
@@ -207,12 +301,19 @@ describe('refresh-token reuse detection', () => {
     const ida = await signUp(server, rotating, 'ida@example.com');
     const idaNow = await refresh(ida.refresh_token);
     assert.equal(await spent(), 1, "hal's expired session keeps no spent tokens");
-    assert.equal((await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(idaNow.token) })).status, 204);
+    assert.equal(
+      (await server.request('POST', `/p/${rotating.id}/auth/logout`, { headers: bearer(idaNow.token) })).status,
+      204,
+    );
     assert.equal(await spent(), 0, 'logout forgets the spent tokens of the session');
     const joe = await signUp(server, rotating, 'joe@example.com');
     await refresh(joe.refresh_token);
     assert.equal(await spent(), 1);
-    assert.equal((await server.request('DELETE', `/p/${rotating.id}/api/users/${joe.user.id}`, { headers: rotating.admin })).status, 204);
+    assert.equal(
+      (await server.request('DELETE', `/p/${rotating.id}/api/users/${joe.user.id}`, { headers: rotating.admin }))
+        .status,
+      204,
+    );
     assert.equal(await spent(), 0, 'deleting the user forgets the spent tokens of their sessions');
   });
 
@@ -220,7 +321,9 @@ describe('refresh-token reuse detection', () => {
     await patchSettings(server, project, { refresh_token_rotation: false });
     const session = await logIn(server, project, 'ada@example.com');
     for (let i = 0; i < 3; i++) {
-      const response = await server.request('POST', `/p/${project.id}/auth/refresh`, { body: { refresh_token: session.refresh_token } });
+      const response = await server.request('POST', `/p/${project.id}/auth/refresh`, {
+        body: { refresh_token: session.refresh_token },
+      });
       assert.equal(response.body.refresh_token, session.refresh_token);
       clock.advance(20);
     }

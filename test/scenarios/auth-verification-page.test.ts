@@ -25,13 +25,21 @@ describe('verification link in a browser', () => {
     return { email, token: tokenIn(await waitForMail(server, target, email)) };
   };
   const open = (token: string, accept = BROWSER_ACCEPT, target = project) =>
-    fetch(`${server.url}/p/${target.id}/auth/verify?token=${encodeURIComponent(token)}`, { headers: { accept }, redirect: 'manual' });
-  const settings = async () => (await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin })).body.data;
-  const patch = (body: unknown) => server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body });
+    fetch(`${server.url}/p/${target.id}/auth/verify?token=${encodeURIComponent(token)}`, {
+      headers: { accept },
+      redirect: 'manual',
+    });
+  const settings = async () =>
+    (await server.request('GET', `/p/${project.id}/v1/settings`, { headers: project.admin })).body.data;
+  const patch = (body: unknown) =>
+    server.request('PATCH', `/p/${project.id}/v1/settings`, { headers: project.admin, body });
 
   before(async () => {
     server = await startTestServer();
-    project = await createAuthProject(server, { verifyEmail: true, settings: { app_name: '<script>alert(1)</script> & Co' } });
+    project = await createAuthProject(server, {
+      verifyEmail: true,
+      settings: { app_name: '<script>alert(1)</script> & Co' },
+    });
   });
   after(() => server.close());
 
@@ -49,7 +57,11 @@ describe('verification link in a browser', () => {
       assert.match(html, /<h1>Email verified<\/h1>/);
       assert.ok(html.includes(email), html);
       assert.doesNotMatch(html, /<script|style=|<style|javascript:/i);
-      const users = await server.request('GET', `/p/${project.id}/api/users?filter=${encodeURIComponent(`email = "${email}"`)}`, { headers: project.admin });
+      const users = await server.request(
+        'GET',
+        `/p/${project.id}/api/users?filter=${encodeURIComponent(`email = "${email}"`)}`,
+        { headers: project.admin },
+      );
       assert.equal(users.body.data[0].email_verified, true, 'the user is verified');
     });
 
@@ -73,7 +85,9 @@ describe('verification link in a browser', () => {
     });
 
     it('an unknown project → 404 text/html naming the problem', async () => {
-      const response = await fetch(`${server.url}/p/no-such-project/auth/verify?token=x`, { headers: { accept: BROWSER_ACCEPT } });
+      const response = await fetch(`${server.url}/p/no-such-project/auth/verify?token=x`, {
+        headers: { accept: BROWSER_ACCEPT },
+      });
       assert.equal(response.status, 404);
       assert.match(await response.text(), /No project has the id &quot;no-such-project&quot;/);
     });
@@ -88,10 +102,19 @@ describe('verification link in a browser', () => {
   });
 
   describe('JSON clients keep the JSON answer', () => {
-    for (const [name, accept] of [['no Accept', undefined], ['Accept: */*', '*/*'], ['Accept: application/json', 'application/json'], ['JSON preferred over HTML', 'application/json, text/html;q=0.5']] as const) {
+    for (const [name, accept] of [
+      ['no Accept', undefined],
+      ['Accept: */*', '*/*'],
+      ['Accept: application/json', 'application/json'],
+      ['JSON preferred over HTML', 'application/json, text/html;q=0.5'],
+    ] as const) {
       it(`${name} → 200 {message, user}`, async () => {
         const { email, token } = await freshToken();
-        const response = await server.request('GET', `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`, { headers: accept ? { accept } : {} });
+        const response = await server.request(
+          'GET',
+          `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`,
+          { headers: accept ? { accept } : {} },
+        );
         assert.equal(response.status, 200, response.text);
         assert.equal(response.body.message, 'Email verified.');
         assert.equal(response.body.user.email, email);
@@ -100,7 +123,11 @@ describe('verification link in a browser', () => {
     it('a used token → 400 AUTH_INVALID_ONE_TIME_TOKEN envelope', async () => {
       const { token } = await freshToken();
       await server.request('GET', `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`);
-      assertError(await server.request('GET', `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+      assertError(
+        await server.request('GET', `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`),
+        400,
+        'AUTH_INVALID_ONE_TIME_TOKEN',
+      );
     });
   });
 
@@ -129,7 +156,10 @@ describe('verification link in a browser', () => {
     }
 
     it('an allowed origin (added in the same PATCH) → 200, then a browser is sent there with ?verified=true (its own query kept)', async () => {
-      const response = await patch({ allowed_redirect_origins: ['https://app.example.com', 'https://welcome.example.org'], verify_redirect_url: 'https://welcome.example.org/done?lang=fr&verified=maybe' });
+      const response = await patch({
+        allowed_redirect_origins: ['https://app.example.com', 'https://welcome.example.org'],
+        verify_redirect_url: 'https://welcome.example.org/done?lang=fr&verified=maybe',
+      });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.data.verify_redirect_url, 'https://welcome.example.org/done?lang=fr&verified=maybe');
       const { token } = await freshToken();
@@ -144,7 +174,10 @@ describe('verification link in a browser', () => {
       await open(token);
       const answer = await open(token);
       assert.equal(answer.status, 303);
-      assert.equal(answer.headers.get('location'), 'https://welcome.example.org/done?lang=fr&verified=false&error=AUTH_INVALID_ONE_TIME_TOKEN');
+      assert.equal(
+        answer.headers.get('location'),
+        'https://welcome.example.org/done?lang=fr&verified=false&error=AUTH_INVALID_ONE_TIME_TOKEN',
+      );
     });
 
     it('JSON clients are not redirected', async () => {

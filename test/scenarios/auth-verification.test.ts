@@ -7,7 +7,18 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../helpers/assert-error.js';
-import { bearer, createAuthProject, linkIn, mailsTo, patchSettings, PASSWORD, signUp, tokenIn, waitForMail, type SignedUp } from '../helpers/auth-fixtures.js';
+import {
+  bearer,
+  createAuthProject,
+  linkIn,
+  mailsTo,
+  patchSettings,
+  PASSWORD,
+  signUp,
+  tokenIn,
+  waitForMail,
+  type SignedUp,
+} from '../helpers/auth-fixtures.js';
 import { startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 const PUBLIC_URL = 'https://api.rowbase.test/base';
@@ -21,18 +32,33 @@ before(async () => {
 });
 after(() => server.close());
 
-const verify = (token: string) => server.request('GET', `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`);
-const resend = (token?: string) => server.request('POST', `/p/${project.id}/auth/resend-verification`, token === undefined ? {} : { headers: bearer(token) });
+const verify = (token: string) =>
+  server.request('GET', `/p/${project.id}/auth/verify?token=${encodeURIComponent(token)}`);
+const resend = (token?: string) =>
+  server.request(
+    'POST',
+    `/p/${project.id}/auth/resend-verification`,
+    token === undefined ? {} : { headers: bearer(token) },
+  );
 
 /** POSTs JSON with raw headers (fetch will not send a custom Host). */
 function rawPost(path: string, body: object, headers: Record<string, string>): Promise<number> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const request = http.request({ host: url.hostname, port: url.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers } }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
     request.on('error', reject);
     request.end(payload);
   });
@@ -62,7 +88,11 @@ describe('the verification mail at signup', () => {
   });
 
   it('Host and X-Forwarded-Host headers never shape the link', async () => {
-    const status = await rawPost(`/p/${project.id}/auth/signup`, { email: 'host@example.com', password: PASSWORD }, { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' });
+    const status = await rawPost(
+      `/p/${project.id}/auth/signup`,
+      { email: 'host@example.com', password: PASSWORD },
+      { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' },
+    );
     assert.equal(status, 201);
     const mail = await waitForMail(server, project, 'host@example.com');
     assert.ok(linkIn(mail).href.startsWith(`${PUBLIC_URL}/p/`), linkIn(mail).href);
@@ -76,7 +106,11 @@ describe('the verification mail at signup', () => {
     assert.deepEqual(Object.keys(response.body).sort(), ['message', 'user']);
     assert.equal(response.body.user.email_verified, true);
     assert.equal(response.body.user.id, ada.user.id);
-    assert.equal((await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(ada.token) })).body.user.email_verified, true);
+    assert.equal(
+      (await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(ada.token) })).body.user
+        .email_verified,
+      true,
+    );
   });
 
   it('the same link again → 400 AUTH_INVALID_ONE_TIME_TOKEN', async () => {
@@ -108,7 +142,8 @@ describe('POST /p/{id}/auth/resend-verification and GET verify', () => {
     const [newest] = await mailsTo(server, project, 'bob@example.com');
     const results = await Promise.all([verify(tokenIn(newest!)), verify(tokenIn(newest!)), verify(tokenIn(newest!))]);
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 400, 400]);
-    for (const failed of results.filter((r) => r.status === 400)) assertError(failed, 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
+    for (const failed of results.filter((r) => r.status === 400))
+      assertError(failed, 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
   });
 
   it('a verification token expires after 24 hours', async () => {
@@ -117,7 +152,9 @@ describe('POST /p/{id}/auth/resend-verification and GET verify', () => {
     const [mail] = await mailsTo(server, project, 'carol@example.com');
     assertError(await verify(tokenIn(mail!)), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
     // A fresh access token (the first expired with the clock) can ask for a new link that works.
-    const login = await server.request('POST', `/p/${project.id}/auth/login`, { body: { email: 'carol@example.com', password: PASSWORD } });
+    const login = await server.request('POST', `/p/${project.id}/auth/login`, {
+      body: { email: 'carol@example.com', password: PASSWORD },
+    });
     assert.equal((await resend(login.body.token)).status, 200);
     const fresh = await waitForMail(server, project, 'carol@example.com', 2);
     assert.equal((await verify(tokenIn(fresh))).status, 200);
@@ -141,11 +178,17 @@ describe('POST /p/{id}/auth/resend-verification and GET verify', () => {
   it('a reset token is not a verification token', async () => {
     await patchSettings(server, project, { allowed_redirect_origins: ['https://app.example.com'] });
     const dave = await signUp(server, project, 'dave@example.com');
-    await server.request('POST', `/p/${project.id}/auth/forgot-password`, { body: { email: 'dave@example.com', redirect_url: 'https://app.example.com/reset' } });
+    await server.request('POST', `/p/${project.id}/auth/forgot-password`, {
+      body: { email: 'dave@example.com', redirect_url: 'https://app.example.com/reset' },
+    });
     const reset = await waitForMail(server, project, 'dave@example.com', 2);
     assert.match(reset.subject, /Reset/);
     assertError(await verify(tokenIn(reset)), 400, 'AUTH_INVALID_ONE_TIME_TOKEN');
-    assert.equal((await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(dave.token) })).body.user.email_verified, false);
+    assert.equal(
+      (await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(dave.token) })).body.user
+        .email_verified,
+      false,
+    );
   });
 
   it('resend without a bearer → 401 AUTH_REQUIRED; with a bad one → 401 AUTH_INVALID_TOKEN', async () => {
@@ -161,7 +204,14 @@ describe('tables without verify_email', () => {
     assert.equal((await mailsTo(server, plain, 'erin@example.com')).length, 0);
     const verify = await server.request('GET', `/p/${plain.id}/auth/verify?token=x`);
     assertError(verify, 404, 'AUTH_NOT_CONFIGURED');
-    assert.ok(verify.body.error.suggestion.includes(`PUT /p/${plain.id}/v1/tables/users`), `the suggestion names the real project id: ${verify.body.error.suggestion}`);
-    assertError(await server.request('POST', `/p/${plain.id}/auth/resend-verification`, { headers: bearer(user.token) }), 404, 'AUTH_NOT_CONFIGURED');
+    assert.ok(
+      verify.body.error.suggestion.includes(`PUT /p/${plain.id}/v1/tables/users`),
+      `the suggestion names the real project id: ${verify.body.error.suggestion}`,
+    );
+    assertError(
+      await server.request('POST', `/p/${plain.id}/auth/resend-verification`, { headers: bearer(user.token) }),
+      404,
+      'AUTH_NOT_CONFIGURED',
+    );
   });
 });

@@ -14,7 +14,15 @@ import { assertError } from '../helpers/assert-error.js';
 import { bearer, createAuthProject, signUp } from '../helpers/auth-fixtures.js';
 import { openStream } from '../helpers/sse-client.js';
 import { createTestDatabase, testEngine } from '../helpers/test-database.js';
-import { createProject, PLATFORM_KEY, putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  PLATFORM_KEY,
+  putTable,
+  startTestServer,
+  TestClock,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const START = Date.parse('2026-09-01T08:00:00.000Z');
 const TWELVE_HOURS = 12 * 60 * 60;
@@ -28,12 +36,16 @@ before(async () => {
   server = await startTestServer({}, { clock });
   first = await createProject(server);
   second = await createProject(server);
-  for (const project of [first, second]) await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
+  for (const project of [first, second])
+    await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
 });
 after(() => server.close());
 
 /** Exchanges keys (headers) for a dashboard token; asserts the 201. */
-async function signIn(headers: Record<string, string>, body: unknown = {}): Promise<{ token: string; expires_at: string; scope: string; project_id: string | null }> {
+async function signIn(
+  headers: Record<string, string>,
+  body: unknown = {},
+): Promise<{ token: string; expires_at: string; scope: string; project_id: string | null }> {
   const response = await server.request('POST', '/v1/dashboard/sessions', { headers, body });
   assert.equal(response.status, 201, response.text);
   return response.body.data;
@@ -62,29 +74,56 @@ describe('exchanging a key for a dashboard token', () => {
   const refusals: [string, () => Record<string, string>, () => unknown, number, string][] = [
     ['no credentials', () => ({}), () => ({}), 401, 'AUTH_REQUIRED'],
     ['a wrong platform key', () => ({ 'x-platform-key': `${PLATFORM_KEY}x` }), () => ({}), 401, 'AUTH_INVALID_KEY'],
-    ['the pk_ key in X-Admin-Key', () => ({ 'x-admin-key': first.publishableKey }), () => ({ project_id: first.id }), 401, 'AUTH_INVALID_KEY'],
+    [
+      'the pk_ key in X-Admin-Key',
+      () => ({ 'x-admin-key': first.publishableKey }),
+      () => ({ project_id: first.id }),
+      401,
+      'AUTH_INVALID_KEY',
+    ],
     ['the pk_ key in X-Api-Key', () => first.anon, () => ({ project_id: first.id }), 401, 'AUTH_REQUIRED'],
     ["another project's admin key", () => second.admin, () => ({ project_id: first.id }), 401, 'AUTH_INVALID_KEY'],
     ['an admin key without project_id', () => first.admin, () => ({}), 400, 'VALIDATION_FAILED'],
     ['the platform key with a project_id', () => platform, () => ({ project_id: first.id }), 400, 'VALIDATION_FAILED'],
-    ['an admin key for an unknown project', () => first.admin, () => ({ project_id: 'no-such-project' }), 404, 'PROJECT_NOT_FOUND'],
+    [
+      'an admin key for an unknown project',
+      () => first.admin,
+      () => ({ project_id: 'no-such-project' }),
+      404,
+      'PROJECT_NOT_FOUND',
+    ],
     ['an unknown body field', () => platform, () => ({ ttl: 5 }), 400, 'VALIDATION_FAILED'],
   ];
   for (const [name, headers, body, status, code] of refusals) {
     it(`${name} → ${status} ${code}`, async () => {
-      assertError(await server.request('POST', '/v1/dashboard/sessions', { headers: headers(), body: body() }), status, code);
+      assertError(
+        await server.request('POST', '/v1/dashboard/sessions', { headers: headers(), body: body() }),
+        status,
+        code,
+      );
     });
   }
 
   it('a dashboard token cannot make another (it would outlive its 12 hours) → 401 AUTH_REQUIRED', async () => {
     const { token } = await signIn(platform);
-    assertError(await server.request('POST', '/v1/dashboard/sessions', { headers: dashboard(token), body: {} }), 401, 'AUTH_REQUIRED');
+    assertError(
+      await server.request('POST', '/v1/dashboard/sessions', { headers: dashboard(token), body: {} }),
+      401,
+      'AUTH_REQUIRED',
+    );
   });
 
   it("an end user's access token → 401 AUTH_REQUIRED", async () => {
     const project = await createAuthProject(server);
     const user = await signUp(server, project, 'grace@example.com');
-    assertError(await server.request('POST', '/v1/dashboard/sessions', { headers: bearer(user.token), body: { project_id: project.id } }), 401, 'AUTH_REQUIRED');
+    assertError(
+      await server.request('POST', '/v1/dashboard/sessions', {
+        headers: bearer(user.token),
+        body: { project_id: project.id },
+      }),
+      401,
+      'AUTH_REQUIRED',
+    );
   });
 });
 
@@ -97,7 +136,10 @@ describe('a dashboard token has the powers of its key', () => {
         const response = await server.request('GET', `/p/${project.id}/${route}`, { headers });
         assert.equal(response.status, 200, `${route}: ${response.text}`);
       }
-      const created = await server.request('POST', `/p/${project.id}/api/notes`, { headers, body: { body: 'from the dashboard' } });
+      const created = await server.request('POST', `/p/${project.id}/api/notes`, {
+        headers,
+        body: { body: 'from the dashboard' },
+      });
       assert.equal(created.status, 201, created.text);
     }
   });
@@ -113,9 +155,13 @@ describe('a dashboard token has the powers of its key', () => {
 
   it('GET /v1/dashboard/sessions/current describes the token, never repeating it', async () => {
     const session = await signIn(first.admin, { project_id: first.id });
-    const response = await server.request('GET', '/v1/dashboard/sessions/current', { headers: dashboard(session.token) });
+    const response = await server.request('GET', '/v1/dashboard/sessions/current', {
+      headers: dashboard(session.token),
+    });
     assert.equal(response.status, 200, response.text);
-    assert.deepEqual(response.body, { data: { expires_at: session.expires_at, scope: 'project', project_id: first.id } });
+    assert.deepEqual(response.body, {
+      data: { expires_at: session.expires_at, scope: 'project', project_id: first.id },
+    });
     assertError(await server.request('GET', '/v1/dashboard/sessions/current'), 401, 'AUTH_REQUIRED');
   });
 
@@ -124,24 +170,46 @@ describe('a dashboard token has the powers of its key', () => {
     const altered = `${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`;
     const unknown = `rbd_${'A'.repeat(16)}.${'B'.repeat(40)}`;
     for (const bad of ['not-a-token', altered, unknown]) {
-      assertError(await server.request('GET', `/p/${first.id}/v1/tables`, { headers: dashboard(bad) }), 401, 'AUTH_INVALID_TOKEN');
-      assertError(await server.request('GET', `/p/${first.id}/api/notes`, { headers: { ...first.admin, ...dashboard(bad) } }), 401, 'AUTH_INVALID_TOKEN');
-      assertError(await server.request('GET', '/v1/projects', { headers: { ...platform, ...dashboard(bad) } }), 401, 'AUTH_INVALID_TOKEN');
+      assertError(
+        await server.request('GET', `/p/${first.id}/v1/tables`, { headers: dashboard(bad) }),
+        401,
+        'AUTH_INVALID_TOKEN',
+      );
+      assertError(
+        await server.request('GET', `/p/${first.id}/api/notes`, { headers: { ...first.admin, ...dashboard(bad) } }),
+        401,
+        'AUTH_INVALID_TOKEN',
+      );
+      assertError(
+        await server.request('GET', '/v1/projects', { headers: { ...platform, ...dashboard(bad) } }),
+        401,
+        'AUTH_INVALID_TOKEN',
+      );
     }
   });
 
   it('a page on another origin may not send X-Dashboard-Token (the preflight does not allow it), as for X-Admin-Key', async () => {
     const response = await server.request('OPTIONS', `/p/${first.id}/api/notes`, {
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-dashboard-token' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-dashboard-token',
+      },
     });
-    assert.doesNotMatch(response.headers.get('access-control-allow-headers') ?? '', /dashboard-token|admin-key|platform-key/i);
+    assert.doesNotMatch(
+      response.headers.get('access-control-allow-headers') ?? '',
+      /dashboard-token|admin-key|platform-key/i,
+    );
   });
 
-  it('a realtime subscription with a token receives the table\'s events', async () => {
+  it("a realtime subscription with a token receives the table's events", async () => {
     const headers = dashboard((await signIn(first.admin, { project_id: first.id })).token);
     const stream = await openStream(server.url, first.id);
     try {
-      const bound = await server.request('POST', `/p/${first.id}/realtime`, { headers, body: { client_id: stream.clientId, subscriptions: ['notes'] } });
+      const bound = await server.request('POST', `/p/${first.id}/realtime`, {
+        headers,
+        body: { client_id: stream.clientId, subscriptions: ['notes'] },
+      });
       assert.equal(bound.status, 200, bound.text);
       await server.request('POST', `/p/${first.id}/api/notes`, { headers: first.admin, body: { body: 'live' } });
       const [event] = await stream.waitFor(1, (e) => e.event === 'notes');
@@ -169,8 +237,16 @@ describe('a dashboard token ends', () => {
     const response = await server.request('DELETE', '/v1/dashboard/sessions/current', { headers: signedOut });
     assert.equal(response.status, 204, response.text);
     assertError(await server.request('GET', '/v1/projects', { headers: signedOut }), 401, 'AUTH_INVALID_TOKEN');
-    assertError(await server.request('GET', `/p/${first.id}/api/notes`, { headers: signedOut }), 401, 'AUTH_INVALID_TOKEN');
-    assertError(await server.request('DELETE', '/v1/dashboard/sessions/current', { headers: signedOut }), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await server.request('GET', `/p/${first.id}/api/notes`, { headers: signedOut }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
+    assertError(
+      await server.request('DELETE', '/v1/dashboard/sessions/current', { headers: signedOut }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
     assertError(await server.request('DELETE', '/v1/dashboard/sessions/current'), 401, 'AUTH_REQUIRED');
     assert.equal((await server.request('GET', '/v1/projects', { headers: other })).status, 200);
   });
@@ -179,18 +255,49 @@ describe('a dashboard token ends', () => {
     const project = await createProject(server);
     const immediate = dashboard((await signIn(project.admin, { project_id: project.id })).token);
     const platformToken = dashboard((await signIn(platform)).token);
-    const rotated = await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: immediate, body: { type: 'sk' } });
+    const rotated = await server.request('POST', `/p/${project.id}/v1/rotate-keys`, {
+      headers: immediate,
+      body: { type: 'sk' },
+    });
     assert.equal(rotated.status, 200, rotated.text);
-    assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: immediate }), 401, 'AUTH_INVALID_TOKEN');
-    assert.equal((await server.request('GET', `/p/${project.id}/v1/tables`, { headers: platformToken })).status, 200, 'a platform token is not tied to project keys');
+    assertError(
+      await server.request('GET', `/p/${project.id}/v1/tables`, { headers: immediate }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
+    assert.equal(
+      (await server.request('GET', `/p/${project.id}/v1/tables`, { headers: platformToken })).status,
+      200,
+      'a platform token is not tied to project keys',
+    );
 
     const current = { 'x-admin-key': rotated.body.data.admin_key as string };
     const graced = dashboard((await signIn(current, { project_id: project.id })).token);
-    assert.equal((await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: current, body: { type: 'sk', grace_seconds: 60 } })).status, 200);
-    assert.equal((await server.request('GET', `/p/${project.id}/v1/tables`, { headers: graced })).status, 200, 'works during the grace period');
-    assertError(await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: graced, body: { type: 'sk' } }), 401, 'AUTH_INVALID_KEY');
+    assert.equal(
+      (
+        await server.request('POST', `/p/${project.id}/v1/rotate-keys`, {
+          headers: current,
+          body: { type: 'sk', grace_seconds: 60 },
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (await server.request('GET', `/p/${project.id}/v1/tables`, { headers: graced })).status,
+      200,
+      'works during the grace period',
+    );
+    assertError(
+      await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: graced, body: { type: 'sk' } }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
     clock.advance(60);
-    assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: graced }), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await server.request('GET', `/p/${project.id}/v1/tables`, { headers: graced }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
   });
 
   it('a realtime client bound with a token gets auth_expired when its sk_ key is rotated out, or when its 12 hours end', async () => {
@@ -198,22 +305,46 @@ describe('a dashboard token ends', () => {
     await putTable(server, project, 'notes', { columns: [{ name: 'body', type: 'text' }] });
     const bind = async (token: string) => {
       const stream = await openStream(server.url, project.id);
-      const bound = await server.request('POST', `/p/${project.id}/realtime`, { headers: dashboard(token), body: { client_id: stream.clientId, subscriptions: ['notes'] } });
+      const bound = await server.request('POST', `/p/${project.id}/realtime`, {
+        headers: dashboard(token),
+        body: { client_id: stream.clientId, subscriptions: ['notes'] },
+      });
       assert.equal(bound.status, 200, bound.text);
       return stream;
     };
     const byProjectToken = await bind((await signIn(project.admin, { project_id: project.id })).token);
     const byPlatformToken = await bind((await signIn(platform)).token);
     try {
-      assert.equal((await server.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: project.admin, body: { type: 'sk' } })).status, 200);
-      await server.request('POST', `/p/${project.id}/api/notes`, { headers: platform, body: { body: 'after the rotation' } });
+      assert.equal(
+        (
+          await server.request('POST', `/p/${project.id}/v1/rotate-keys`, {
+            headers: project.admin,
+            body: { type: 'sk' },
+          })
+        ).status,
+        200,
+      );
+      await server.request('POST', `/p/${project.id}/api/notes`, {
+        headers: platform,
+        body: { body: 'after the rotation' },
+      });
       await byProjectToken.waitFor(1, (e) => e.event === 'auth_expired');
       await byPlatformToken.waitFor(1, (e) => e.event === 'notes');
-      assert.deepEqual(byProjectToken.received().map((e) => e.event), ['auth_expired'], 'no row event after the key was rotated out');
+      assert.deepEqual(
+        byProjectToken.received().map((e) => e.event),
+        ['auth_expired'],
+        'no row event after the key was rotated out',
+      );
       clock.advance(TWELVE_HOURS);
-      await server.request('POST', `/p/${project.id}/api/notes`, { headers: platform, body: { body: 'after 12 hours' } });
+      await server.request('POST', `/p/${project.id}/api/notes`, {
+        headers: platform,
+        body: { body: 'after 12 hours' },
+      });
       await byPlatformToken.waitFor(1, (e) => e.event === 'auth_expired');
-      assert.deepEqual(byPlatformToken.received().map((e) => e.event), ['notes', 'auth_expired']);
+      assert.deepEqual(
+        byPlatformToken.received().map((e) => e.event),
+        ['notes', 'auth_expired'],
+      );
     } finally {
       byProjectToken.close();
       byPlatformToken.close();
@@ -229,16 +360,29 @@ describe('a dashboard token ends', () => {
 });
 
 describe('dashboard tokens are stored durably', () => {
-  it('on PostgreSQL, a token made through one server works on another sharing the database, and a sign-out on one is refused at once on the other', { skip: testEngine() !== 'postgres' && 'PostgreSQL only' }, async () => {
+  it('on PostgreSQL, a token made through one server works on another sharing the database, and a sign-out on one is refused at once on the other', {
+    skip: testEngine() !== 'postgres' && 'PostgreSQL only',
+  }, async () => {
     const database = await createTestDatabase();
     const one = await startTestServer({ DATABASE_URL: database.url });
     const two = await startTestServer({ DATABASE_URL: database.url });
     try {
       const project = await createProject(one);
-      const token = dashboard((await one.request('POST', '/v1/dashboard/sessions', { headers: project.admin, body: { project_id: project.id } })).body.data.token);
+      const token = dashboard(
+        (
+          await one.request('POST', '/v1/dashboard/sessions', {
+            headers: project.admin,
+            body: { project_id: project.id },
+          })
+        ).body.data.token,
+      );
       assert.equal((await two.request('GET', `/p/${project.id}/v1/tables`, { headers: token })).status, 200);
       assert.equal((await two.request('DELETE', '/v1/dashboard/sessions/current', { headers: token })).status, 204);
-      assertError(await one.request('GET', `/p/${project.id}/v1/tables`, { headers: token }), 401, 'AUTH_INVALID_TOKEN');
+      assertError(
+        await one.request('GET', `/p/${project.id}/v1/tables`, { headers: token }),
+        401,
+        'AUTH_INVALID_TOKEN',
+      );
     } finally {
       await one.close();
       await two.close();
@@ -251,18 +395,34 @@ describe('dashboard tokens are stored durably', () => {
     let restarted = await startTestServer({}, { dataDir });
     try {
       const project = await createProject(restarted);
-      const exchange = async (headers: Record<string, string>, body: unknown) => (await restarted.request('POST', '/v1/dashboard/sessions', { headers, body })).body.data.token as string;
+      const exchange = async (headers: Record<string, string>, body: unknown) =>
+        (await restarted.request('POST', '/v1/dashboard/sessions', { headers, body })).body.data.token as string;
       const platformToken = dashboard(await exchange(platform, {}));
       const projectToken = dashboard(await exchange(project.admin, { project_id: project.id }));
       await restarted.close();
       restarted = await startTestServer({}, { dataDir });
       assert.equal((await restarted.request('GET', '/v1/projects', { headers: platformToken })).status, 200);
-      assert.equal((await restarted.request('GET', `/p/${project.id}/v1/tables`, { headers: projectToken })).status, 200);
+      assert.equal(
+        (await restarted.request('GET', `/p/${project.id}/v1/tables`, { headers: projectToken })).status,
+        200,
+      );
       await restarted.close();
       restarted = await startTestServer({ PLATFORM_KEY: 'rb_another_platform_key_0123456789abcdef' }, { dataDir });
-      assertError(await restarted.request('GET', '/v1/projects', { headers: platformToken }), 401, 'AUTH_INVALID_TOKEN');
-      assertError(await restarted.request('GET', `/p/${project.id}/v1/tables`, { headers: platformToken }), 401, 'AUTH_INVALID_TOKEN');
-      assert.equal((await restarted.request('GET', `/p/${project.id}/v1/tables`, { headers: projectToken })).status, 200, 'a project token is tied to its sk_ key only');
+      assertError(
+        await restarted.request('GET', '/v1/projects', { headers: platformToken }),
+        401,
+        'AUTH_INVALID_TOKEN',
+      );
+      assertError(
+        await restarted.request('GET', `/p/${project.id}/v1/tables`, { headers: platformToken }),
+        401,
+        'AUTH_INVALID_TOKEN',
+      );
+      assert.equal(
+        (await restarted.request('GET', `/p/${project.id}/v1/tables`, { headers: projectToken })).status,
+        200,
+        'a project token is tied to its sk_ key only',
+      );
     } finally {
       await restarted.close();
       rmSync(dataDir, { recursive: true, force: true });

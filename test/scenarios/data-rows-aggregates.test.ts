@@ -14,7 +14,8 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
   let project: TestProject;
   let ada: { token: string; user: { id: string } };
   const q = (text: string) => encodeURIComponent(text);
-  const list = (query: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/orders?${query}`, { headers: headers ?? project.admin });
+  const list = (query: string, headers?: Record<string, string>) =>
+    server.request('GET', `/p/${project.id}/api/orders?${query}`, { headers: headers ?? project.admin });
 
   // status, amount, qty, due, owner (ada or bob): the expected groups are computed from this table.
   const rows = [
@@ -45,7 +46,15 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
       rules: { list: 'owner = @request.auth.id' },
     });
     const owners = { ada: ada.user.id, bob: bob.user.id };
-    const body = rows.map(([status, amount, qty, due, owner]) => ({ status, amount, qty, due, owner: owners[owner], paid: status === 'paid', meta: { qty } }));
+    const body = rows.map(([status, amount, qty, due, owner]) => ({
+      status,
+      amount,
+      qty,
+      due,
+      owner: owners[owner],
+      paid: status === 'paid',
+      meta: { qty },
+    }));
     const created = await server.request('POST', `/p/${project.id}/api/orders/bulk`, { headers: project.admin, body });
     assert.equal(created.status, 201, created.text);
   });
@@ -65,10 +74,20 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
   });
 
   it('every function with default keys and an alias; sum/avg skip nulls; min/max of timestamps and text', async () => {
-    const response = await list(`select=status,total:sum(amount),avg(amount),min(due),max(due),sum(qty),min(status)&filter=${q('status = "paid"')}`);
+    const response = await list(
+      `select=status,total:sum(amount),avg(amount),min(due),max(due),sum(qty),min(status)&filter=${q('status = "paid"')}`,
+    );
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data, [
-      { status: 'paid', total: 21, avg_amount: 10.5, min_due: '2026-02-01T00:00:00.000Z', max_due: '2026-03-01T00:00:00.000Z', sum_qty: 12, min_status: 'paid' },
+      {
+        status: 'paid',
+        total: 21,
+        avg_amount: 10.5,
+        min_due: '2026-02-01T00:00:00.000Z',
+        max_due: '2026-03-01T00:00:00.000Z',
+        sum_qty: 12,
+        min_status: 'paid',
+      },
     ]);
   });
 
@@ -82,21 +101,34 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
 
   it('shorthand filters apply before grouping', async () => {
     const response = await list('select=status,count()&status=in.(open,void)');
-    assert.deepEqual(response.body.data, [{ status: 'open', count: 2 }, { status: 'void', count: 1 }]);
+    assert.deepEqual(response.body.data, [
+      { status: 'open', count: 2 },
+      { status: 'void', count: 1 },
+    ]);
   });
 
   it("the caller's list rule applies before grouping: a user counts only their rows", async () => {
     const response = await list('select=status,count()', bearer(ada.token));
     assert.equal(response.status, 200, response.text);
-    assert.deepEqual(response.body.data, [{ status: 'open', count: 1 }, { status: 'paid', count: 2 }, { status: 'void', count: 1 }]);
+    assert.deepEqual(response.body.data, [
+      { status: 'open', count: 1 },
+      { status: 'paid', count: 2 },
+      { status: 'void', count: 1 },
+    ]);
     assert.equal(response.body.meta.total, 3);
   });
 
   it('sort by an output key (descending) then group; two grouping columns', async () => {
     const response = await list('select=status,count()&sort=-count,status');
-    assert.deepEqual(response.body.data.map((g: { status: string | null }) => g.status), ['paid', 'open', null, 'void']);
+    assert.deepEqual(
+      response.body.data.map((g: { status: string | null }) => g.status),
+      ['paid', 'open', null, 'void'],
+    );
     const two = await list('select=status,paid,n:count()&sort=-n&limit=2');
-    assert.deepEqual(two.body.data, [{ status: 'paid', paid: true, n: 3 }, { status: 'open', paid: false, n: 2 }]);
+    assert.deepEqual(two.body.data, [
+      { status: 'paid', paid: true, n: 3 },
+      { status: 'open', paid: false, n: 2 },
+    ]);
     assert.equal(two.body.meta.total, 4);
   });
 
@@ -120,7 +152,11 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
     } while (cursor !== null);
     assert.deepEqual(seen, whole);
     const first = await list('select=status,count()&limit=1');
-    assertError(await list(`select=status,sum(qty)&limit=1&after=${q(first.body.meta.next_cursor)}`), 400, 'VALIDATION_FILTER');
+    assertError(
+      await list(`select=status,sum(qty)&limit=1&after=${q(first.body.meta.next_cursor)}`),
+      400,
+      'VALIDATION_FILTER',
+    );
   });
 
   const refused: [string, string, RegExp][] = [

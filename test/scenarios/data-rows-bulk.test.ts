@@ -10,8 +10,11 @@ import { createProject, putTable, startTestServer, type TestProject, type TestSe
 describe('POST /p/{id}/api/{table}/bulk', () => {
   let server: TestServer;
   let project: TestProject;
-  const bulk = (table: string, body: unknown) => server.request('POST', `/p/${project.id}/api/${table}/bulk`, { headers: project.admin, body });
-  const total = async (table: string) => (await server.request('GET', `/p/${project.id}/api/${table}?limit=0`, { headers: project.admin })).body.meta.total as number;
+  const bulk = (table: string, body: unknown) =>
+    server.request('POST', `/p/${project.id}/api/${table}/bulk`, { headers: project.admin, body });
+  const total = async (table: string) =>
+    (await server.request('GET', `/p/${project.id}/api/${table}?limit=0`, { headers: project.admin })).body.meta
+      .total as number;
 
   before(async () => {
     server = await startTestServer();
@@ -33,15 +36,23 @@ describe('POST /p/{id}/api/{table}/bulk', () => {
     const response = await bulk('items', rows);
     assert.equal(response.status, 201, response.text);
     assert.equal(response.body.data.length, 25);
-    assert.deepEqual(response.body.data.map((r: { name: string }) => r.name), rows.map((r) => r.name));
+    assert.deepEqual(
+      response.body.data.map((r: { name: string }) => r.name),
+      rows.map((r) => r.name),
+    );
     assert.equal(new Set(response.body.data.map((r: { id: string }) => r.id)).size, 25);
-    const fetched = await server.request('GET', `/p/${project.id}/api/items/${response.body.data[7].id}`, { headers: project.admin });
+    const fetched = await server.request('GET', `/p/${project.id}/api/items/${response.body.data[7].id}`, {
+      headers: project.admin,
+    });
     assert.deepEqual(fetched.body.data, response.body.data[7]);
     assert.equal(await total('items'), 25);
   });
 
   it('a later row may reference an earlier row of the same request', async () => {
-    const response = await bulk('items', [{ id: 'root-1', name: 'root' }, { name: 'child', parent: 'root-1' }]);
+    const response = await bulk('items', [
+      { id: 'root-1', name: 'root' },
+      { name: 'child', parent: 'root-1' },
+    ]);
     assert.equal(response.status, 201, response.text);
     assert.equal(response.body.data[1].parent, 'root-1');
   });
@@ -52,13 +63,52 @@ describe('POST /p/{id}/api/{table}/bulk', () => {
       ['a missing required column', [good(0), good(1), { sku: 'x' }, good(3)], 400, 'VALIDATION_FAILED', 'row 2'],
       ['a wrong type', [good(0), { name: 'bad', qty: 'many' }], 400, 'VALIDATION_FAILED', 'row 1'],
       ['a value below min', [{ name: 'bad', qty: -1 }, good(1)], 400, 'VALIDATION_FAILED', 'row 0'],
-      ['an unknown column', [good(0), good(1), good(2), good(3), { name: 'x', colour: 'red' }], 400, 'VALIDATION_UNKNOWN_COLUMN', 'row 4'],
-      ['a read-only column', [good(0), { name: 'x', created_at: '2026-01-01T00:00:00Z' }], 400, 'VALIDATION_FAILED', 'row 1'],
+      [
+        'an unknown column',
+        [good(0), good(1), good(2), good(3), { name: 'x', colour: 'red' }],
+        400,
+        'VALIDATION_UNKNOWN_COLUMN',
+        'row 4',
+      ],
+      [
+        'a read-only column',
+        [good(0), { name: 'x', created_at: '2026-01-01T00:00:00Z' }],
+        400,
+        'VALIDATION_FAILED',
+        'row 1',
+      ],
       ['a row that is not an object', [good(0), good(1), 'not a row'], 400, 'VALIDATION_FAILED', 'row 2'],
-      ['a unique duplicate inside the batch', [good(0), good(1), good(2), { name: 'dup', sku: 'atomic-1' }], 409, 'CONFLICT_UNIQUE', 'row 3'],
-      ['a unique duplicate of an existing row', [good(0), { name: 'dup', sku: 'bulk-3' }], 409, 'CONFLICT_UNIQUE', 'row 1'],
-      ['an id given twice', [{ id: 'same', name: 'a' }, { id: 'same', name: 'b' }], 409, 'CONFLICT_UNIQUE', 'row 1'],
-      ['a reference to a missing row', [good(0), { name: 'orphan', parent: 'no-such-item' }, good(2)], 409, 'CONFLICT_REFERENCE', 'row 1'],
+      [
+        'a unique duplicate inside the batch',
+        [good(0), good(1), good(2), { name: 'dup', sku: 'atomic-1' }],
+        409,
+        'CONFLICT_UNIQUE',
+        'row 3',
+      ],
+      [
+        'a unique duplicate of an existing row',
+        [good(0), { name: 'dup', sku: 'bulk-3' }],
+        409,
+        'CONFLICT_UNIQUE',
+        'row 1',
+      ],
+      [
+        'an id given twice',
+        [
+          { id: 'same', name: 'a' },
+          { id: 'same', name: 'b' },
+        ],
+        409,
+        'CONFLICT_UNIQUE',
+        'row 1',
+      ],
+      [
+        'a reference to a missing row',
+        [good(0), { name: 'orphan', parent: 'no-such-item' }, good(2)],
+        409,
+        'CONFLICT_REFERENCE',
+        'row 1',
+      ],
     ];
     for (const [label, rows, status, code, where] of cases) {
       it(`${label} → ${status} ${code} naming ${where}`, async () => {
@@ -90,14 +140,20 @@ describe('POST /p/{id}/api/{table}/bulk', () => {
 
     it('10,001 rows → 400 VALIDATION_FAILED naming the limit; nothing written', async () => {
       await putTable(server, project, 'tiny', { columns: [{ name: 'v', type: 'integer' }] });
-      const response = await bulk('tiny', Array.from({ length: 10_001 }, () => ({})));
+      const response = await bulk(
+        'tiny',
+        Array.from({ length: 10_001 }, () => ({})),
+      );
       assertError(response, 400, 'VALIDATION_FAILED');
       assertMessageIncludes(response, /10[,.]?000/);
       assert.equal(await total('tiny'), 0);
     });
 
     it('10,000 rows → 201', async () => {
-      const response = await bulk('tiny', Array.from({ length: 10_000 }, (_, v) => ({ v })));
+      const response = await bulk(
+        'tiny',
+        Array.from({ length: 10_000 }, (_, v) => ({ v })),
+      );
       assert.equal(response.status, 201, response.text.slice(0, 300));
       assert.equal(response.body.data.length, 10_000);
       assert.equal(await total('tiny'), 10_000);
@@ -108,15 +164,24 @@ describe('POST /p/{id}/api/{table}/bulk', () => {
     const kib = (n: number) => 'x'.repeat(n * 1024);
 
     it('POST with a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
-      const response = await server.request('POST', `/p/${project.id}/api/items`, { headers: project.admin, body: { name: 'big', blob: kib(1025) } });
+      const response = await server.request('POST', `/p/${project.id}/api/items`, {
+        headers: project.admin,
+        body: { name: 'big', blob: kib(1025) },
+      });
       assertError(response, 413, 'PAYLOAD_TOO_LARGE');
     });
     it('PATCH with a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
-      const response = await server.request('PATCH', `/p/${project.id}/api/items/root-1`, { headers: project.admin, body: { blob: kib(1100) } });
+      const response = await server.request('PATCH', `/p/${project.id}/api/items/root-1`, {
+        headers: project.admin,
+        body: { blob: kib(1100) },
+      });
       assertError(response, 413, 'PAYLOAD_TOO_LARGE');
     });
     it('POST just under 1 MiB → 201', async () => {
-      const response = await server.request('POST', `/p/${project.id}/api/items`, { headers: project.admin, body: { name: 'big', blob: kib(1000) } });
+      const response = await server.request('POST', `/p/${project.id}/api/items`, {
+        headers: project.admin,
+        body: { name: 'big', blob: kib(1000) },
+      });
       assert.equal(response.status, 201, response.text.slice(0, 300));
     });
     it('a bulk body of 2 MiB → 201', async () => {

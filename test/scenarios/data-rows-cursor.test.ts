@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../helpers/assert-error.js';
 import { bearer, createAuthProject, signUp } from '../helpers/auth-fixtures.js';
-import { createProject, putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  putTable,
+  startTestServer,
+  TestClock,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 interface Item {
   id: string;
@@ -21,7 +28,8 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
   let other: TestProject;
   const clock = new TestClock(Date.parse('2026-03-01T00:00:00.000Z'));
   const q = (text: string) => encodeURIComponent(text);
-  const list = (path: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
+  const list = (path: string, headers?: Record<string, string>) =>
+    server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
 
   /** Walks every page of `query` with cursors; returns the ids in order and the number of pages. */
   async function walk(table: string, query: string, limit: number): Promise<{ ids: string[]; pages: number }> {
@@ -66,10 +74,19 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
     }));
     for (const row of rows) {
       clock.advance(1);
-      assert.equal((await server.request('POST', `/p/${project.id}/api/items`, { headers: project.admin, body: row })).status, 201);
+      assert.equal(
+        (await server.request('POST', `/p/${project.id}/api/items`, { headers: project.admin, body: row })).status,
+        201,
+      );
     }
-    assert.equal((await server.request('POST', `/p/${project.id}/api/others/bulk`, { headers: project.admin, body: rows })).status, 201);
-    assert.equal((await server.request('POST', `/p/${other.id}/api/items/bulk`, { headers: other.admin, body: rows })).status, 201);
+    assert.equal(
+      (await server.request('POST', `/p/${project.id}/api/others/bulk`, { headers: project.admin, body: rows })).status,
+      201,
+    );
+    assert.equal(
+      (await server.request('POST', `/p/${other.id}/api/items/bulk`, { headers: other.admin, body: rows })).status,
+      201,
+    );
   });
   after(() => server.close());
 
@@ -109,13 +126,21 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
 
   // One bulk write: every row shares created_at, so a cursor lands inside a tie. Keys that are all
   // never-null and run one way compile to a row-value comparison `(created_at, id) > (?, ?)`.
-  const bulkOrders: [string, string][] = [['creation order', ''], ['both keys descending', '&sort=-created_at,-id'], ['mixed directions', '&sort=-created_at,id']];
+  const bulkOrders: [string, string][] = [
+    ['creation order', ''],
+    ['both keys descending', '&sort=-created_at,-id'],
+    ['mixed directions', '&sort=-created_at,id'],
+  ];
   for (const [name, query] of bulkOrders) {
     it(`walking a bulk-written table (one created_at for all rows) with after: ${name}`, async () => {
       const whole = await list(`others?limit=1000${query}`);
       assert.equal(whole.status, 200, whole.text);
       const expected = whole.body.data.map((row: Item) => row.id);
-      assert.equal(new Set(whole.body.data.map((row: Item) => row.created_at)).size, 1, 'the bulk rows share created_at');
+      assert.equal(
+        new Set(whole.body.data.map((row: Item) => row.created_at)).size,
+        1,
+        'the bulk rows share created_at',
+      );
       for (const limit of [1, 5]) {
         const { ids } = await walk('others', query, limit);
         assert.deepEqual(ids, expected, `limit ${limit}`);
@@ -125,7 +150,14 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
 
   it('select keeps only the selected columns even though the cursor reads the sort keys', async () => {
     const response = await list('items?limit=3&sort=-due&select=title');
-    assert.deepEqual(response.body.data.map((row: Item) => Object.keys(row).sort()), [['id', 'title'], ['id', 'title'], ['id', 'title']]);
+    assert.deepEqual(
+      response.body.data.map((row: Item) => Object.keys(row).sort()),
+      [
+        ['id', 'title'],
+        ['id', 'title'],
+        ['id', 'title'],
+      ],
+    );
   });
 
   it('the list rule applies on every page (done = false rows only), and total counts the visible rows', async () => {
@@ -137,7 +169,9 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
     let cursor = anon.body.meta.next_cursor;
     const seen = anon.body.data.map((row: Item) => row.id);
     while (cursor !== null) {
-      const next = await server.request('GET', `/p/${project.id}/api/items?limit=5&after=${q(cursor)}`, { headers: project.anon });
+      const next = await server.request('GET', `/p/${project.id}/api/items?limit=5&after=${q(cursor)}`, {
+        headers: project.anon,
+      });
       seen.push(...next.body.data.map((row: Item) => row.id));
       assert.equal(next.body.meta.total, visible.length);
       cursor = next.body.meta.next_cursor;
@@ -181,7 +215,11 @@ describe('cursor paging: GET /p/{id}/api/{table}?after=', () => {
       });
     }
     it('another project', async () => {
-      assertError(await server.request('GET', `/p/${other.id}/api/items?${same}&after=${q(cursor)}`, { headers: other.admin }), 400, 'VALIDATION_FILTER');
+      assertError(
+        await server.request('GET', `/p/${other.id}/api/items?${same}&after=${q(cursor)}`, { headers: other.admin }),
+        400,
+        'VALIDATION_FILTER',
+      );
     });
     it('the same cursor with the same sort and filter still works', async () => {
       assert.equal((await list(`items?${same}&after=${q(cursor)}`)).status, 200);

@@ -7,18 +7,31 @@ import { createProject, putTable, startTestServer, type TestProject, type TestSe
  * Sends the headers of a large JSON body plus a few bytes of it, and resolves with the
  * answer the server gives before the rest arrives (or rejects after `waitMs`).
  */
-function answerBeforeBody(server: TestServer, path: string, headers: Record<string, string>, declaredBytes = 16 * 1024 * 1024 - 1, waitMs = 5000): Promise<{ status: number; body: any }> {
+function answerBeforeBody(
+  server: TestServer,
+  path: string,
+  headers: Record<string, string>,
+  declaredBytes = 16 * 1024 * 1024 - 1,
+  waitMs = 5000,
+): Promise<{ status: number; body: any }> {
   const url = new URL(path, server.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(declaredBytes), ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-      });
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(declaredBytes), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error('the server waited for the body before answering'));
@@ -42,11 +55,41 @@ describe('data API: refusals come before the body is read', () => {
 
   const cases: [string, () => string, () => Record<string, string>, number, string][] = [
     ['no credentials → 401 AUTH_REQUIRED', () => `/p/${project.id}/api/notes/bulk`, () => ({}), 401, 'AUTH_REQUIRED'],
-    ['a wrong key → 401 AUTH_INVALID_KEY', () => `/p/${project.id}/api/notes/bulk`, () => ({ 'x-api-key': 'pk_wrong' }), 401, 'AUTH_INVALID_KEY'],
-    ['an unknown project → 404 PROJECT_NOT_FOUND', () => '/p/no-such-project/api/notes/bulk', () => ({}), 404, 'PROJECT_NOT_FOUND'],
-    ['the pk_ key on a locked create rule → 403 FORBIDDEN', () => `/p/${project.id}/api/notes/bulk`, () => project.anon, 403, 'FORBIDDEN'],
-    ['an unknown table → 404 TABLE_NOT_FOUND', () => `/p/${project.id}/api/nope/bulk`, () => project.anon, 404, 'TABLE_NOT_FOUND'],
-    ['a single create with the pk_ key on a locked rule → 403 FORBIDDEN', () => `/p/${project.id}/api/notes`, () => project.anon, 403, 'FORBIDDEN'],
+    [
+      'a wrong key → 401 AUTH_INVALID_KEY',
+      () => `/p/${project.id}/api/notes/bulk`,
+      () => ({ 'x-api-key': 'pk_wrong' }),
+      401,
+      'AUTH_INVALID_KEY',
+    ],
+    [
+      'an unknown project → 404 PROJECT_NOT_FOUND',
+      () => '/p/no-such-project/api/notes/bulk',
+      () => ({}),
+      404,
+      'PROJECT_NOT_FOUND',
+    ],
+    [
+      'the pk_ key on a locked create rule → 403 FORBIDDEN',
+      () => `/p/${project.id}/api/notes/bulk`,
+      () => project.anon,
+      403,
+      'FORBIDDEN',
+    ],
+    [
+      'an unknown table → 404 TABLE_NOT_FOUND',
+      () => `/p/${project.id}/api/nope/bulk`,
+      () => project.anon,
+      404,
+      'TABLE_NOT_FOUND',
+    ],
+    [
+      'a single create with the pk_ key on a locked rule → 403 FORBIDDEN',
+      () => `/p/${project.id}/api/notes`,
+      () => project.anon,
+      403,
+      'FORBIDDEN',
+    ],
   ];
   it('a declared Content-Length over the limit → 413 PAYLOAD_TOO_LARGE before the credentials are looked at', async () => {
     const answer = await answerBeforeBody(server, `/p/${project.id}/api/notes`, {}, 2 * 1024 * 1024);

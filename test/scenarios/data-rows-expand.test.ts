@@ -30,7 +30,8 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
   const teams: AnyRow[] = [];
   const posts: AnyRow[] = [];
   const q = (text: string) => encodeURIComponent(text);
-  const get = (path: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
+  const get = (path: string, headers?: Record<string, string>) =>
+    server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
   const create = async (table: string, body: unknown) => {
     const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
     assert.equal(response.status, 201, response.text);
@@ -39,7 +40,8 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
 
   /** Counts the statements the server sends to this project's database while `work` runs. */
   async function countStatements(work: () => Promise<unknown>): Promise<number> {
-    const db = (await server.built.services.schemas.schema(project.id)).db as unknown as Database & Record<string, unknown>;
+    const db = (await server.built.services.schemas.schema(project.id)).db as unknown as Database &
+      Record<string, unknown>;
     let statements = 0;
     const originals = { all: db.all, first: db.first, count: db.count };
     for (const name of ['all', 'first', 'count'] as const) {
@@ -72,22 +74,40 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
   // The auth table references teams, so teams must exist first: build the schema in order.
   before(async () => {
     await putTable(server, project, 'ticks', { columns: [{ name: 'n', type: 'integer' }] });
-    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
+    await putTable(server, project, 'orgs', {
+      columns: [{ name: 'name', type: 'text' }],
+      rules: { view: '', list: '' },
+    });
     await putTable(server, project, 'teams', {
-      columns: [{ name: 'name', type: 'text' }, { name: 'plan', type: 'text' }, { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } }],
+      columns: [
+        { name: 'name', type: 'text' },
+        { name: 'plan', type: 'text' },
+        { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } },
+      ],
       rules: { view: 'plan != "secret"', list: 'plan != "secret"' },
     });
     await putTable(server, project, 'users', {
-      columns: [{ name: 'name', type: 'text' }, { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } }],
+      columns: [
+        { name: 'name', type: 'text' },
+        { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } },
+      ],
       auth_table: true,
       rules: { view: 'id = @request.auth.id || team != null', list: '', update: 'id = @request.auth.id', create: '' },
     });
     await putTable(server, project, 'posts', {
-      columns: [{ name: 'title', type: 'text' }, { name: 'author', type: 'text', references: { table: 'users', on_delete: 'cascade' } }, { name: 'editor', type: 'text', references: { table: 'users', on_delete: 'set_null' } }],
+      columns: [
+        { name: 'title', type: 'text' },
+        { name: 'author', type: 'text', references: { table: 'users', on_delete: 'cascade' } },
+        { name: 'editor', type: 'text', references: { table: 'users', on_delete: 'set_null' } },
+      ],
       rules: { list: '', view: '' },
     });
     await putTable(server, project, 'comments', {
-      columns: [{ name: 'body', type: 'text' }, { name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } }, { name: 'hidden', type: 'boolean', default: false }],
+      columns: [
+        { name: 'body', type: 'text' },
+        { name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } },
+        { name: 'hidden', type: 'boolean', default: false },
+      ],
       rules: { list: 'hidden = false', view: 'hidden = false' },
     });
     const org = await create('orgs', { name: 'Acme' });
@@ -95,15 +115,39 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     teams.push(await create('teams', { name: 'Black', plan: 'secret', org: org.id }));
     ada = await signUp(server, project, 'ada@example.com', { name: 'Ada' });
     bob = await signUp(server, project, 'bob@example.com', { name: 'Bob' });
-    await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, { headers: project.admin, body: { team: teams[0]!.id } });
-    await server.request('PATCH', `/p/${project.id}/api/users/${bob.user.id}`, { headers: project.admin, body: { team: teams[1]!.id } });
+    await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, {
+      headers: project.admin,
+      body: { team: teams[0]!.id },
+    });
+    await server.request('PATCH', `/p/${project.id}/api/users/${bob.user.id}`, {
+      headers: project.admin,
+      body: { team: teams[1]!.id },
+    });
     for (let i = 0; i < 25; i++) {
-      posts.push(await create('posts', { title: `post ${i}`, author: i % 2 === 0 ? ada.user.id : bob.user.id, editor: i % 5 === 0 ? null : ada.user.id }));
+      posts.push(
+        await create('posts', {
+          title: `post ${i}`,
+          author: i % 2 === 0 ? ada.user.id : bob.user.id,
+          editor: i % 5 === 0 ? null : ada.user.id,
+        }),
+      );
     }
     // Post 0 has 105 comments (the reverse expansion stops at 100), post 1 has 3 (one hidden).
-    const many = Array.from({ length: 105 }, (_, i) => ({ body: `c${String(i).padStart(3, '0')}`, post: posts[0]!.id }));
-    assert.equal((await server.request('POST', `/p/${project.id}/api/comments/bulk`, { headers: project.admin, body: many })).status, 201);
-    for (const [body, hidden] of [['first', false], ['secret', true], ['last', false]] as const) await create('comments', { body, post: posts[1]!.id, hidden });
+    const many = Array.from({ length: 105 }, (_, i) => ({
+      body: `c${String(i).padStart(3, '0')}`,
+      post: posts[0]!.id,
+    }));
+    assert.equal(
+      (await server.request('POST', `/p/${project.id}/api/comments/bulk`, { headers: project.admin, body: many }))
+        .status,
+      201,
+    );
+    for (const [body, hidden] of [
+      ['first', false],
+      ['secret', true],
+      ['last', false],
+    ] as const)
+      await create('comments', { body, post: posts[1]!.id, hidden });
   });
 
   it('forward: each row gains expand.author (a whole row); the column keeps its id; empty reference → null', async () => {
@@ -131,9 +175,16 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     assert.equal(response.status, 200, response.text);
     const [p0, p1, p2] = response.body.data as AnyRow[];
     assert.equal(p0!.expand['comments(post)'].length, 100);
-    assert.deepEqual(p0!.expand['comments(post)'].slice(0, 3).map((c: AnyRow) => c.body), ['c000', 'c001', 'c002']);
+    assert.deepEqual(
+      p0!.expand['comments(post)'].slice(0, 3).map((c: AnyRow) => c.body),
+      ['c000', 'c001', 'c002'],
+    );
     assert.equal(p0!.expand['comments(post)'][99].body, 'c099');
-    assert.deepEqual(p1!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'secret', 'last'], 'the admin key sees hidden comments');
+    assert.deepEqual(
+      p1!.expand['comments(post)'].map((c: AnyRow) => c.body),
+      ['first', 'secret', 'last'],
+      'the admin key sees hidden comments',
+    );
     assert.deepEqual(p2!.expand['comments(post)'], []);
   });
 
@@ -141,10 +192,15 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     // One post on the page: 105 comments pass the plain query's bound of 100, so the windowed query answers.
     let response: Awaited<ReturnType<typeof get>> | undefined;
     await write();
-    const statements = await countStatements(async () => (response = await get(`posts?limit=1&count=none&expand=${q('comments(post)')}`)));
+    const statements = await countStatements(
+      async () => (response = await get(`posts?limit=1&count=none&expand=${q('comments(post)')}`)),
+    );
     assert.equal(response!.status, 200, response!.text);
     const comments = (response!.body.data[0] as AnyRow).expand['comments(post)'] as AnyRow[];
-    assert.deepEqual(comments.map((c) => c.body), Array.from({ length: 100 }, (_, i) => `c${String(i).padStart(3, '0')}`));
+    assert.deepEqual(
+      comments.map((c) => c.body),
+      Array.from({ length: 100 }, (_, i) => `c${String(i).padStart(3, '0')}`),
+    );
     assert.equal(statements, 3, 'list + the bounded query + the windowed one');
   });
 
@@ -156,15 +212,24 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     assert.equal(p1!.expand.author.name, 'Bob', 'Bob is in a team: the view rule shows him');
     assert.equal(p1!.expand.author.expand.team, null, "Bob's team has plan secret: not viewable");
     assert.equal(p1!.author, bob.user.id, 'the column keeps its id');
-    assert.deepEqual(p1!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'last']);
+    assert.deepEqual(
+      p1!.expand['comments(post)'].map((c: AnyRow) => c.body),
+      ['first', 'last'],
+    );
   });
 
   it('a locked view rule hides every expanded row (null), it is no error', async () => {
-    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: null, list: null } });
+    await putTable(server, project, 'orgs', {
+      columns: [{ name: 'name', type: 'text' }],
+      rules: { view: null, list: null },
+    });
     const response = await get('posts?limit=1&expand=author.team.org', bearer(ada.token));
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.data[0].expand.author.expand.team.expand.org, null);
-    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
+    await putTable(server, project, 'orgs', {
+      columns: [{ name: 'name', type: 'text' }],
+      rules: { view: '', list: '' },
+    });
   });
 
   it('select applies to the top row; expanded rows are whole', async () => {
@@ -222,11 +287,17 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
 
     it('an update of an expanded row shows on the next request', async () => {
       await expandedOf(page);
-      const renamed = await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, { headers: project.admin, body: { name: 'Ada L.' } });
+      const renamed = await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, {
+        headers: project.admin,
+        body: { name: 'Ada L.' },
+      });
       assert.equal(renamed.status, 200, renamed.text);
       const [p0] = await expandedOf(page);
       assert.equal(p0!.expand.author.name, 'Ada L.');
-      await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, { headers: project.admin, body: { name: 'Ada' } });
+      await server.request('PATCH', `/p/${project.id}/api/users/${ada.user.id}`, {
+        headers: project.admin,
+        body: { name: 'Ada' },
+      });
       assert.equal((await expandedOf(page))[0]!.expand.author.name, 'Ada');
     });
 
@@ -234,14 +305,24 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       const before = await expandedOf(page);
       assert.deepEqual(before[2]!.expand['comments(post)'], []);
       const added = await create('comments', { body: 'late', post: posts[2]!.id });
-      assert.deepEqual((await expandedOf(page))[2]!.expand['comments(post)'].map((c: AnyRow) => c.body), ['late']);
-      assert.equal((await server.request('DELETE', `/p/${project.id}/api/comments/${added.id}`, { headers: project.admin })).status, 204);
+      assert.deepEqual(
+        (await expandedOf(page))[2]!.expand['comments(post)'].map((c: AnyRow) => c.body),
+        ['late'],
+      );
+      assert.equal(
+        (await server.request('DELETE', `/p/${project.id}/api/comments/${added.id}`, { headers: project.admin }))
+          .status,
+        204,
+      );
       assert.deepEqual((await expandedOf(page))[2]!.expand['comments(post)'], []);
     });
 
     it('rows removed by a cascade from another table are gone on the next request', async () => {
       await putTable(server, project, 'stars', {
-        columns: [{ name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } }, { name: 'liker', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+        columns: [
+          { name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } },
+          { name: 'liker', type: 'text', references: { table: 'users', on_delete: 'cascade' } },
+        ],
         rules: { list: '', view: '' },
       });
       const cy = await signUp(server, project, 'cy@example.com', { name: 'Cy' });
@@ -251,46 +332,95 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       let again: AnyRow[] = [];
       const statements = await countStatements(async () => (again = await expandedOf(stars)));
       assert.equal(again[3]!.expand['stars(post)'].length, 1);
-      assert.equal(statements, testEngine() === 'sqlite' ? 1 : 2, 'read again: on SQLite only the page, the stars were kept');
+      assert.equal(
+        statements,
+        testEngine() === 'sqlite' ? 1 : 2,
+        'read again: on SQLite only the page, the stars were kept',
+      );
       // Deleting Cy deletes the star through the foreign key, inside the engine: no row of stars is written by Rowbase.
-      assert.equal((await server.request('DELETE', `/p/${project.id}/api/users/${cy.user.id}`, { headers: project.admin })).status, 204);
+      assert.equal(
+        (await server.request('DELETE', `/p/${project.id}/api/users/${cy.user.id}`, { headers: project.admin })).status,
+        204,
+      );
       assert.deepEqual((await expandedOf(stars))[3]!.expand['stars(post)'], []);
     });
 
     it('a schema change (a new column) shows in the expanded rows at once', async () => {
       await expandedOf(page);
       await putTable(server, project, 'comments', {
-        columns: [{ name: 'body', type: 'text' }, { name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } }, { name: 'hidden', type: 'boolean', default: false }, { name: 'score', type: 'integer', default: 7 }],
+        columns: [
+          { name: 'body', type: 'text' },
+          { name: 'post', type: 'text', references: { table: 'posts', on_delete: 'cascade' } },
+          { name: 'hidden', type: 'boolean', default: false },
+          { name: 'score', type: 'integer', default: 7 },
+        ],
         rules: { list: 'hidden = false', view: 'hidden = false' },
       });
       const [, p1] = await expandedOf(page);
-      assert.deepEqual(p1!.expand['comments(post)'].map((c: AnyRow) => c.score), [7, 7, 7]);
+      assert.deepEqual(
+        p1!.expand['comments(post)'].map((c: AnyRow) => c.score),
+        [7, 7, 7],
+      );
     });
 
     it("kept rows never reach a caller under a conditional rule: the admin's view (hidden comments) is not a user's", async () => {
-      assert.deepEqual((await expandedOf(page))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'secret', 'last']);
-      assert.deepEqual((await expandedOf(page, bearer(ada.token)))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'last']);
-      assert.deepEqual((await expandedOf(page))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body), ['first', 'secret', 'last']);
+      assert.deepEqual(
+        (await expandedOf(page))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body),
+        ['first', 'secret', 'last'],
+      );
+      assert.deepEqual(
+        (await expandedOf(page, bearer(ada.token)))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body),
+        ['first', 'last'],
+      );
+      assert.deepEqual(
+        (await expandedOf(page))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body),
+        ['first', 'secret', 'last'],
+      );
     });
 
     it('a rule locked after rows were kept hides them at once; opened again, they show', async () => {
       const orgPath = 'posts?limit=1&count=none&expand=author.team.org';
-      assert.equal((await expandedOf(orgPath, bearer(ada.token)))[0]!.expand.author.expand.team.expand.org.name, 'Acme');
-      await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: null, list: null } });
+      assert.equal(
+        (await expandedOf(orgPath, bearer(ada.token)))[0]!.expand.author.expand.team.expand.org.name,
+        'Acme',
+      );
+      await putTable(server, project, 'orgs', {
+        columns: [{ name: 'name', type: 'text' }],
+        rules: { view: null, list: null },
+      });
       assert.equal((await expandedOf(orgPath, bearer(ada.token)))[0]!.expand.author.expand.team.expand.org, null);
-      await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
-      assert.equal((await expandedOf(orgPath, bearer(ada.token)))[0]!.expand.author.expand.team.expand.org.name, 'Acme');
+      await putTable(server, project, 'orgs', {
+        columns: [{ name: 'name', type: 'text' }],
+        rules: { view: '', list: '' },
+      });
+      assert.equal(
+        (await expandedOf(orgPath, bearer(ada.token)))[0]!.expand.author.expand.team.expand.org.name,
+        'Acme',
+      );
     });
 
     it('a list that starts while a transaction is open reads everything after its commit: one answer never mixes kept rows with newer ones', async () => {
       const dan = await signUp(server, project, 'dan@example.com', { name: 'Dan' });
-      const setDan = (values: AnyRow) => server.request('PATCH', `/p/${project.id}/api/users/${dan.user.id}`, { headers: project.admin, body: values });
+      const setDan = (values: AnyRow) =>
+        server.request('PATCH', `/p/${project.id}/api/users/${dan.user.id}`, { headers: project.admin, body: values });
       assert.equal((await setDan({ team: teams[0]!.id })).status, 200);
       const { db, tables } = await server.built.services.schemas.schema(project.id);
       const users = tables.get('users')!;
       const listTeams = (filter?: string) =>
-        listRows(db, tables.get('teams')!, { caller: { kind: 'admin' }, query: { expand: 'users(team)', count: 'none', sort: 'created_at', ...(filter && { filter }) }, now: new Date().toISOString(), cursorKey: 'k'.repeat(32), tables, related: kept });
-      const membersOf = (page: Awaited<ReturnType<typeof listTeams>>) => page.rows.map((team) => ((team.expand as AnyRow)['users(team)'] as AnyRow[]).filter((u) => u.id === dan.user.id).map((u) => `${team.name}:${u.name}`)).flat();
+        listRows(db, tables.get('teams')!, {
+          caller: { kind: 'admin' },
+          query: { expand: 'users(team)', count: 'none', sort: 'created_at', ...(filter && { filter }) },
+          now: new Date().toISOString(),
+          cursorKey: 'k'.repeat(32),
+          tables,
+          related: kept,
+        });
+      const membersOf = (page: Awaited<ReturnType<typeof listTeams>>) =>
+        page.rows.flatMap((team) =>
+          ((team.expand as AnyRow)['users(team)'] as AnyRow[])
+            .filter((u) => u.id === dan.user.id)
+            .map((u) => `${team.name}:${u.name}`),
+        );
       // Red's members are kept (Dan among them); Black's are not.
       assert.deepEqual(membersOf(await listTeams('name = "Red"')), ['Red:Dan']);
       // The list reads its page of teams at once; then a transaction takes the database before it
@@ -300,7 +430,15 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       const writeNow = new Promise<void>((resolve) => (letWrite = resolve));
       const moving = db.transaction(async (tx) => {
         await writeNow;
-        await tx.run({ kind: 'update', table: 'users', set: [{ column: users.physical.get('team')!, value: sql.value(teams[1]!.id, 'text') }, { column: users.physical.get('name')!, value: sql.value('Daniel', 'text') }], where: sql.eq('id', dan.user.id) });
+        await tx.run({
+          kind: 'update',
+          table: 'users',
+          set: [
+            { column: users.physical.get('team')!, value: sql.value(teams[1]!.id, 'text') },
+            { column: users.physical.get('name')!, value: sql.value('Daniel', 'text') },
+          ],
+          where: sql.eq('id', dan.user.id),
+        });
       });
       // Let the list get as far as it can before the write (on SQLite: to a read waiting for the transaction).
       await new Promise((resolve) => setImmediate(resolve));
@@ -316,9 +454,21 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
 
     it('nested expansion of kept rows by callers with different rules, interleaved, gives each caller its own rows', async () => {
       // Crews are open (kept rows serve every caller); bosses are not (a secret boss is null for the public).
-      await putTable(server, project, 'bosses', { columns: [{ name: 'name', type: 'text' }, { name: 'secret', type: 'boolean', default: false }], rules: { view: 'secret = false', list: 'secret = false' } });
-      await putTable(server, project, 'crews', { columns: [{ name: 'boss', type: 'text', references: { table: 'bosses', on_delete: 'set_null' } }], rules: { view: '', list: '' } });
-      await putTable(server, project, 'gigs', { columns: [{ name: 'crew', type: 'text', references: { table: 'crews', on_delete: 'set_null' } }], rules: { view: '', list: '' } });
+      await putTable(server, project, 'bosses', {
+        columns: [
+          { name: 'name', type: 'text' },
+          { name: 'secret', type: 'boolean', default: false },
+        ],
+        rules: { view: 'secret = false', list: 'secret = false' },
+      });
+      await putTable(server, project, 'crews', {
+        columns: [{ name: 'boss', type: 'text', references: { table: 'bosses', on_delete: 'set_null' } }],
+        rules: { view: '', list: '' },
+      });
+      await putTable(server, project, 'gigs', {
+        columns: [{ name: 'crew', type: 'text', references: { table: 'crews', on_delete: 'set_null' } }],
+        rules: { view: '', list: '' },
+      });
       const boss = await create('bosses', { name: 'Hidden', secret: true });
       const crew = await create('crews', { boss: boss.id });
       await create('gigs', { crew: crew.id });
@@ -326,20 +476,33 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       // each run to the end on SQLite), both expanding the same kept crew row one level further.
       const { db, tables } = await server.built.services.schemas.schema(project.id);
       const list = (caller: Caller) =>
-        listRows(db, tables.get('gigs')!, { caller, query: { expand: 'crew.boss', count: 'none' }, now: new Date().toISOString(), cursorKey: 'k'.repeat(32), tables, related: kept });
+        listRows(db, tables.get('gigs')!, {
+          caller,
+          query: { expand: 'crew.boss', count: 'none' },
+          now: new Date().toISOString(),
+          cursorKey: 'k'.repeat(32),
+          tables,
+          related: kept,
+        });
       await list({ kind: 'admin' }); // keeps the crew row
-      const callers: Caller[] = Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? { kind: 'admin' } : { kind: 'public' }));
+      const callers: Caller[] = Array.from({ length: 6 }, (_, i) =>
+        i % 2 === 0 ? { kind: 'admin' } : { kind: 'public' },
+      );
       const pages = await Promise.all(callers.map(list));
       pages.forEach((page, i) => {
         const boss = (page.rows[0]!.expand as AnyRow).crew.expand.boss;
-        if (callers[i]!.kind === 'admin') assert.equal(boss?.name, 'Hidden', `call ${i} (admin key) sees the secret boss`);
+        if (callers[i]!.kind === 'admin')
+          assert.equal(boss?.name, 'Hidden', `call ${i} (admin key) sees the secret boss`);
         else assert.equal(boss, null, `call ${i} (public) may not view the secret boss`);
       });
     });
   });
 
   it('a column named "expand" is refused when a table is declared (400 VALIDATION_FAILED): answers put related rows there', async () => {
-    const response = await server.request('PUT', `/p/${project.id}/v1/tables/boxes`, { headers: project.admin, body: { columns: [{ name: 'expand', type: 'text' }] } });
+    const response = await server.request('PUT', `/p/${project.id}/v1/tables/boxes`, {
+      headers: project.admin,
+      body: { columns: [{ name: 'expand', type: 'text' }] },
+    });
     assertError(response, 400, 'VALIDATION_FAILED');
     assert.match(response.body.error.message, /"expand" is a reserved name/);
     assert.match(response.body.error.suggestion, /Choose another name/);

@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertMessageIncludes } from '../helpers/assert-error.js';
-import { createProject, putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  putTable,
+  startTestServer,
+  TestClock,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 interface Task {
   id: string;
@@ -26,7 +33,8 @@ describe('GET /p/{id}/api/{table}', () => {
   const tasks: Task[] = [];
   const clock = new TestClock(START);
 
-  const list = (query: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/tasks${query}`, { headers: headers ?? project.admin });
+  const list = (query: string, headers?: Record<string, string>) =>
+    server.request('GET', `/p/${project.id}/api/tasks${query}`, { headers: headers ?? project.admin });
   const ids = (body: { data: Task[] }) => body.data.map((row) => row.id);
   const q = (text: string) => encodeURIComponent(text);
 
@@ -69,11 +77,26 @@ describe('GET /p/{id}/api/{table}', () => {
       ['offset exactly at the end', '?offset=12', { total: 12, limit: 50, offset: 12 }, []],
       ['offset past the end', '?offset=500', { total: 12, limit: 50, offset: 500 }, []],
       ['limit=0 counts without rows', '?limit=0', { total: 12, limit: 0, offset: 0 }, []],
-      ['limit=1000 is allowed', '?limit=1000', { total: 12, limit: 1000, offset: 0 }, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
-      ['limit=5000 is clamped to 1000', '?limit=5000', { total: 12, limit: 1000, offset: 0 }, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
+      [
+        'limit=1000 is allowed',
+        '?limit=1000',
+        { total: 12, limit: 1000, offset: 0 },
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+      ],
+      [
+        'limit=5000 is clamped to 1000',
+        '?limit=5000',
+        { total: 12, limit: 1000, offset: 0 },
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+      ],
       ['count=none', '?count=none&limit=2', { total: null, limit: 2, offset: 0 }, [0, 1]],
       ['count=none past the end', '?count=none&offset=20', { total: null, limit: 50, offset: 20 }, []],
-      ['total counts under the filter', `?limit=2&filter=${q('done = true')}`, { total: 4, limit: 2, offset: 0 }, [0, 3]],
+      [
+        'total counts under the filter',
+        `?limit=2&filter=${q('done = true')}`,
+        { total: 4, limit: 2, offset: 0 },
+        [0, 3],
+      ],
     ];
     for (const [label, query, meta, expected] of cases) {
       it(`${label} → meta ${JSON.stringify(meta)}`, async () => {
@@ -85,7 +108,10 @@ describe('GET /p/{id}/api/{table}', () => {
         const more = meta.limit > 0 && expected.length === meta.limit && (expected.at(-1) ?? 11) < 11;
         assert.equal(typeof nextCursor === 'string', more, `next_cursor ${JSON.stringify(nextCursor)}`);
         if (!more) assert.equal(nextCursor, null);
-        assert.deepEqual(ids(response.body), expected.map((i) => tasks[i]!.id));
+        assert.deepEqual(
+          ids(response.body),
+          expected.map((i) => tasks[i]!.id),
+        );
       });
     }
 
@@ -108,31 +134,48 @@ describe('GET /p/{id}/api/{table}', () => {
   });
 
   describe('sort and select', () => {
-    const expectOrder = (compare: (a: Task, b: Task) => number) => [...tasks].sort((a, b) => compare(a, b) || (a.id < b.id ? -1 : 1)).map((t) => t.id);
+    const expectOrder = (compare: (a: Task, b: Task) => number) =>
+      [...tasks].sort((a, b) => compare(a, b) || (a.id < b.id ? -1 : 1)).map((t) => t.id);
 
     it('sort=-n returns descending order', async () => {
       const response = await list('?sort=-n');
-      assert.deepEqual(ids(response.body), [...tasks].reverse().map((t) => t.id));
+      assert.deepEqual(
+        ids(response.body),
+        [...tasks].reverse().map((t) => t.id),
+      );
     });
     it('sort=done,-score: ties broken by the next key, then id', async () => {
       const response = await list('?sort=done,-score');
       assert.equal(response.status, 200, response.text);
       const key = (t: Task) => (t.score === null ? Number.NEGATIVE_INFINITY : t.score);
       // Nulls sort as the smallest value: last in descending order.
-      assert.deepEqual(ids(response.body), expectOrder((a, b) => Number(a.done) - Number(b.done) || key(b) - key(a)));
+      assert.deepEqual(
+        ids(response.body),
+        expectOrder((a, b) => Number(a.done) - Number(b.done) || key(b) - key(a)),
+      );
     });
     it('sort=done alone: ties come in id order (stable)', async () => {
       const response = await list('?sort=done');
-      assert.deepEqual(ids(response.body), expectOrder((a, b) => Number(a.done) - Number(b.done)));
+      assert.deepEqual(
+        ids(response.body),
+        expectOrder((a, b) => Number(a.done) - Number(b.done)),
+      );
     });
     it('sort=-created_at,title', async () => {
       const response = await list('?sort=-created_at,title&limit=3');
-      assert.deepEqual(ids(response.body), [11, 10, 9].map((i) => tasks[i]!.id));
+      assert.deepEqual(
+        ids(response.body),
+        [11, 10, 9].map((i) => tasks[i]!.id),
+      );
     });
     it('paging over a sort with ties never repeats or skips a row', async () => {
       const seen: string[] = [];
-      for (let offset = 0; offset < 12; offset += 5) seen.push(...ids((await list(`?sort=done&limit=5&offset=${offset}`)).body));
-      assert.deepEqual(seen, expectOrder((a, b) => Number(a.done) - Number(b.done)));
+      for (let offset = 0; offset < 12; offset += 5)
+        seen.push(...ids((await list(`?sort=done&limit=5&offset=${offset}`)).body));
+      assert.deepEqual(
+        seen,
+        expectOrder((a, b) => Number(a.done) - Number(b.done)),
+      );
     });
 
     const badSorts: [string, string][] = [
@@ -150,7 +193,8 @@ describe('GET /p/{id}/api/{table}', () => {
     }
     it('the unknown-sort suggestion lists the sortable columns', async () => {
       const response = await list('?sort=nope');
-      for (const column of ['title', 'n', 'created_at']) assert.ok(response.body.error.suggestion.includes(column), response.body.error.suggestion);
+      for (const column of ['title', 'n', 'created_at'])
+        assert.ok(response.body.error.suggestion.includes(column), response.body.error.suggestion);
     });
 
     it('select=title returns id and title only', async () => {
@@ -192,7 +236,10 @@ describe('GET /p/{id}/api/{table}', () => {
       ['due < @now', (t) => t.due !== null && Date.parse(t.due) < Date.parse('2026-01-06T12:00:00Z')],
       ['due >= "2026-01-10"', (t) => t.due !== null && t.due >= '2026-01-10'],
       ['due = null', (t) => t.due === null],
-      ['(done = false && due < @now) || title ~ "urgent"', (t) => (!t.done && t.due !== null && t.due < '2026-01-06T12') || /urgent/i.test(t.title)],
+      [
+        '(done = false && due < @now) || title ~ "urgent"',
+        (t) => (!t.done && t.due !== null && t.due < '2026-01-06T12') || /urgent/i.test(t.title),
+      ],
       ['created_at > "2026-01-06T12:00:06Z"', (t) => t.created_at > '2026-01-06T12:00:06.000Z'],
       [`id = "${'ID0'}"`, () => false],
       ['   ', () => true],
@@ -229,7 +276,11 @@ describe('GET /p/{id}/api/{table}', () => {
         const response = await list(`?filter=${q(filter)}`);
         assertError(response, 400, 'VALIDATION_FILTER');
         assert.match(response.body.error.message, position);
-        for (const column of ['title', 'done', 'due']) assert.ok(response.body.error.suggestion.includes(column), `suggestion lists ${column}: ${response.body.error.suggestion}`);
+        for (const column of ['title', 'done', 'due'])
+          assert.ok(
+            response.body.error.suggestion.includes(column),
+            `suggestion lists ${column}: ${response.body.error.suggestion}`,
+          );
       });
     }
     it('a filter over 4096 characters → 400 VALIDATION_FILTER', async () => {
@@ -271,7 +322,13 @@ describe('GET /p/{id}/api/{table}', () => {
     ];
     for (const [query, predicate] of cases) {
       it(`?${query}`, async () => {
-        const encoded = query.split('&').map((pair) => { const [k, ...v] = pair.split('='); return `${k}=${q(v.join('='))}`; }).join('&');
+        const encoded = query
+          .split('&')
+          .map((pair) => {
+            const [k, ...v] = pair.split('=');
+            return `${k}=${q(v.join('='))}`;
+          })
+          .join('&');
         const response = await list(`?limit=100&${encoded}`);
         assert.equal(response.status, 200, response.text);
         const expected = pick(predicate);
@@ -281,7 +338,10 @@ describe('GET /p/{id}/api/{table}', () => {
     }
     it('shorthand filters are ANDed with filter=', async () => {
       const response = await list(`?done=is.false&filter=${q('title ~ "urgent"')}`);
-      assert.deepEqual(ids(response.body), pick((t) => !t.done && /urgent/i.test(t.title)));
+      assert.deepEqual(
+        ids(response.body),
+        pick((t) => !t.done && /urgent/i.test(t.title)),
+      );
     });
 
     const refused: [string, string][] = [
@@ -302,7 +362,8 @@ describe('GET /p/{id}/api/{table}', () => {
     }
     it('an unknown shorthand column: suggestion lists the columns', async () => {
       const response = await list('?nope=eq.1');
-      for (const column of ['title', 'n', 'done']) assert.ok(response.body.error.suggestion.includes(column), response.body.error.suggestion);
+      for (const column of ['title', 'n', 'done'])
+        assert.ok(response.body.error.suggestion.includes(column), response.body.error.suggestion);
     });
   });
 
@@ -310,12 +371,24 @@ describe('GET /p/{id}/api/{table}', () => {
     it('rows created in one bulk request (same created_at) come in id order, in the direction of the last sort key', async () => {
       await putTable(server, project, 'ties', { columns: [{ name: 'label', type: 'text' }], rules: { list: '' } });
       const given = ['zeta', 'alpha', 'mike', 'bravo'];
-      const created = await server.request('POST', `/p/${project.id}/api/ties/bulk`, { headers: project.admin, body: given.map((id) => ({ id, label: id })) });
+      const created = await server.request('POST', `/p/${project.id}/api/ties/bulk`, {
+        headers: project.admin,
+        body: given.map((id) => ({ id, label: id })),
+      });
       assert.equal(created.status, 201, created.text);
       const response = await server.request('GET', `/p/${project.id}/api/ties`, { headers: project.anon });
-      assert.deepEqual(response.body.data.map((r: { id: string }) => r.id), [...given].sort());
-      const reversed = await server.request('GET', `/p/${project.id}/api/ties?sort=-created_at`, { headers: project.anon });
-      assert.deepEqual(reversed.body.data.map((r: { id: string }) => r.id), [...given].sort().reverse(), 'the id tie-breaker follows the last key: descending');
+      assert.deepEqual(
+        response.body.data.map((r: { id: string }) => r.id),
+        [...given].sort(),
+      );
+      const reversed = await server.request('GET', `/p/${project.id}/api/ties?sort=-created_at`, {
+        headers: project.anon,
+      });
+      assert.deepEqual(
+        reversed.body.data.map((r: { id: string }) => r.id),
+        [...given].sort().reverse(),
+        'the id tie-breaker follows the last key: descending',
+      );
     });
   });
 });

@@ -13,7 +13,10 @@ describe('numbers that are not numbers, and unknown columns first', () => {
   let server: TestServer;
   let project: TestProject;
   const raw = (method: string, route: string, body: string, headers = project.admin) =>
-    server.request(method, `/p/${project.id}${route}`, { headers: { ...headers, 'content-type': 'application/json' }, rawBody: body });
+    server.request(method, `/p/${project.id}${route}`, {
+      headers: { ...headers, 'content-type': 'application/json' },
+      rawBody: body,
+    });
   const rows = async (table = 'nums') => {
     const response = await server.request('GET', `/p/${project.id}/api/${table}?sort=id`, { headers: project.admin });
     assert.equal(response.status, 200, response.text);
@@ -33,7 +36,13 @@ describe('numbers that are not numbers, and unknown columns first', () => {
       rules: { list: '', view: '', create: '@request.body.n > 0', update: '@request.body.n > 0' },
     });
     await putTable(server, project, 'members', { auth_table: true, columns: [{ name: 'score', type: 'number' }] });
-    await putTable(server, project, 'people', { columns: [{ name: 'name', type: 'text', required: true }, { name: 'nickname', type: 'text' }], rules: { create: '' } });
+    await putTable(server, project, 'people', {
+      columns: [
+        { name: 'name', type: 'text', required: true },
+        { name: 'nickname', type: 'text' },
+      ],
+      rules: { create: '' },
+    });
     const created = await raw('POST', '/api/nums', '{"n": 1.5, "i": 9007199254740991}');
     assert.equal(created.status, 201, created.text);
     kept = created.body.data;
@@ -42,13 +51,26 @@ describe('numbers that are not numbers, and unknown columns first', () => {
 
   describe('the largest finite values are kept exactly', () => {
     it('n = 1.7976931348623157e308 and i = -(2^53-1) → 201, read back unchanged', async () => {
-      const created = await raw('POST', '/api/nums', '{"n": 1.7976931348623157e308, "i": -9007199254740991, "doc": {"x": [-1.7976931348623157e308]}}');
+      const created = await raw(
+        'POST',
+        '/api/nums',
+        '{"n": 1.7976931348623157e308, "i": -9007199254740991, "doc": {"x": [-1.7976931348623157e308]}}',
+      );
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body.data.n, Number.MAX_VALUE);
       assert.equal(created.body.data.i, -Number.MAX_SAFE_INTEGER);
-      const read = await server.request('GET', `/p/${project.id}/api/nums/${created.body.data.id}`, { headers: project.admin });
+      const read = await server.request('GET', `/p/${project.id}/api/nums/${created.body.data.id}`, {
+        headers: project.admin,
+      });
       assert.deepEqual(read.body.data, created.body.data);
-      assert.equal((await server.request('DELETE', `/p/${project.id}/api/nums/${created.body.data.id}`, { headers: project.admin })).status, 204);
+      assert.equal(
+        (
+          await server.request('DELETE', `/p/${project.id}/api/nums/${created.body.data.id}`, {
+            headers: project.admin,
+          })
+        ).status,
+        204,
+      );
     });
   });
 
@@ -57,9 +79,24 @@ describe('numbers that are not numbers, and unknown columns first', () => {
       ['number column, 1e400', 'POST', '{"n": 1e400}', 'n: must be a finite number'],
       ['number column, -1e400', 'POST', '{"n": -1e400}', 'n: must be a finite number'],
       ['integer column, 1e400', 'POST', '{"n": 1, "i": 1e400}', 'i: must be a whole number within ±(2^53-1)'],
-      ['integer column, 2^53+1', 'POST', '{"n": 1, "i": 9007199254740993}', 'i: must be a whole number within ±(2^53-1)'],
-      ['integer column, -2^63', 'POST', '{"n": 1, "i": -9223372036854775808}', 'i: must be a whole number within ±(2^53-1)'],
-      ['json column, 1e400 nested in an array', 'POST', '{"n": 1, "doc": {"a": [1, 1e400]}}', 'doc: must not hold numbers beyond'],
+      [
+        'integer column, 2^53+1',
+        'POST',
+        '{"n": 1, "i": 9007199254740993}',
+        'i: must be a whole number within ±(2^53-1)',
+      ],
+      [
+        'integer column, -2^63',
+        'POST',
+        '{"n": 1, "i": -9223372036854775808}',
+        'i: must be a whole number within ±(2^53-1)',
+      ],
+      [
+        'json column, 1e400 nested in an array',
+        'POST',
+        '{"n": 1, "doc": {"a": [1, 1e400]}}',
+        'doc: must not hold numbers beyond',
+      ],
       ['json column, a bare -1e999', 'POST', '{"n": 1, "doc": -1e999}', 'doc: must not hold numbers beyond'],
     ];
     for (const [label, method, body, message] of cases) {
@@ -130,31 +167,59 @@ describe('numbers that are not numbers, and unknown columns first', () => {
       for (const query of [`filter=${encodeURIComponent('n = 1.5')}`, 'n=eq.1.5', 'i=eq.9007199254740991']) {
         const response = await server.request('GET', `/p/${project.id}/api/nums?${query}`, { headers: project.admin });
         assert.equal(response.status, 200, response.text);
-        assert.deepEqual(response.body.data.map((row: { id: string }) => row.id), [kept.id], query);
+        assert.deepEqual(
+          response.body.data.map((row: { id: string }) => row.id),
+          [kept.id],
+          query,
+        );
       }
     });
   });
 
   describe('table definitions: default, min and max must be finite', () => {
     const cases: [string, string, string][] = [
-      ['a number default of 1e400', '{"columns": [{"name": "x", "type": "number", "default": 1e400}]}', 'x: the default must be a finite number'],
-      ['an integer default of 2^53', '{"columns": [{"name": "x", "type": "integer", "default": 9007199254740992}]}', 'x: the default must be a whole number'],
-      ['a json default holding 1e400', '{"columns": [{"name": "x", "type": "json", "default": {"a": 1e400}}]}', 'x: the default must not hold numbers beyond'],
-      ['a max of 1e400', '{"columns": [{"name": "x", "type": "number", "max": 1e400}]}', 'x: max must be a finite number'],
-      ['a min of -1e400', '{"columns": [{"name": "x", "type": "integer", "min": -1e400}]}', 'x: min must be a finite number'],
+      [
+        'a number default of 1e400',
+        '{"columns": [{"name": "x", "type": "number", "default": 1e400}]}',
+        'x: the default must be a finite number',
+      ],
+      [
+        'an integer default of 2^53',
+        '{"columns": [{"name": "x", "type": "integer", "default": 9007199254740992}]}',
+        'x: the default must be a whole number',
+      ],
+      [
+        'a json default holding 1e400',
+        '{"columns": [{"name": "x", "type": "json", "default": {"a": 1e400}}]}',
+        'x: the default must not hold numbers beyond',
+      ],
+      [
+        'a max of 1e400',
+        '{"columns": [{"name": "x", "type": "number", "max": 1e400}]}',
+        'x: max must be a finite number',
+      ],
+      [
+        'a min of -1e400',
+        '{"columns": [{"name": "x", "type": "integer", "min": -1e400}]}',
+        'x: min must be a finite number',
+      ],
     ];
     for (const [label, body, message] of cases) {
       it(`${label} → 400 VALIDATION_FAILED "${message}"; no table`, async () => {
         const response = await raw('PUT', '/v1/tables/defaults', body);
         assertError(response, 400, 'VALIDATION_FAILED');
         assertMessageIncludes(response, message);
-        assert.equal((await server.request('GET', `/p/${project.id}/v1/tables/defaults`, { headers: project.admin })).status, 404);
+        assert.equal(
+          (await server.request('GET', `/p/${project.id}/v1/tables/defaults`, { headers: project.admin })).status,
+          404,
+        );
       });
     }
   });
 
   describe('unknown columns are reported before missing ones', () => {
-    const people = (method: string, route: string, body: unknown) => server.request(method, `/p/${project.id}/api${route}`, { headers: project.admin, body });
+    const people = (method: string, route: string, body: unknown) =>
+      server.request(method, `/p/${project.id}/api${route}`, { headers: project.admin, body });
     it('{"nmae": "x"} → 400 VALIDATION_UNKNOWN_COLUMN naming nmae, suggesting name (not "name: is required")', async () => {
       const response = await people('POST', '/people', { nmae: 'x' });
       assertError(response, 400, 'VALIDATION_UNKNOWN_COLUMN');
@@ -162,7 +227,10 @@ describe('numbers that are not numbers, and unknown columns first', () => {
       assert.match(response.body.error.suggestion, /Did you mean "name"\?/);
     });
     it('with the pk_ key and an open create rule the same', async () => {
-      const response = await server.request('POST', `/p/${project.id}/api/people`, { headers: project.anon, body: { nmae: 'x' } });
+      const response = await server.request('POST', `/p/${project.id}/api/people`, {
+        headers: project.anon,
+        body: { nmae: 'x' },
+      });
       assertError(response, 400, 'VALIDATION_UNKNOWN_COLUMN');
       assertMessageIncludes(response, '"nmae"');
     });

@@ -17,9 +17,15 @@ import { createProject, putTable, startTestServer, type TestProject, type TestSe
 function giveEmailVerifiedTheOldDefault(file: string, table: string): void {
   const db = new Database(file);
   try {
-    const sqlOf = (type: string, name: string) => db.prepare('SELECT sql FROM sqlite_schema WHERE type = ? AND name = ?').pluck().get(type, name) as string;
-    const indexes = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").pluck().all(table) as string[];
-    const old = sqlOf('table', table).replace('"email_verified" INTEGER', '"email_verified" INTEGER DEFAULT 0').replace(`CREATE TABLE "${table}"`, 'CREATE TABLE "old_shape"');
+    const sqlOf = (type: string, name: string) =>
+      db.prepare('SELECT sql FROM sqlite_schema WHERE type = ? AND name = ?').pluck().get(type, name) as string;
+    const indexes = db
+      .prepare("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+      .pluck()
+      .all(table) as string[];
+    const old = sqlOf('table', table)
+      .replace('"email_verified" INTEGER', '"email_verified" INTEGER DEFAULT 0')
+      .replace(`CREATE TABLE "${table}"`, 'CREATE TABLE "old_shape"');
     assert.match(old, /DEFAULT 0/);
     db.transaction(() => {
       db.exec(old);
@@ -41,7 +47,12 @@ describe('omitted optional columns in a file from an earlier version', () => {
   before(async () => {
     const first = await startTestServer({}, { dataDir });
     project = await createProject(first, 'old-file');
-    await putTable(first, project, 'plain', { columns: [{ name: 'title', type: 'text' }, { name: 'email_verified', type: 'boolean' }] });
+    await putTable(first, project, 'plain', {
+      columns: [
+        { name: 'title', type: 'text' },
+        { name: 'email_verified', type: 'boolean' },
+      ],
+    });
     await first.close();
     giveEmailVerifiedTheOldDefault(path.join(dataDir, 'projects', `${project.id}.db`), 'plain');
     server = await startTestServer({}, { dataDir });
@@ -55,12 +66,17 @@ describe('omitted optional columns in a file from an earlier version', () => {
     const created = await server.request('POST', `/p/${project.id}/api/plain`, { headers: project.admin, body: {} });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.data.email_verified, null);
-    const read = await server.request('GET', `/p/${project.id}/api/plain/${created.body.data.id}`, { headers: project.admin });
+    const read = await server.request('GET', `/p/${project.id}/api/plain/${created.body.data.id}`, {
+      headers: project.admin,
+    });
     assert.equal(read.body.data.email_verified, null);
   });
 
   it('POST with email_verified true still stores true', async () => {
-    const created = await server.request('POST', `/p/${project.id}/api/plain`, { headers: project.admin, body: { email_verified: true } });
+    const created = await server.request('POST', `/p/${project.id}/api/plain`, {
+      headers: project.admin,
+      body: { email_verified: true },
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.data.email_verified, true);
   });

@@ -33,10 +33,15 @@ describe('omitted optional columns', () => {
   let server: TestServer;
   let project: TestProject;
   const create = async (table: string) => {
-    const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body: {} });
+    const response = await server.request('POST', `/p/${project.id}/api/${table}`, {
+      headers: project.admin,
+      body: {},
+    });
     assert.equal(response.status, 201, response.text);
     const created = response.body.data as Record<string, unknown>;
-    const read = await server.request('GET', `/p/${project.id}/api/${table}/${String(created.id)}`, { headers: project.admin });
+    const read = await server.request('GET', `/p/${project.id}/api/${table}/${String(created.id)}`, {
+      headers: project.admin,
+    });
     assert.equal(read.status, 200, read.text);
     return { created, read: read.body.data as Record<string, unknown> };
   };

@@ -24,7 +24,8 @@ describe('relation paths', () => {
   let cyd: SignedUp;
   const teams: Record<string, AnyRow> = {};
   const q = (text: string) => encodeURIComponent(text);
-  const get = (path: string, headers?: Record<string, string>) => server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
+  const get = (path: string, headers?: Record<string, string>) =>
+    server.request('GET', `/p/${project.id}/api/${path}`, { headers: headers ?? project.admin });
   const titles = (response: { body: { data: AnyRow[] } }) => response.body.data.map((row) => row.title).sort();
   const create = async (table: string, body: unknown) => {
     const response = await server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
@@ -35,16 +36,31 @@ describe('relation paths', () => {
   before(async () => {
     server = await startTestServer();
     project = await createProject(server);
-    await putTable(server, project, 'orgs', { columns: [{ name: 'name', type: 'text' }], rules: { view: '', list: '' } });
+    await putTable(server, project, 'orgs', {
+      columns: [{ name: 'name', type: 'text' }],
+      rules: { view: '', list: '' },
+    });
     await putTable(server, project, 'teams', {
-      columns: [{ name: 'name', type: 'text' }, { name: 'plan', type: 'text' }, { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } }],
+      columns: [
+        { name: 'name', type: 'text' },
+        { name: 'plan', type: 'text' },
+        { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } },
+      ],
       rules: { view: '', list: '' },
     });
     await putTable(server, project, 'users', {
-      columns: [{ name: 'name', type: 'text' }, { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } }],
+      columns: [
+        { name: 'name', type: 'text' },
+        { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } },
+      ],
       auth_table: true,
       // Members of one team see each other.
-      rules: { view: 'id = @request.auth.id || team = @request.auth.team', list: 'id = @request.auth.id || team = @request.auth.team', create: '', update: 'id = @request.auth.id' },
+      rules: {
+        view: 'id = @request.auth.id || team = @request.auth.team',
+        list: 'id = @request.auth.id || team = @request.auth.team',
+        create: '',
+        update: 'id = @request.auth.id',
+      },
     });
     const org = await create('orgs', { name: 'Acme' });
     teams.red = await create('teams', { name: 'Red', plan: 'pro', org: org.id });
@@ -54,16 +70,36 @@ describe('relation paths', () => {
     cyd = await signUp(server, project, 'cyd@example.com', { name: 'Cyd', team: teams.red.id });
     // "Members of the row's team": the docs' worked example.
     await putTable(server, project, 'posts', {
-      columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
-      rules: { list: 'owner.team = @request.auth.team', view: 'owner.team = @request.auth.team', create: '', update: 'owner = @request.auth.id', delete: 'owner = @request.auth.id' },
+      columns: [
+        { name: 'title', type: 'text' },
+        { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } },
+      ],
+      rules: {
+        list: 'owner.team = @request.auth.team',
+        view: 'owner.team = @request.auth.team',
+        create: '',
+        update: 'owner = @request.auth.id',
+        delete: 'owner = @request.auth.id',
+      },
     });
-    await putTable(server, project, 'features', { columns: [{ name: 'title', type: 'text' }], rules: { list: '@request.auth.team.plan = "pro"', view: '@request.auth.team.plan = "pro"' } });
+    await putTable(server, project, 'features', {
+      columns: [{ name: 'title', type: 'text' }],
+      rules: { list: '@request.auth.team.plan = "pro"', view: '@request.auth.team.plan = "pro"' },
+    });
     // Notes are open to list; their owners are users, whom only teammates may view.
     await putTable(server, project, 'notes', {
-      columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+      columns: [
+        { name: 'title', type: 'text' },
+        { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } },
+      ],
       rules: { list: '', view: '' },
     });
-    for (const [title, owner] of [['ada 1', ada], ['ada 2', ada], ['bob 1', bob], ['cyd 1', cyd]] as const) {
+    for (const [title, owner] of [
+      ['ada 1', ada],
+      ['ada 2', ada],
+      ['bob 1', bob],
+      ['cyd 1', cyd],
+    ] as const) {
       await create('posts', { title, owner: owner.user.id });
       await create('notes', { title, owner: owner.user.id });
     }
@@ -94,10 +130,17 @@ describe('relation paths', () => {
     it('create, update and delete rules with paths: teammates may, others may not', async () => {
       const rule = 'owner.team = @request.auth.team';
       await putTable(server, project, 'docs', {
-        columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }],
+        columns: [
+          { name: 'title', type: 'text' },
+          { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } },
+        ],
         rules: { list: '', view: '', create: rule, update: rule, delete: rule },
       });
-      const write = (method: string, path: string, token: string, body?: unknown) => server.request(method, `/p/${project.id}/api/${path}`, { headers: bearer(token), ...(body !== undefined && { body }) });
+      const write = (method: string, path: string, token: string, body?: unknown) =>
+        server.request(method, `/p/${project.id}/api/${path}`, {
+          headers: bearer(token),
+          ...(body !== undefined && { body }),
+        });
       const created = await write('POST', 'docs', ada.token, { title: 'for cyd', owner: cyd.user.id });
       assert.equal(created.status, 201, created.text);
       assertError(await write('POST', 'docs', ada.token, { title: 'for bob', owner: bob.user.id }), 403, 'FORBIDDEN');
@@ -110,10 +153,21 @@ describe('relation paths', () => {
     });
 
     it('a rule with a path through a missing or non-reference column is refused at PUT (400 VALIDATION_FAILED)', async () => {
-      for (const rule of ['owner.tema = @request.auth.team', 'title.name = "x"', '@request.auth.name.x = "y"', 'owner.team.org.name.x = "y"']) {
+      for (const rule of [
+        'owner.tema = @request.auth.team',
+        'title.name = "x"',
+        '@request.auth.name.x = "y"',
+        'owner.team.org.name.x = "y"',
+      ]) {
         const response = await server.request('PUT', `/p/${project.id}/v1/tables/posts`, {
           headers: project.admin,
-          body: { columns: [{ name: 'title', type: 'text' }, { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } }], rules: { list: rule } },
+          body: {
+            columns: [
+              { name: 'title', type: 'text' },
+              { name: 'owner', type: 'text', references: { table: 'users', on_delete: 'cascade' } },
+            ],
+            rules: { list: rule },
+          },
         });
         assertError(response, 400, 'VALIDATION_FAILED');
       }
@@ -122,7 +176,13 @@ describe('relation paths', () => {
     it('dropping a column a path rule reads is refused while the rule uses it', async () => {
       const response = await server.request('PUT', `/p/${project.id}/v1/tables/teams?allow_destructive=true`, {
         headers: project.admin,
-        body: { columns: [{ name: 'name', type: 'text' }, { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } }], rules: { view: '', list: '' } },
+        body: {
+          columns: [
+            { name: 'name', type: 'text' },
+            { name: 'org', type: 'text', references: { table: 'orgs', on_delete: 'set_null' } },
+          ],
+          rules: { view: '', list: '' },
+        },
       });
       assertError(response, 400, 'VALIDATION_FAILED');
     });
@@ -132,7 +192,10 @@ describe('relation paths', () => {
     it('admin: 1, 2 and 3 hops in filter; shorthand owner.name=eq.Ada', async () => {
       assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = "Ada"')}`)), ['ada 1', 'ada 2']);
       assert.deepEqual(titles(await get(`notes?filter=${q('owner.team.name = "Red"')}`)), ['ada 1', 'ada 2', 'cyd 1']);
-      assert.deepEqual(titles(await get(`notes?filter=${q('owner.team.org.name = "Acme" && owner.team.plan != "pro"')}`)), ['bob 1']);
+      assert.deepEqual(
+        titles(await get(`notes?filter=${q('owner.team.org.name = "Acme" && owner.team.plan != "pro"')}`)),
+        ['bob 1'],
+      );
       assert.deepEqual(titles(await get('notes?owner.name=eq.Ada')), ['ada 1', 'ada 2']);
       assert.deepEqual(titles(await get('notes?owner.team.plan=in.(free)')), ['bob 1']);
     });
@@ -140,19 +203,44 @@ describe('relation paths', () => {
     it("a caller's filter reads only related rows it may view: other teams' owners read as null", async () => {
       // Bob may list every note but view only his own team's users.
       assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = "Ada"')}`, bearer(bob.token))), []);
-      assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = null')}`, bearer(bob.token))), ['ada 1', 'ada 2', 'cyd 1']);
+      assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = null')}`, bearer(bob.token))), [
+        'ada 1',
+        'ada 2',
+        'cyd 1',
+      ]);
       assert.deepEqual(titles(await get(`notes?filter=${q('owner.name = "Bob"')}`, bearer(bob.token))), ['bob 1']);
-      assert.deepEqual(titles(await get('notes?owner.email=eq.ada@example.com', bearer(bob.token))), [], 'no probing emails of users he cannot view');
-      assert.deepEqual(titles(await get('notes?owner.email=eq.ada@example.com', bearer(cyd.token))), ['ada 1', 'ada 2'], 'a teammate may');
+      assert.deepEqual(
+        titles(await get('notes?owner.email=eq.ada@example.com', bearer(bob.token))),
+        [],
+        'no probing emails of users he cannot view',
+      );
+      assert.deepEqual(
+        titles(await get('notes?owner.email=eq.ada@example.com', bearer(cyd.token))),
+        ['ada 1', 'ada 2'],
+        'a teammate may',
+      );
     });
 
     it('sort by a path: the related column orders the rows (nulls first), hidden owners sort as null', async () => {
-      assert.deepEqual((await get('notes?sort=-owner.name,title')).body.data.map((row: AnyRow) => row.title), ['cyd 1', 'bob 1', 'ada 1', 'ada 2']);
-      assert.deepEqual((await get('notes?sort=owner.team.name,title')).body.data.map((row: AnyRow) => row.title), ['bob 1', 'ada 1', 'ada 2', 'cyd 1']);
+      assert.deepEqual(
+        (await get('notes?sort=-owner.name,title')).body.data.map((row: AnyRow) => row.title),
+        ['cyd 1', 'bob 1', 'ada 1', 'ada 2'],
+      );
+      assert.deepEqual(
+        (await get('notes?sort=owner.team.name,title')).body.data.map((row: AnyRow) => row.title),
+        ['bob 1', 'ada 1', 'ada 2', 'cyd 1'],
+      );
       // Bob views only himself: the other owners read as null and come first, in title order.
       const asBob = await get('notes?sort=owner.name,title', bearer(bob.token));
-      assert.deepEqual(asBob.body.data.map((row: AnyRow) => row.title), ['ada 1', 'ada 2', 'cyd 1', 'bob 1']);
-      assert.deepEqual(Object.keys(asBob.body.data[0]).sort(), ['created_at', 'id', 'owner', 'title', 'updated_at'], 'the sort value is not returned');
+      assert.deepEqual(
+        asBob.body.data.map((row: AnyRow) => row.title),
+        ['ada 1', 'ada 2', 'cyd 1', 'bob 1'],
+      );
+      assert.deepEqual(
+        Object.keys(asBob.body.data[0]).sort(),
+        ['created_at', 'id', 'owner', 'title', 'updated_at'],
+        'the sort value is not returned',
+      );
     });
 
     it('cursor paging under a path sort walks the same order', async () => {
@@ -193,14 +281,33 @@ describe('relation paths', () => {
   describe('property: filtering or sorting on a path never reveals a row the caller could not view', () => {
     it('random groups, members, view rules and values: filter, shorthand, sort and a two-hop filter agree with a model of the visible rows', async () => {
       const callers = [ada, bob, cyd];
-      const memberRules = ['', 'viewer = @request.auth.id', 'score > 5', 'viewer = @request.auth.id || score < 3', null];
+      const memberRules = [
+        '',
+        'viewer = @request.auth.id',
+        'score > 5',
+        'viewer = @request.auth.id || score < 3',
+        null,
+      ];
       const groupRules = ['', 'viewer = @request.auth.id', 'level > 4', null];
       const shorthand = { '=': 'eq', '!=': 'neq', '>': 'gt', '<=': 'lte' } as const;
       let run = 0;
       await fc.assert(
         fc.asyncProperty(
-          fc.array(fc.record({ level: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), viewer: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 3 }),
-          fc.array(fc.record({ score: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }), viewer: fc.integer({ min: 0, max: 3 }), group: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 6 }),
+          fc.array(
+            fc.record({
+              level: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }),
+              viewer: fc.integer({ min: 0, max: 3 }),
+            }),
+            { minLength: 1, maxLength: 3 },
+          ),
+          fc.array(
+            fc.record({
+              score: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }),
+              viewer: fc.integer({ min: 0, max: 3 }),
+              group: fc.integer({ min: 0, max: 3 }),
+            }),
+            { minLength: 1, maxLength: 6 },
+          ),
           fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 8 }),
           fc.integer({ min: 0, max: memberRules.length - 1 }),
           fc.integer({ min: 0, max: groupRules.length - 1 }),
@@ -211,30 +318,62 @@ describe('relation paths', () => {
             const suffix = `r${run}`;
             const memberRule = memberRules[memberRuleIndex]!;
             const groupRule = groupRules[groupRuleIndex]!;
-            await putTable(server, project, `groups_${suffix}`, { columns: [{ name: 'level', type: 'integer' }, { name: 'viewer', type: 'text' }], rules: { view: groupRule, list: groupRule } });
+            await putTable(server, project, `groups_${suffix}`, {
+              columns: [
+                { name: 'level', type: 'integer' },
+                { name: 'viewer', type: 'text' },
+              ],
+              rules: { view: groupRule, list: groupRule },
+            });
             await putTable(server, project, `members_${suffix}`, {
-              columns: [{ name: 'score', type: 'integer' }, { name: 'viewer', type: 'text' }, { name: 'grp', type: 'text', references: { table: `groups_${suffix}`, on_delete: 'set_null' } }],
+              columns: [
+                { name: 'score', type: 'integer' },
+                { name: 'viewer', type: 'text' },
+                { name: 'grp', type: 'text', references: { table: `groups_${suffix}`, on_delete: 'set_null' } },
+              ],
               rules: { view: memberRule, list: memberRule },
             });
             await putTable(server, project, `items_${suffix}`, {
-              columns: [{ name: 'n', type: 'integer' }, { name: 'member', type: 'text', references: { table: `members_${suffix}`, on_delete: 'cascade' } }],
+              columns: [
+                { name: 'n', type: 'integer' },
+                { name: 'member', type: 'text', references: { table: `members_${suffix}`, on_delete: 'cascade' } },
+              ],
               rules: { list: '', view: '' },
             });
             const viewers = [ada.user.id, bob.user.id, cyd.user.id, 'nobody'];
             const bulk = async (table: string, rows: AnyRow[]) => {
-              const response = await server.request('POST', `/p/${project.id}/api/${table}_${suffix}/bulk`, { headers: project.admin, body: rows });
+              const response = await server.request('POST', `/p/${project.id}/api/${table}_${suffix}/bulk`, {
+                headers: project.admin,
+                body: rows,
+              });
               assert.equal(response.status, 201, response.text);
               return response.body.data as AnyRow[];
             };
-            const createdGroups = await bulk('groups', groups.map((g) => ({ level: g.level, viewer: viewers[g.viewer] })));
-            const createdMembers = await bulk('members', members.map((m) => ({ score: m.score, viewer: viewers[m.viewer], grp: createdGroups[m.group]?.id ?? null })));
+            const createdGroups = await bulk(
+              'groups',
+              groups.map((g) => ({ level: g.level, viewer: viewers[g.viewer] })),
+            );
+            const createdMembers = await bulk(
+              'members',
+              members.map((m) => ({
+                score: m.score,
+                viewer: viewers[m.viewer],
+                grp: createdGroups[m.group]?.id ?? null,
+              })),
+            );
             const itemBody = items.map((i, n) => ({ n, member: createdMembers[i]?.id ?? null }));
             await bulk('items', itemBody);
-            const allowed = (rule: string | null, row: AnyRow, callerId: string, column: 'score' | 'level'): boolean => {
+            const allowed = (
+              rule: string | null,
+              row: AnyRow,
+              callerId: string,
+              column: 'score' | 'level',
+            ): boolean => {
               if (rule === null) return false;
               if (rule === '') return true;
               if (rule === 'viewer = @request.auth.id') return row.viewer === callerId;
-              if (rule === 'score > 5' || rule === 'level > 4') return row[column] !== null && row[column] > (column === 'score' ? 5 : 4);
+              if (rule === 'score > 5' || rule === 'level > 4')
+                return row[column] !== null && row[column] > (column === 'score' ? 5 : 4);
               return row.viewer === callerId || (row.score !== null && row.score < 3);
             };
             const holds = (x: number | null): boolean => {
@@ -254,17 +393,36 @@ describe('relation paths', () => {
                 const group = createdGroups.find((g) => g.id === memberOf(item)?.grp);
                 return group && allowed(groupRule, group, id, 'level') ? group.level : null;
               };
-              const expectMatching = (read: (item: AnyRow) => number | null) => itemBody.filter((item) => holds(read(item))).map((item) => item.n).sort((x, y) => x - y);
+              const expectMatching = (read: (item: AnyRow) => number | null) =>
+                itemBody
+                  .filter((item) => holds(read(item)))
+                  .map((item) => item.n)
+                  .sort((x, y) => x - y);
               const numbers = (response: { status: number; text: string; body: { data: AnyRow[] } }) => {
                 assert.equal(response.status, 200, response.text);
                 return response.body.data.map((row) => row.n as number);
               };
               const label = `member rule ${JSON.stringify(memberRule)}, group rule ${JSON.stringify(groupRule)}, ${op} ${value}, caller ${caller.user.email}`;
-              const asCaller = (query: string) => server.request('GET', `/p/${project.id}/api/items_${suffix}?limit=1000&${query}`, { headers: bearer(caller.token) });
+              const asCaller = (query: string) =>
+                server.request('GET', `/p/${project.id}/api/items_${suffix}?limit=1000&${query}`, {
+                  headers: bearer(caller.token),
+                });
               const byNumber = (list: number[]) => [...list].sort((x, y) => x - y);
-              assert.deepEqual(byNumber(numbers(await asCaller(`filter=${q(`member.score ${op} ${value}`)}`))), expectMatching(scoreOf), `filter: ${label}`);
-              assert.deepEqual(byNumber(numbers(await asCaller(`member.score=${shorthand[op]}.${value}`))), expectMatching(scoreOf), `shorthand: ${label}`);
-              assert.deepEqual(byNumber(numbers(await asCaller(`filter=${q(`member.grp.level ${op} ${value}`)}`))), expectMatching(levelOf), `two hops: ${label}`);
+              assert.deepEqual(
+                byNumber(numbers(await asCaller(`filter=${q(`member.score ${op} ${value}`)}`))),
+                expectMatching(scoreOf),
+                `filter: ${label}`,
+              );
+              assert.deepEqual(
+                byNumber(numbers(await asCaller(`member.score=${shorthand[op]}.${value}`))),
+                expectMatching(scoreOf),
+                `shorthand: ${label}`,
+              );
+              assert.deepEqual(
+                byNumber(numbers(await asCaller(`filter=${q(`member.grp.level ${op} ${value}`)}`))),
+                expectMatching(levelOf),
+                `two hops: ${label}`,
+              );
               // Sort: a hidden member sorts as null (first, ascending), so the order cannot probe it either.
               const sorted = [...itemBody].sort((x, y) => {
                 const sx = scoreOf(x);
@@ -272,7 +430,11 @@ describe('relation paths', () => {
                 if (sx !== sy) return sx === null ? -1 : sy === null ? 1 : sx - sy;
                 return x.n - y.n;
               });
-              assert.deepEqual(numbers(await asCaller('sort=member.score,n')), sorted.map((item) => item.n), `sort: ${label}`);
+              assert.deepEqual(
+                numbers(await asCaller('sort=member.score,n')),
+                sorted.map((item) => item.n),
+                `sort: ${label}`,
+              );
             }
           },
         ),

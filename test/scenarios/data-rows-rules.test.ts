@@ -19,8 +19,10 @@ describe('data API access', () => {
   let project: TestProject;
   let other: TestProject;
   const url = (table: string, path = '') => `/p/${project.id}/api/${table}${path}`;
-  const asAdmin = (method: string, path: string, body?: unknown) => server.request(method, path, { headers: project.admin, ...(body !== undefined && { body }) });
-  const asAnon = (method: string, path: string, body?: unknown) => server.request(method, path, { headers: project.anon, ...(body !== undefined && { body }) });
+  const asAdmin = (method: string, path: string, body?: unknown) =>
+    server.request(method, path, { headers: project.admin, ...(body !== undefined && { body }) });
+  const asAnon = (method: string, path: string, body?: unknown) =>
+    server.request(method, path, { headers: project.anon, ...(body !== undefined && { body }) });
   const seed = async (table: string, rows: Record<string, unknown>[]) => {
     const response = await asAdmin('POST', url(table, '/bulk'), rows);
     assert.equal(response.status, 201, response.text);
@@ -31,14 +33,20 @@ describe('data API access', () => {
     server = await startTestServer();
     project = await createProject(server, 'rules-main');
     other = await createProject(server, 'rules-other');
-    await putTable(server, other, 'open', { columns: COLUMNS, rules: { list: '', view: '', create: '', update: '', delete: '' } });
+    await putTable(server, other, 'open', {
+      columns: COLUMNS,
+      rules: { list: '', view: '', create: '', update: '', delete: '' },
+    });
   });
   after(() => server.close());
 
   describe('caller matrix on every route', () => {
     let rowId: string;
     before(async () => {
-      await putTable(server, project, 'open', { columns: COLUMNS, rules: { list: '', view: '', create: '', update: '', delete: '' } });
+      await putTable(server, project, 'open', {
+        columns: COLUMNS,
+        rules: { list: '', view: '', create: '', update: '', delete: '' },
+      });
       rowId = (await seed('open', [{ title: 'a' }]))[0]!.id;
     });
     const routes = (): [string, string, unknown?][] => [
@@ -57,7 +65,11 @@ describe('data API access', () => {
       ["another project's sk_ key", other.admin, 'AUTH_INVALID_KEY'],
       ['the sk_ key sent as X-Api-Key', { 'x-api-key': project.adminKey }, 'AUTH_INVALID_KEY'],
       ['the pk_ key sent as X-Admin-Key', { 'x-admin-key': project.publishableKey }, 'AUTH_INVALID_KEY'],
-      ['a good pk_ key with a wrong X-Admin-Key', { ...project.anon, 'x-admin-key': `sk_${'Z'.repeat(40)}` }, 'AUTH_INVALID_KEY'],
+      [
+        'a good pk_ key with a wrong X-Admin-Key',
+        { ...project.anon, 'x-admin-key': `sk_${'Z'.repeat(40)}` },
+        'AUTH_INVALID_KEY',
+      ],
     ];
     it('every route × refused caller → 401 with the right code, and nothing changed', async () => {
       for (const [method, path, body] of routes()) {
@@ -68,13 +80,20 @@ describe('data API access', () => {
         }
       }
       const list = await asAdmin('GET', url('open'));
-      assert.deepEqual(list.body.data.map((r: { id: string; title: string }) => [r.id, r.title]), [[rowId, 'a']]);
+      assert.deepEqual(
+        list.body.data.map((r: { id: string; title: string }) => [r.id, r.title]),
+        [[rowId, 'a']],
+      );
     });
     it('credentials are checked before the table: an unknown table without a key → 401 AUTH_REQUIRED', async () => {
       assertError(await server.request('GET', url('secret_table_name')), 401, 'AUTH_REQUIRED');
     });
     it('an unknown project → 404 PROJECT_NOT_FOUND', async () => {
-      assertError(await server.request('GET', '/p/no-such-project/api/open', { headers: project.anon }), 404, 'PROJECT_NOT_FOUND');
+      assertError(
+        await server.request('GET', '/p/no-such-project/api/open', { headers: project.anon }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
     });
     it('the pk_ key and the admin key both pass an open rule on every route', async () => {
       for (const call of [asAnon, asAdmin]) {
@@ -96,7 +115,13 @@ describe('data API access', () => {
       await putTable(server, project, 'locked', { columns: COLUMNS });
       await putTable(server, project, 'hidden', {
         columns: COLUMNS,
-        rules: { list: 'done = false', view: 'done = false', create: 'title != "forbidden" && @request.body.done != true', update: 'done = false', delete: 'done = false' },
+        rules: {
+          list: 'done = false',
+          view: 'done = false',
+          create: 'title != "forbidden" && @request.body.done != true',
+          update: 'done = false',
+          delete: 'done = false',
+        },
       });
       await seed('locked', [{ title: 'l' }]);
       rows = await seed('hidden', [
@@ -123,18 +148,31 @@ describe('data API access', () => {
         assertError(response, 403, 'FORBIDDEN');
       }
       const list = await asAdmin('GET', url('locked'));
-      assert.deepEqual(list.body.data.map((r: { title: string }) => r.title), ['l'], 'the admin key sees the untouched row');
+      assert.deepEqual(
+        list.body.data.map((r: { title: string }) => r.title),
+        ['l'],
+        'the admin key sees the untouched row',
+      );
     });
 
     it('list: rows outside the rule are invisible and not counted', async () => {
       const response = await asAnon('GET', url('hidden'));
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual(response.body.data.map((r: { title: string }) => r.title), ['open 1', 'open 2', 'open 3']);
+      assert.deepEqual(
+        response.body.data.map((r: { title: string }) => r.title),
+        ['open 1', 'open 2', 'open 3'],
+      );
       assert.equal(response.body.meta.total, 3);
     });
     it('list: the caller filter is ANDed with the rule (asking for hidden rows finds none)', async () => {
-      const response = await asAnon('GET', `${url('hidden')}?filter=${encodeURIComponent('done = true || title ~ "1"')}`);
-      assert.deepEqual(response.body.data.map((r: { title: string }) => r.title), ['open 1']);
+      const response = await asAnon(
+        'GET',
+        `${url('hidden')}?filter=${encodeURIComponent('done = true || title ~ "1"')}`,
+      );
+      assert.deepEqual(
+        response.body.data.map((r: { title: string }) => r.title),
+        ['open 1'],
+      );
       assert.equal(response.body.meta.total, 1);
       const shorthand = await asAnon('GET', `${url('hidden')}?done=is.true`);
       assert.equal(shorthand.body.meta.total, 0);
@@ -164,7 +202,11 @@ describe('data API access', () => {
       const before = (await asAdmin('GET', url('hidden'))).body.meta.total;
       assertError(await asAnon('POST', url('hidden'), { title: 'forbidden' }), 403, 'FORBIDDEN');
       assertError(await asAnon('POST', url('hidden'), { title: 'fine', done: true }), 403, 'FORBIDDEN');
-      const bulk = await asAnon('POST', url('hidden', '/bulk'), [{ title: 'fine 1' }, { title: 'fine 2' }, { title: 'forbidden' }]);
+      const bulk = await asAnon('POST', url('hidden', '/bulk'), [
+        { title: 'fine 1' },
+        { title: 'fine 2' },
+        { title: 'forbidden' },
+      ]);
       assertError(bulk, 403, 'FORBIDDEN');
       assertMessageIncludes(bulk, 'row 2');
       assert.equal((await asAdmin('GET', url('hidden'))).body.meta.total, before);
@@ -175,11 +217,20 @@ describe('data API access', () => {
     });
 
     it('@request.auth.id is "" for the pk_ key', async () => {
-      await putTable(server, project, 'owned', { columns: COLUMNS, rules: { list: 'owner = @request.auth.id', view: '@request.auth.id != ""' } });
-      const [, anonymous] = await seed('owned', [{ title: 'u1', owner: 'user-1' }, { title: 'nobody', owner: '' }]);
+      await putTable(server, project, 'owned', {
+        columns: COLUMNS,
+        rules: { list: 'owner = @request.auth.id', view: '@request.auth.id != ""' },
+      });
+      const [, anonymous] = await seed('owned', [
+        { title: 'u1', owner: 'user-1' },
+        { title: 'nobody', owner: '' },
+      ]);
       const list = await asAnon('GET', url('owned'));
       assert.equal(list.status, 200, list.text);
-      assert.deepEqual(list.body.data.map((r: { title: string }) => r.title), ['nobody']);
+      assert.deepEqual(
+        list.body.data.map((r: { title: string }) => r.title),
+        ['nobody'],
+      );
       assertError(await asAnon('GET', url('owned', `/${anonymous!.id}`)), 404, 'ROW_NOT_FOUND');
     });
   });
@@ -188,26 +239,47 @@ describe('data API access', () => {
     const users = (path = '') => url('members', path);
     let created: Record<string, unknown>;
     before(async () => {
-      await putTable(server, project, 'members', { auth_table: true, columns: [{ name: 'display_name', type: 'text' }] });
+      await putTable(server, project, 'members', {
+        auth_table: true,
+        columns: [{ name: 'display_name', type: 'text' }],
+      });
     });
 
     it('POST → 201; email lower-cased, email_verified false, no password in the answer', async () => {
-      const response = await asAdmin('POST', users(), { email: 'Mixed.Case@Example.COM', password: 'correct horse battery', display_name: 'Ann' });
+      const response = await asAdmin('POST', users(), {
+        email: 'Mixed.Case@Example.COM',
+        password: 'correct horse battery',
+        display_name: 'Ann',
+      });
       assert.equal(response.status, 201, response.text);
       created = response.body.data;
       assert.equal(created.email, 'mixed.case@example.com');
       assert.equal(created.email_verified, false);
-      assert.deepEqual(Object.keys(created).sort(), ['created_at', 'display_name', 'email', 'email_verified', 'id', 'updated_at']);
+      assert.deepEqual(Object.keys(created).sort(), [
+        'created_at',
+        'display_name',
+        'email',
+        'email_verified',
+        'id',
+        'updated_at',
+      ]);
       assert.doesNotMatch(response.text, /password|argon2|correct horse/);
     });
     it('GET one, list and PATCH never return the password or its hash', async () => {
-      for (const response of [await asAdmin('GET', users(`/${created.id}`)), await asAdmin('GET', users()), await asAdmin('PATCH', users(`/${created.id}`), { display_name: 'Anne' })]) {
+      for (const response of [
+        await asAdmin('GET', users(`/${created.id}`)),
+        await asAdmin('GET', users()),
+        await asAdmin('PATCH', users(`/${created.id}`), { display_name: 'Anne' }),
+      ]) {
         assert.equal(response.status, 200, response.text);
         assert.doesNotMatch(response.text, /password|argon2|correct horse/);
       }
     });
     it('the same email in another case → 409 CONFLICT_UNIQUE', async () => {
-      const response = await asAdmin('POST', users(), { email: 'MIXED.case@example.com', password: 'another password' });
+      const response = await asAdmin('POST', users(), {
+        email: 'MIXED.case@example.com',
+        password: 'another password',
+      });
       assertError(response, 409, 'CONFLICT_UNIQUE');
     });
     it('an email set by PATCH is lower-cased', async () => {
@@ -241,7 +313,11 @@ describe('data API access', () => {
       });
     }
     it('the pk_ key cannot create users through /api/ → 403 FORBIDDEN', async () => {
-      assertError(await asAnon('POST', users(), { email: 'anon@example.com', password: 'long enough password' }), 403, 'FORBIDDEN');
+      assertError(
+        await asAnon('POST', users(), { email: 'anon@example.com', password: 'long enough password' }),
+        403,
+        'FORBIDDEN',
+      );
     });
     it('the pk_ key: list is locked (403), view of a user is outside the default rule (404)', async () => {
       assertError(await asAnon('GET', users()), 403, 'FORBIDDEN');

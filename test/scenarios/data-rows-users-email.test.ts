@@ -17,10 +17,16 @@ describe('admin changes a user email through /api/', () => {
   it('a changed email → email_verified false and the old verification link → 400 AUTH_INVALID_ONE_TIME_TOKEN', async () => {
     const user = await signUp(server, project, 'old@example.com');
     const link = tokenIn(await waitForMail(server, project, 'old@example.com'));
-    const verified = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, { headers: project.admin, body: { email_verified: true } });
+    const verified = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, {
+      headers: project.admin,
+      body: { email_verified: true },
+    });
     assert.equal(verified.body.data.email_verified, true);
 
-    const changed = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, { headers: project.admin, body: { email: 'New@Example.com' } });
+    const changed = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, {
+      headers: project.admin,
+      body: { email: 'New@Example.com' },
+    });
     assert.equal(changed.status, 200, changed.text);
     assert.equal(changed.body.data.email, 'new@example.com');
     assert.equal(changed.body.data.email_verified, false);
@@ -32,15 +38,24 @@ describe('admin changes a user email through /api/', () => {
 
   it('the same email sent again keeps email_verified', async () => {
     const user = await signUp(server, project, 'same@example.com');
-    await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, { headers: project.admin, body: { email_verified: true } });
-    const again = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, { headers: project.admin, body: { email: 'same@example.com' } });
+    await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, {
+      headers: project.admin,
+      body: { email_verified: true },
+    });
+    const again = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, {
+      headers: project.admin,
+      body: { email: 'same@example.com' },
+    });
     assert.equal(again.status, 200, again.text);
     assert.equal(again.body.data.email_verified, true);
   });
 
   it('an admin may set a new email and mark it verified in one request', async () => {
     const user = await signUp(server, project, 'both@example.com');
-    const response = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, { headers: project.admin, body: { email: 'both2@example.com', email_verified: true } });
+    const response = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, {
+      headers: project.admin,
+      body: { email: 'both2@example.com', email_verified: true },
+    });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.data.email_verified, true);
   });

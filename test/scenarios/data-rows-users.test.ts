@@ -18,7 +18,13 @@ let adaNote: string;
 
 before(async () => {
   server = await startTestServer();
-  project = await createAuthProject(server, { columns: [{ name: 'name', type: 'text' }, { name: 'role', type: 'text', default: 'member' }], rules: { create: "@request.body.role = null" } });
+  project = await createAuthProject(server, {
+    columns: [
+      { name: 'name', type: 'text' },
+      { name: 'role', type: 'text', default: 'member' },
+    ],
+    rules: { create: '@request.body.role = null' },
+  });
   await putTable(server, project, 'notes', {
     columns: [
       { name: 'title', type: 'text', required: true },
@@ -34,7 +40,10 @@ before(async () => {
       delete: 'owner = @request.auth.id',
     },
   });
-  await putTable(server, project, 'announcements', { columns: [{ name: 'text', type: 'text' }], rules: { list: '', create: "@request.auth.role = 'staff'" } });
+  await putTable(server, project, 'announcements', {
+    columns: [{ name: 'text', type: 'text' }],
+    rules: { list: '', create: "@request.auth.role = 'staff'" },
+  });
   ada = await signUp(server, project, 'ada@example.com', { name: 'Ada' });
   bob = await signUp(server, project, 'bob@example.com', { name: 'Bob' });
 });
@@ -51,7 +60,11 @@ describe('a table with owner rules', () => {
   });
 
   const refusedCreates: [string, () => Record<string, string>, () => unknown][] = [
-    ['a note owned by someone else → 403 FORBIDDEN', () => bearer(ada.token), () => ({ title: 'forged', owner: bob.user.id })],
+    [
+      'a note owned by someone else → 403 FORBIDDEN',
+      () => bearer(ada.token),
+      () => ({ title: 'forged', owner: bob.user.id }),
+    ],
     ['a note without an owner → 403 FORBIDDEN', () => bearer(ada.token), () => ({ title: 'orphan' })],
     ['anonymous (pk_ key) → 403 FORBIDDEN', () => project.anon, () => ({ title: 'anon' })],
   ];
@@ -64,10 +77,16 @@ describe('a table with owner rules', () => {
   it('list: each caller sees only their rows, and total counts only those', async () => {
     await api('POST', 'notes', bearer(bob.token), { title: 'bob 1', owner: bob.user.id });
     const adaList = await api('GET', 'notes', bearer(ada.token));
-    assert.deepEqual(adaList.body.data.map((n: { title: string }) => n.title), ['ada 1']);
+    assert.deepEqual(
+      adaList.body.data.map((n: { title: string }) => n.title),
+      ['ada 1'],
+    );
     assert.equal(adaList.body.meta.total, 1);
     const bobList = await api('GET', 'notes', bearer(bob.token));
-    assert.deepEqual(bobList.body.data.map((n: { title: string }) => n.title), ['bob 1']);
+    assert.deepEqual(
+      bobList.body.data.map((n: { title: string }) => n.title),
+      ['bob 1'],
+    );
     const anonList = await api('GET', 'notes', project.anon);
     assert.equal(anonList.body.meta.total, 0);
     const adminList = await api('GET', 'notes', project.admin);
@@ -84,7 +103,11 @@ describe('a table with owner rules', () => {
   it('@request.body in the update rule: the owner may edit but not give the note away', async () => {
     const edit = await api('PATCH', `notes/${adaNote}`, bearer(ada.token), { title: 'ada 1 edited' });
     assert.equal(edit.status, 200, edit.text);
-    assertError(await api('PATCH', `notes/${adaNote}`, bearer(ada.token), { owner: bob.user.id }), 404, 'ROW_NOT_FOUND');
+    assertError(
+      await api('PATCH', `notes/${adaNote}`, bearer(ada.token), { owner: bob.user.id }),
+      404,
+      'ROW_NOT_FOUND',
+    );
     const after = await api('GET', `notes/${adaNote}`, project.admin);
     assert.equal(after.body.data.owner, ada.user.id);
     assert.equal(after.body.data.title, 'ada 1 edited');
@@ -133,12 +156,27 @@ describe('the auth table through /api/', () => {
   }
 
   it('the old password still works after the refused password change', async () => {
-    assert.equal((await server.request('POST', `/p/${project.id}/auth/login`, { body: { email: 'ada@example.com', password: 'correct horse battery' } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', `/p/${project.id}/auth/login`, {
+          body: { email: 'ada@example.com', password: 'correct horse battery' },
+        })
+      ).status,
+      200,
+    );
   });
 
   it('creating users through /api/ needs the admin key: bearer and pk_ → 403 FORBIDDEN', async () => {
     for (const headers of [bearer(ada.token), project.anon]) {
-      assertError(await api('POST', 'users', headers, { email: 'mallory@example.com', password: 'mallory password', email_verified: true }), 403, 'FORBIDDEN');
+      assertError(
+        await api('POST', 'users', headers, {
+          email: 'mallory@example.com',
+          password: 'mallory password',
+          email_verified: true,
+        }),
+        403,
+        'FORBIDDEN',
+      );
     }
   });
 
@@ -149,9 +187,12 @@ describe('the auth table through /api/', () => {
     assert.equal(me.body.user.email_verified, true);
   });
 
-  it('an admin password change through /api/ ends the user\'s access tokens', async () => {
+  it("an admin password change through /api/ ends the user's access tokens", async () => {
     const carol = await signUp(server, project, 'carol@example.com');
-    assert.equal((await api('PATCH', `users/${carol.user.id}`, project.admin, { password: 'set by the admin' })).status, 200);
+    assert.equal(
+      (await api('PATCH', `users/${carol.user.id}`, project.admin, { password: 'set by the admin' })).status,
+      200,
+    );
     assertError(await api('GET', `users/${carol.user.id}`, bearer(carol.token)), 401, 'AUTH_INVALID_TOKEN');
   });
 });
@@ -173,6 +214,10 @@ describe('credentials on the data API', () => {
     const plain = await createAuthProject(server);
     await server.request('DELETE', `/p/${plain.id}/v1/tables/users`, { headers: plain.admin });
     await putTable(server, plain, 'things', { columns: [{ name: 'x', type: 'text' }], rules: { list: '' } });
-    assertError(await server.request('GET', `/p/${plain.id}/api/things`, { headers: bearer(ada.token) }), 401, 'AUTH_INVALID_TOKEN');
+    assertError(
+      await server.request('GET', `/p/${plain.id}/api/things`, { headers: bearer(ada.token) }),
+      401,
+      'AUTH_INVALID_TOKEN',
+    );
   });
 });

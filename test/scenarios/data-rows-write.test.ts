@@ -6,7 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertMessageIncludes } from '../helpers/assert-error.js';
-import { createProject, putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  putTable,
+  startTestServer,
+  TestClock,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -16,7 +23,8 @@ describe('data API writes', () => {
   let project: TestProject;
   const clock = new TestClock(Date.parse('2026-03-01T10:00:00.000Z'));
   const api = (path = '') => `/p/${project.id}/api/things${path}`;
-  const post = (body: unknown, table = 'things') => server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
+  const post = (body: unknown, table = 'things') =>
+    server.request('POST', `/p/${project.id}/api/${table}`, { headers: project.admin, body });
   const patch = (id: string, body: unknown) => server.request('PATCH', api(`/${id}`), { headers: project.admin, body });
   const get = (id: string) => server.request('GET', api(`/${id}`), { headers: project.admin });
 
@@ -38,7 +46,9 @@ describe('data API writes', () => {
         { name: 'doc', type: 'json' },
       ],
     });
-    await putTable(server, project, 'links', { columns: [{ name: 'thing', type: 'text', references: { table: 'things', on_delete: 'restrict' } }] });
+    await putTable(server, project, 'links', {
+      columns: [{ name: 'thing', type: 'text', references: { table: 'things', on_delete: 'restrict' } }],
+    });
   });
   after(() => server.close());
 
@@ -46,11 +56,15 @@ describe('data API writes', () => {
     const cases: [string, Record<string, unknown>, Record<string, unknown>?][] = [
       ['text: plain and empty', { body: '' }],
       ['text: unicode (emoji, CJK, RTL, combining marks)', { body: '🦀 日本語 עברית é ñ 𝄞 \u200d' }],
-      ['text: quotes, backslashes, newlines and SQL', { body: `it's "quoted" \\ back\nslash'); DROP TABLE things; --` }],
+      [
+        'text: quotes, backslashes, newlines and SQL',
+        { body: `it's "quoted" \\ back\nslash'); DROP TABLE things; --` },
+      ],
       ['integer: zero and negatives', { n: -42 }],
       ['integer: 2^53−1', { n: MAX }],
       ['integer: −(2^53−1)', { n: -MAX }],
       ['integer: 1.0 is a whole number', { n: 1.0 }, { n: 1 }],
+      // biome-ignore lint/suspicious/noApproximativeNumericConstant: any fraction will do; this is not π
       ['number: fractions', { x: 3.14159 }],
       ['number: large and small', { x: 1.5e300 }],
       ['number: tiny', { x: -2.5e-300 }],
@@ -58,8 +72,16 @@ describe('data API writes', () => {
       ['boolean: true', { flag: true }],
       ['boolean: false', { flag: false }],
       ['timestamp: UTC with Z', { at: '2026-01-31T09:30:00Z' }, { at: '2026-01-31T09:30:00.000Z' }],
-      ['timestamp: milliseconds and an offset', { at: '2026-01-31T09:30:00.123+02:00' }, { at: '2026-01-31T07:30:00.123Z' }],
-      ['timestamp: negative offset without colon', { at: '2026-01-31T22:00:00-0530' }, { at: '2026-02-01T03:30:00.000Z' }],
+      [
+        'timestamp: milliseconds and an offset',
+        { at: '2026-01-31T09:30:00.123+02:00' },
+        { at: '2026-01-31T07:30:00.123Z' },
+      ],
+      [
+        'timestamp: negative offset without colon',
+        { at: '2026-01-31T22:00:00-0530' },
+        { at: '2026-02-01T03:30:00.000Z' },
+      ],
       ['timestamp: a date only', { at: '2026-01-31' }, { at: '2026-01-31T00:00:00.000Z' }],
       ['timestamp: no zone means UTC', { at: '2026-01-31T09:30:00' }, { at: '2026-01-31T09:30:00.000Z' }],
       ['timestamp: minutes only', { at: '2026-01-31T09:30Z' }, { at: '2026-01-31T09:30:00.000Z' }],
@@ -72,16 +94,20 @@ describe('data API writes', () => {
       ['json: true', { doc: true }],
       ['json: false', { doc: false }],
       ['json: null', { doc: null }],
-      ['json: unicode keys and values', { doc: { 'ключ': '値 🦀', '': 'empty key' } }],
+      ['json: unicode keys and values', { doc: { ключ: '値 🦀', '': 'empty key' } }],
       ['json: a big integer inside', { doc: { big: MAX } }],
-      ['all nullable columns null', { body: null, status: null, code: null, n: null, rating: null, x: null, ratio: null, flag: null, at: null }],
+      [
+        'all nullable columns null',
+        { body: null, status: null, code: null, n: null, rating: null, x: null, ratio: null, flag: null, at: null },
+      ],
     ];
     for (const [label, values, expected] of cases) {
       it(label, async () => {
         const created = await post({ title: 't', ...values });
         assert.equal(created.status, 201, created.text);
         const want = { title: 't', ...(expected ?? values) };
-        for (const [key, value] of Object.entries(want)) assert.deepEqual(created.body.data[key], value, `${key} in the POST response`);
+        for (const [key, value] of Object.entries(want))
+          assert.deepEqual(created.body.data[key], value, `${key} in the POST response`);
         const fetched = await get(created.body.data.id);
         assert.equal(fetched.status, 200);
         assert.deepEqual(fetched.body.data, created.body.data, 'GET returns what POST returned');
@@ -89,7 +115,22 @@ describe('data API writes', () => {
     }
     it('a row has every column, null when not given', async () => {
       const created = await post({ title: 'sparse' });
-      assert.deepEqual(Object.keys(created.body.data).sort(), ['at', 'body', 'code', 'created_at', 'doc', 'flag', 'id', 'n', 'rating', 'ratio', 'status', 'title', 'updated_at', 'x']);
+      assert.deepEqual(Object.keys(created.body.data).sort(), [
+        'at',
+        'body',
+        'code',
+        'created_at',
+        'doc',
+        'flag',
+        'id',
+        'n',
+        'rating',
+        'ratio',
+        'status',
+        'title',
+        'updated_at',
+        'x',
+      ]);
       for (const key of ['body', 'n', 'x', 'flag', 'at', 'doc']) assert.equal(created.body.data[key], null, key);
     });
   });
@@ -146,7 +187,11 @@ describe('data API writes', () => {
       assert.equal(deleted.text, '');
       assertError(await get(created.id), 404, 'ROW_NOT_FOUND');
       assertError(await patch(created.id, { title: 'ghost' }), 404, 'ROW_NOT_FOUND');
-      assertError(await server.request('DELETE', api(`/${created.id}`), { headers: project.admin }), 404, 'ROW_NOT_FOUND');
+      assertError(
+        await server.request('DELETE', api(`/${created.id}`), { headers: project.admin }),
+        404,
+        'ROW_NOT_FOUND',
+      );
     });
 
     const missing: [string, string, unknown?][] = [
@@ -156,7 +201,11 @@ describe('data API writes', () => {
     ];
     for (const [method, path, body] of missing) {
       it(`${method} of a missing row → 404 ROW_NOT_FOUND`, async () => {
-        assertError(await server.request(method, api(path), { headers: project.admin, ...(body !== undefined && { body }) }), 404, 'ROW_NOT_FOUND');
+        assertError(
+          await server.request(method, api(path), { headers: project.admin, ...(body !== undefined && { body }) }),
+          404,
+          'ROW_NOT_FOUND',
+        );
       });
     }
 
@@ -170,7 +219,10 @@ describe('data API writes', () => {
     ];
     for (const [method, path, body] of unknownTable) {
       it(`${method} /api/nope${path} → 404 TABLE_NOT_FOUND`, async () => {
-        const response = await server.request(method, `/p/${project.id}/api/nope${path}`, { headers: project.admin, ...(body !== undefined && { body }) });
+        const response = await server.request(method, `/p/${project.id}/api/nope${path}`, {
+          headers: project.admin,
+          ...(body !== undefined && { body }),
+        });
         assertError(response, 404, 'TABLE_NOT_FOUND');
       });
     }
@@ -200,13 +252,28 @@ describe('data API writes', () => {
       ['boolean given 1', { title: 't', flag: 1 }, 'VALIDATION_FAILED', 'flag'],
       // PostgreSQL cannot store U+0000, so no engine does (docs/engines.md).
       ['text with a NUL character', { title: 't', body: 'a\u0000b' }, 'VALIDATION_FAILED', 'body'],
-      ['json with a NUL character in a nested string', { title: 't', doc: { a: ['x\u0000'] } }, 'VALIDATION_FAILED', 'doc'],
+      [
+        'json with a NUL character in a nested string',
+        { title: 't', doc: { a: ['x\u0000'] } },
+        'VALIDATION_FAILED',
+        'doc',
+      ],
       ['json with a NUL character in a key', { title: 't', doc: { 'k\u0000': 1 } }, 'VALIDATION_FAILED', 'doc'],
       ['timestamp not a date', { title: 't', at: 'yesterday' }, 'VALIDATION_FAILED', 'at'],
       ['timestamp with an impossible day', { title: 't', at: '2026-02-31T00:00:00Z' }, 'VALIDATION_FAILED', 'at'],
       ['timestamp given a number', { title: 't', at: 1767225600000 }, 'VALIDATION_FAILED', 'at'],
-      ['created_at is read-only', { title: 't', created_at: '2026-01-01T00:00:00Z' }, 'VALIDATION_FAILED', 'created_at'],
-      ['updated_at is read-only', { title: 't', updated_at: '2026-01-01T00:00:00Z' }, 'VALIDATION_FAILED', 'updated_at'],
+      [
+        'created_at is read-only',
+        { title: 't', created_at: '2026-01-01T00:00:00Z' },
+        'VALIDATION_FAILED',
+        'created_at',
+      ],
+      [
+        'updated_at is read-only',
+        { title: 't', updated_at: '2026-01-01T00:00:00Z' },
+        'VALIDATION_FAILED',
+        'updated_at',
+      ],
     ];
     for (const [label, body, code, column] of cases) {
       it(`POST: ${label} → ${code} naming ${column}`, async () => {
@@ -217,9 +284,15 @@ describe('data API writes', () => {
     }
     it('the unknown-column suggestion lists the columns', async () => {
       const response = await post({ title: 't', color: 'red' });
-      for (const column of ['title', 'status', 'doc']) assert.ok(response.body.error.suggestion.includes(column), response.body.error.suggestion);
+      for (const column of ['title', 'status', 'doc'])
+        assert.ok(response.body.error.suggestion.includes(column), response.body.error.suggestion);
     });
-    for (const [label, body] of [['an array', [{ title: 't' }]], ['a string', 'title'], ['a number', 5], ['null', null]] as const) {
+    for (const [label, body] of [
+      ['an array', [{ title: 't' }]],
+      ['a string', 'title'],
+      ['a number', 5],
+      ['null', null],
+    ] as const) {
       it(`POST with ${label} as body → 400 VALIDATION_FAILED`, async () => {
         assertError(await post(body), 400, 'VALIDATION_FAILED');
       });
@@ -275,9 +348,16 @@ describe('data API writes', () => {
       const target = (await post({ title: 'target' })).body.data;
       const link = await post({ thing: target.id }, 'links');
       assert.equal(link.status, 201, link.text);
-      const response = await server.request('PATCH', `/p/${project.id}/api/links/${link.body.data.id}`, { headers: project.admin, body: { thing: 'missing' } });
+      const response = await server.request('PATCH', `/p/${project.id}/api/links/${link.body.data.id}`, {
+        headers: project.admin,
+        body: { thing: 'missing' },
+      });
       assertError(response, 409, 'CONFLICT_REFERENCE');
-      assertError(await server.request('DELETE', api(`/${target.id}`), { headers: project.admin }), 409, 'CONFLICT_REFERENCE');
+      assertError(
+        await server.request('DELETE', api(`/${target.id}`), { headers: project.admin }),
+        409,
+        'CONFLICT_REFERENCE',
+      );
     });
   });
 });

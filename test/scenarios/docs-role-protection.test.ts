@@ -8,7 +8,10 @@ import { putTable, startTestServer, type TestProject, type TestServer } from '..
 // neither at signup nor by editing their own row later. The rules use the presence test
 // `!@request.body.role:isset` (docs/rules.md "Protected columns"): the old advice,
 // `@request.body.role = null`, let a body sending "role": null through, which wiped the role.
-const DOCS_RULES = { create: '!@request.body.role:isset', update: 'id = @request.auth.id && !@request.body.role:isset' };
+const DOCS_RULES = {
+  create: '!@request.body.role:isset',
+  update: 'id = @request.auth.id && !@request.body.role:isset',
+};
 
 let server: TestServer;
 let project: TestProject;
@@ -39,7 +42,8 @@ before(async () => {
 after(() => server.close());
 
 const userPath = (user: SignedUp) => `/p/${project.id}/api/users/${user.user.id}`;
-const me = async (user: SignedUp) => (await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(user.token) })).body.user;
+const me = async (user: SignedUp) =>
+  (await server.request('GET', `/p/${project.id}/auth/me`, { headers: bearer(user.token) })).body.user;
 
 describe('docs/auth.md: a role column protected by the create and update rules', () => {
   it('PATCH with role: null cannot wipe a protected role → 404 ROW_NOT_FOUND, role stays member', async () => {
@@ -52,14 +56,20 @@ describe('docs/auth.md: a role column protected by the create and update rules',
 
   it('a member PATCHing their own role → 404 ROW_NOT_FOUND and the role stays member', async () => {
     const user = await signUp(server, project, 'mallory@example.com');
-    const patch = await server.request('PATCH', userPath(user), { headers: bearer(user.token), body: { role: 'editor' } });
+    const patch = await server.request('PATCH', userPath(user), {
+      headers: bearer(user.token),
+      body: { role: 'editor' },
+    });
     assertError(patch, 404, 'ROW_NOT_FOUND');
     assert.equal((await me(user)).role, 'member');
   });
 
   it('a member may still change their other columns (role not sent) → 200', async () => {
     const user = await signUp(server, project, 'ada@example.com');
-    const patch = await server.request('PATCH', userPath(user), { headers: bearer(user.token), body: { display_name: 'Ada' } });
+    const patch = await server.request('PATCH', userPath(user), {
+      headers: bearer(user.token),
+      body: { display_name: 'Ada' },
+    });
     assert.equal(patch.status, 200, patch.text);
     assert.equal(patch.body.data.display_name, 'Ada');
     assert.equal(patch.body.data.role, 'member');
@@ -72,9 +82,15 @@ describe('docs/auth.md: a role column protected by the create and update rules',
   for (const [name, extra] of signups) {
     it(`${name} → 403 FORBIDDEN, no user created`, async () => {
       const email = `signup-${Object.values(extra)[0] ?? 'null'}@example.com`;
-      const response = await server.request('POST', `/p/${project.id}/auth/signup`, { body: { email, password: 'correct horse battery', ...extra } });
+      const response = await server.request('POST', `/p/${project.id}/auth/signup`, {
+        body: { email, password: 'correct horse battery', ...extra },
+      });
       assertError(response, 403, 'FORBIDDEN');
-      const users = await server.request('GET', `/p/${project.id}/api/users?filter=${encodeURIComponent(`email = "${email}"`)}`, { headers: project.admin });
+      const users = await server.request(
+        'GET',
+        `/p/${project.id}/api/users?filter=${encodeURIComponent(`email = "${email}"`)}`,
+        { headers: project.admin },
+      );
       assert.equal(users.body.meta.total, 0);
     });
   }
@@ -95,7 +111,8 @@ describe('docs/auth.md: a role column protected by the create and update rules',
 describe('docs/rules.md: !@request.body.status:isset on an ordinary table, create, bulk and update', () => {
   let owner: SignedUp;
   const posts = (path = '') => `/p/${project.id}/api/posts${path}`;
-  const countPosts = async (): Promise<number> => (await server.request('GET', posts(), { headers: bearer(owner.token) })).body.meta.total;
+  const countPosts = async (): Promise<number> =>
+    (await server.request('GET', posts(), { headers: bearer(owner.token) })).body.meta.total;
   before(async () => {
     owner = await signUp(server, project, 'poster@example.com');
   });
@@ -111,7 +128,11 @@ describe('docs/rules.md: !@request.body.status:isset on an ordinary table, creat
       const before = await countPosts();
       const own = (extra: Record<string, unknown> = {}) => ({ title: 'row', owner: owner.user.id, ...extra });
       const payload =
-        body === 'bulk-null' ? [own(), own({ status: null })] : body === 'bulk-value' ? [own(), own({ status: 'published' })] : { ...(body as object), owner: owner.user.id };
+        body === 'bulk-null'
+          ? [own(), own({ status: null })]
+          : body === 'bulk-value'
+            ? [own(), own({ status: 'published' })]
+            : { ...(body as object), owner: owner.user.id };
       const response = await server.request('POST', posts(path), { headers: bearer(owner.token), body: payload });
       assertError(response, 403, 'FORBIDDEN');
       assert.equal(await countPosts(), before);
@@ -119,12 +140,24 @@ describe('docs/rules.md: !@request.body.status:isset on an ordinary table, creat
   }
 
   it('create and bulk create without status → 201 with the default status', async () => {
-    const one = await server.request('POST', posts(), { headers: bearer(owner.token), body: { title: 'one', owner: owner.user.id } });
+    const one = await server.request('POST', posts(), {
+      headers: bearer(owner.token),
+      body: { title: 'one', owner: owner.user.id },
+    });
     assert.equal(one.status, 201, one.text);
     assert.equal(one.body.data.status, 'draft');
-    const bulk = await server.request('POST', posts('/bulk'), { headers: bearer(owner.token), body: [{ title: 'a', owner: owner.user.id }, { title: 'b', owner: owner.user.id }] });
+    const bulk = await server.request('POST', posts('/bulk'), {
+      headers: bearer(owner.token),
+      body: [
+        { title: 'a', owner: owner.user.id },
+        { title: 'b', owner: owner.user.id },
+      ],
+    });
     assert.equal(bulk.status, 201, bulk.text);
-    assert.deepEqual(bulk.body.data.map((row: { status: string }) => row.status), ['draft', 'draft']);
+    assert.deepEqual(
+      bulk.body.data.map((row: { status: string }) => row.status),
+      ['draft', 'draft'],
+    );
   });
 
   const updates: [string, Record<string, unknown>, number][] = [
@@ -134,8 +167,14 @@ describe('docs/rules.md: !@request.body.status:isset on an ordinary table, creat
   ];
   for (const [name, patch, status] of updates) {
     it(`${name} → ${status}; status stays draft`, async () => {
-      const created = await server.request('POST', posts(), { headers: bearer(owner.token), body: { title: 'x', owner: owner.user.id } });
-      const response = await server.request('PATCH', posts(`/${created.body.data.id}`), { headers: bearer(owner.token), body: patch });
+      const created = await server.request('POST', posts(), {
+        headers: bearer(owner.token),
+        body: { title: 'x', owner: owner.user.id },
+      });
+      const response = await server.request('PATCH', posts(`/${created.body.data.id}`), {
+        headers: bearer(owner.token),
+        body: patch,
+      });
       if (status === 404) assertError(response, 404, 'ROW_NOT_FOUND');
       else assert.equal(response.status, 200, response.text);
       const row = await server.request('GET', posts(`/${created.body.data.id}`), { headers: bearer(owner.token) });
@@ -146,14 +185,33 @@ describe('docs/rules.md: !@request.body.status:isset on an ordinary table, creat
 
 describe('the schema API refuses :isset where it means nothing', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
-    ['in a list rule (no body there)', { list: '!@request.body.status:isset' }, /rules\.list: @request\.body\.status:isset is not available here at character 2/],
-    ['on an auth field', { update: '!@request.auth.role:isset' }, /rules\.update: :isset applies only to @request\.body\.<field>.* at character 20/],
-    ['on a misspelt column (it would protect nothing)', { update: '!@request.body.statu:isset' }, /rules\.update: unknown column "statu" in @request\.body\.statu:isset at character 2/],
-    ['compared like a value', { create: '@request.body.status:isset = false' }, /rules\.create: .* is a test on its own/],
+    [
+      'in a list rule (no body there)',
+      { list: '!@request.body.status:isset' },
+      /rules\.list: @request\.body\.status:isset is not available here at character 2/,
+    ],
+    [
+      'on an auth field',
+      { update: '!@request.auth.role:isset' },
+      /rules\.update: :isset applies only to @request\.body\.<field>.* at character 20/,
+    ],
+    [
+      'on a misspelt column (it would protect nothing)',
+      { update: '!@request.body.statu:isset' },
+      /rules\.update: unknown column "statu" in @request\.body\.statu:isset at character 2/,
+    ],
+    [
+      'compared like a value',
+      { create: '@request.body.status:isset = false' },
+      /rules\.create: .* is a test on its own/,
+    ],
   ];
   for (const [name, rules, message] of cases) {
     it(`${name} → 400 VALIDATION_FAILED with the position`, async () => {
-      const response = await server.request('PUT', `/p/${project.id}/v1/tables/shaky`, { headers: project.admin, body: { columns: [{ name: 'status', type: 'text' }], rules } });
+      const response = await server.request('PUT', `/p/${project.id}/v1/tables/shaky`, {
+        headers: project.admin,
+        body: { columns: [{ name: 'status', type: 'text' }], rules },
+      });
       assertError(response, 400, 'VALIDATION_FAILED');
       assert.match(response.body.error.message, message);
     });

@@ -9,7 +9,15 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { assertEnvelope, assertError } from '../helpers/assert-error.js';
 import { destroyProjectStorage } from '../helpers/storage-inspect.js';
-import { createProject, PLATFORM_KEY, putTable, startTestServer, type TestProject, type TestResponse, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  PLATFORM_KEY,
+  putTable,
+  startTestServer,
+  type TestProject,
+  type TestResponse,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const STACK_TRACE = /\n\s+at |\bat [^\s]+ \(|\.ts:\d+|\.js:\d+|node_modules|node:internal/;
 
@@ -49,7 +57,10 @@ describe('error envelope', () => {
   before(async () => {
     server = await startTestServer();
     project = await createProject(server, 'errors-main');
-    await putTable(server, project, 'notes', { columns: [{ name: 'text', type: 'text' }], rules: { list: '', create: '' } });
+    await putTable(server, project, 'notes', {
+      columns: [{ name: 'text', type: 'text' }],
+      rules: { list: '', create: '' },
+    });
   });
   after(() => server.close());
 
@@ -108,7 +119,10 @@ describe('error envelope', () => {
     for (const [label, rawBody] of bodies) {
       it(`${label} on every route with a body`, async () => {
         for (const [method, route, headers] of targets()) {
-          const response = await send(method, route, { headers: { ...headers, 'content-type': 'application/json' }, rawBody });
+          const response = await send(method, route, {
+            headers: { ...headers, 'content-type': 'application/json' },
+            rawBody,
+          });
           assert.equal(response.status, 400, `${method} ${route}: ${response.text}`);
           assertError(response, 400, 'INVALID_JSON');
         }
@@ -126,7 +140,10 @@ describe('error envelope', () => {
     for (const [label, rawBody] of bodies) {
       it(label, async () => {
         const route = rawBody.startsWith('[') ? `/p/${project.id}/api/notes/bulk` : `/p/${project.id}/api/notes`;
-        const response = await send('POST', route, { headers: { ...project.admin, 'content-type': 'application/json' }, rawBody });
+        const response = await send('POST', route, {
+          headers: { ...project.admin, 'content-type': 'application/json' },
+          rawBody,
+        });
         assertError(response, 400, 'INVALID_JSON');
       });
     }
@@ -134,14 +151,23 @@ describe('error envelope', () => {
       const list = await send('GET', `/p/${project.id}/api/notes`, { headers: project.admin });
       assert.equal(list.body.meta.total, 0);
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
-      const created = await send('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { text: 'clean' } });
+      const created = await send('POST', `/p/${project.id}/api/notes`, {
+        headers: project.admin,
+        body: { text: 'clean' },
+      });
       assert.equal(created.status, 201);
       assert.equal(created.body.data.polluted, undefined);
     });
   });
 
   describe('content types', () => {
-    const types = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/octet-stream'];
+    const types = [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/octet-stream',
+    ];
     for (const type of types) {
       it(`${type} → 415 UNSUPPORTED_MEDIA_TYPE`, async () => {
         for (const [method, route, headers] of [
@@ -149,13 +175,19 @@ describe('error envelope', () => {
           ['POST', `/p/${project.id}/api/notes`, project.admin],
           ['PUT', `/p/${project.id}/v1/tables/notes`, project.admin],
         ] as const) {
-          const response = await send(method, route, { headers: { ...headers, 'content-type': type }, rawBody: 'name=x' });
+          const response = await send(method, route, {
+            headers: { ...headers, 'content-type': type },
+            rawBody: 'name=x',
+          });
           assertError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
         }
       });
     }
     it('application/json with a charset is accepted', async () => {
-      const response = await send('POST', `/p/${project.id}/api/notes`, { headers: { ...project.admin, 'content-type': 'application/json; charset=utf-8' }, rawBody: '{"text": "charset"}' });
+      const response = await send('POST', `/p/${project.id}/api/notes`, {
+        headers: { ...project.admin, 'content-type': 'application/json; charset=utf-8' },
+        rawBody: '{"text": "charset"}',
+      });
       assert.equal(response.status, 201, response.text);
     });
   });
@@ -163,11 +195,17 @@ describe('error envelope', () => {
   describe('sizes', () => {
     const big = (bytes: number) => JSON.stringify({ name: 'x'.repeat(bytes) });
     it('a body over 1 MiB on the platform API → 413 PAYLOAD_TOO_LARGE', async () => {
-      const response = await send('POST', '/v1/projects', { headers: { 'x-platform-key': PLATFORM_KEY, 'content-type': 'application/json' }, rawBody: big(1024 * 1024 + 10) });
+      const response = await send('POST', '/v1/projects', {
+        headers: { 'x-platform-key': PLATFORM_KEY, 'content-type': 'application/json' },
+        rawBody: big(1024 * 1024 + 10),
+      });
       assertError(response, 413, 'PAYLOAD_TOO_LARGE');
     });
     it('a body over 1 MiB on the schema API → 413 PAYLOAD_TOO_LARGE', async () => {
-      const response = await send('PUT', `/p/${project.id}/v1/tables/notes`, { headers: { ...project.admin, 'content-type': 'application/json' }, rawBody: big(1024 * 1024 + 10) });
+      const response = await send('PUT', `/p/${project.id}/v1/tables/notes`, {
+        headers: { ...project.admin, 'content-type': 'application/json' },
+        rawBody: big(1024 * 1024 + 10),
+      });
       assertError(response, 413, 'PAYLOAD_TOO_LARGE');
     });
     it('a Content-Length over the limit is refused before the body is read → 413', async () => {
@@ -179,7 +217,9 @@ describe('error envelope', () => {
       assertEnvelope(response);
     });
     it('a 40 KB URL → 431 HEADERS_TOO_LARGE', async () => {
-      const response = await send('GET', `/p/${project.id}/api/notes?filter=${'x'.repeat(40_000)}`, { headers: project.admin });
+      const response = await send('GET', `/p/${project.id}/api/notes?filter=${'x'.repeat(40_000)}`, {
+        headers: project.admin,
+      });
       assertError(response, 431, 'HEADERS_TOO_LARGE');
     });
     it('a malformed HTTP request → 400 BAD_REQUEST', async () => {
@@ -196,7 +236,11 @@ describe('error envelope', () => {
       });
     }
     it('a path segment longer than any id → 404 NOT_FOUND', async () => {
-      assertError(await send('GET', `/p/errors-main/api/notes/${'a'.repeat(300)}`, { headers: project.admin }), 404, 'NOT_FOUND');
+      assertError(
+        await send('GET', `/p/errors-main/api/notes/${'a'.repeat(300)}`, { headers: project.admin }),
+        404,
+        'NOT_FOUND',
+      );
     });
   });
 

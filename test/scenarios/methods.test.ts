@@ -17,7 +17,10 @@ let project: TestProject;
 before(async () => {
   server = await startTestServer();
   project = await createAuthProject(server);
-  await putTable(server, project, 'tasks', { columns: [{ name: 'title', type: 'text' }], rules: { list: '', view: '', create: '', update: '', delete: '' } });
+  await putTable(server, project, 'tasks', {
+    columns: [{ name: 'title', type: 'text' }],
+    rules: { list: '', view: '', create: '', update: '', delete: '' },
+  });
 });
 after(() => server.close());
 
@@ -55,7 +58,10 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
   });
 
   it('answers PUT /p/{id}/api/{table} before reading credentials or body: "Use GET or POST"', async () => {
-    const response = await server.request('PUT', `/p/${project.id}/api/tasks`, { rawBody: 'not json', headers: { 'content-type': 'application/json' } });
+    const response = await server.request('PUT', `/p/${project.id}/api/tasks`, {
+      rawBody: 'not json',
+      headers: { 'content-type': 'application/json' },
+    });
     assertError(response, 405, 'METHOD_NOT_ALLOWED');
     assert.equal(response.body.error.suggestion, `Use GET or POST on /p/${project.id}/api/tasks.`);
   });
@@ -68,7 +74,9 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
   });
 
   it('carries the CORS headers on a data path, so a page can read it', async () => {
-    const response = await server.request('PUT', `/p/${project.id}/api/tasks`, { headers: { origin: 'https://app.example.com' } });
+    const response = await server.request('PUT', `/p/${project.id}/api/tasks`, {
+      headers: { origin: 'https://app.example.com' },
+    });
     assertError(response, 405, 'METHOD_NOT_ALLOWED');
     assert.equal(response.headers.get('access-control-allow-origin'), '*');
   });
@@ -85,7 +93,10 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
 describe('/p/{id}/api/{table}/bulk is reserved for POST', () => {
   for (const method of ['GET', 'PATCH', 'DELETE', 'PUT']) {
     it(`${method} .../bulk → 405 METHOD_NOT_ALLOWED with Allow: POST, OPTIONS (not ROW_NOT_FOUND)`, async () => {
-      const response = await server.request(method, `/p/${project.id}/api/tasks/bulk`, { headers: project.admin, ...(method !== 'GET' && { body: { title: 'x' } }) });
+      const response = await server.request(method, `/p/${project.id}/api/tasks/bulk`, {
+        headers: project.admin,
+        ...(method !== 'GET' && { body: { title: 'x' } }),
+      });
       assertError(response, 405, 'METHOD_NOT_ALLOWED');
       assert.equal(response.headers.get('allow'), 'POST, OPTIONS');
       assert.equal(response.body.error.suggestion, `Use POST on /p/${project.id}/api/tasks/bulk.`);
@@ -93,13 +104,22 @@ describe('/p/{id}/api/{table}/bulk is reserved for POST', () => {
   }
 
   it('still creates rows with POST, and reads a row whose id merely starts with "bulk"', async () => {
-    const created = await server.request('POST', `/p/${project.id}/api/tasks/bulk`, { headers: project.admin, body: [{ title: 'a' }] });
+    const created = await server.request('POST', `/p/${project.id}/api/tasks/bulk`, {
+      headers: project.admin,
+      body: [{ title: 'a' }],
+    });
     assert.equal(created.status, 201, created.text);
-    assertError(await server.request('GET', `/p/${project.id}/api/tasks/bulky`, { headers: project.admin }), 404, 'ROW_NOT_FOUND');
+    assertError(
+      await server.request('GET', `/p/${project.id}/api/tasks/bulky`, { headers: project.admin }),
+      404,
+      'ROW_NOT_FOUND',
+    );
   });
 
   it('still answers its CORS preflight', async () => {
-    const response = await server.request('OPTIONS', `/p/${project.id}/api/tasks/bulk`, { headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    const response = await server.request('OPTIONS', `/p/${project.id}/api/tasks/bulk`, {
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
     assert.equal(response.status, 204);
     assert.equal(response.headers.get('access-control-allow-origin'), '*');
   });

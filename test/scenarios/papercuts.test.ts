@@ -66,7 +66,13 @@ describe('papercuts', () => {
     });
 
     it('bulk: "row 1: owner: ..." and nothing written', async () => {
-      const response = await server.request('POST', api('pets/bulk'), { headers: project.admin, body: [{ name: 'a', owner }, { name: 'b', owner: 'ghost' }] });
+      const response = await server.request('POST', api('pets/bulk'), {
+        headers: project.admin,
+        body: [
+          { name: 'a', owner },
+          { name: 'b', owner: 'ghost' },
+        ],
+      });
       assertError(response, 409, 'CONFLICT_REFERENCE');
       assertMessageIncludes(response, 'row 1: owner: no row of "owners" has id "ghost"');
       assert.equal((await server.request('GET', api('pets'), { headers: project.admin })).body.meta.total, 0);
@@ -74,7 +80,10 @@ describe('papercuts', () => {
 
     it('PATCH to a missing owner names it too', async () => {
       const pet = (await post('pets', { name: 'Fido', owner, vet })).body.data.id;
-      const response = await server.request('PATCH', api(`pets/${pet}`), { headers: project.admin, body: { owner: 'gone' } });
+      const response = await server.request('PATCH', api(`pets/${pet}`), {
+        headers: project.admin,
+        body: { owner: 'gone' },
+      });
       assertError(response, 409, 'CONFLICT_REFERENCE');
       assertMessageIncludes(response, 'owner: no row of "owners" has id "gone"');
     });
@@ -82,14 +91,23 @@ describe('papercuts', () => {
     it('DELETE of a row that pets still refer to (restrict) → names "pets" and its column "owner"; the row stays', async () => {
       const response = await server.request('DELETE', api(`owners/${owner}`), { headers: project.admin });
       assertError(response, 409, 'CONFLICT_REFERENCE');
-      assertMessageIncludes(response, 'Rows of "pets" still refer to this row of "owners" through their column "owner"');
+      assertMessageIncludes(
+        response,
+        'Rows of "pets" still refer to this row of "owners" through their column "owner"',
+      );
       assert.match(response.body.error.suggestion, /"on_delete": "cascade"/);
       assert.equal((await server.request('GET', api(`owners/${owner}`), { headers: project.admin })).status, 200);
     });
   });
 
   describe('suggestions name the real project id', () => {
-    const cases: { name: string; send: () => Promise<import('../helpers/test-server.js').TestResponse>; status: number; code: string; path: () => string }[] = [
+    const cases: {
+      name: string;
+      send: () => Promise<import('../helpers/test-server.js').TestResponse>;
+      status: number;
+      code: string;
+      path: () => string;
+    }[] = [
       {
         name: 'a locked create rule → FORBIDDEN suggests PATCH /p/papercuts/v1/tables/tasks',
         send: () => server.request('POST', api('tasks'), { headers: project.anon, body: { title: 'x' } }),
@@ -106,7 +124,10 @@ describe('papercuts', () => {
       },
       {
         name: 'auth on a project without an auth table → AUTH_NOT_CONFIGURED suggests PUT /p/papercuts/v1/tables/...',
-        send: () => server.request('POST', `/p/${project.id}/auth/login`, { body: { email: 'a@b.co', password: 'x'.repeat(10) } }),
+        send: () =>
+          server.request('POST', `/p/${project.id}/auth/login`, {
+            body: { email: 'a@b.co', password: 'x'.repeat(10) },
+          }),
         status: 404,
         code: 'AUTH_NOT_CONFIGURED',
         path: () => `PUT /p/${project.id}/v1/tables/`,
@@ -125,24 +146,36 @@ describe('papercuts', () => {
   describe('an empty body is no body', () => {
     it('DELETE with Content-Type: application/json and no body → 204', async () => {
       const id = (await post('owners', { name: 'temp' })).body.data.id;
-      const response = await server.request('DELETE', api(`owners/${id}`), { headers: { ...project.admin, ...json }, rawBody: '' });
+      const response = await server.request('DELETE', api(`owners/${id}`), {
+        headers: { ...project.admin, ...json },
+        rawBody: '',
+      });
       assert.equal(response.status, 204, response.text);
       assert.equal((await server.request('GET', api(`owners/${id}`), { headers: project.admin })).status, 404);
     });
 
     it('POST logout with Content-Type: application/json and no body → 204', async () => {
       const user = await signUp(server, users, 'empty-body@example.com');
-      const response = await server.request('POST', `/p/${users.id}/auth/logout`, { headers: { ...bearer(user.token), ...json }, rawBody: '' });
+      const response = await server.request('POST', `/p/${users.id}/auth/logout`, {
+        headers: { ...bearer(user.token), ...json },
+        rawBody: '',
+      });
       assert.equal(response.status, 204, response.text);
     });
 
     it('POST create with an empty JSON body → 400 VALIDATION_FAILED (a missing body), not INVALID_JSON', async () => {
-      const response = await server.request('POST', api('owners'), { headers: { ...project.admin, ...json }, rawBody: '' });
+      const response = await server.request('POST', api('owners'), {
+        headers: { ...project.admin, ...json },
+        rawBody: '',
+      });
       assertError(response, 400, 'VALIDATION_FAILED');
     });
 
     it('a body of only whitespace is still not JSON → 400 INVALID_JSON', async () => {
-      const response = await server.request('POST', api('owners'), { headers: { ...project.admin, ...json }, rawBody: '  ' });
+      const response = await server.request('POST', api('owners'), {
+        headers: { ...project.admin, ...json },
+        rawBody: '  ',
+      });
       assertError(response, 400, 'INVALID_JSON');
     });
   });
@@ -173,8 +206,13 @@ describe('papercuts', () => {
       await post('tasks', { title: 'future', due: '2999-01-01T00:00:00Z' });
       const shorthand = await server.request('GET', `${api('tasks')}?due=lt.@now`, { headers: project.anon });
       assert.equal(shorthand.status, 200, shorthand.text);
-      assert.deepEqual(shorthand.body.data.map((row: { id: string }) => row.id), [past]);
-      const filter = await server.request('GET', `${api('tasks')}?filter=${encodeURIComponent('due < @now')}`, { headers: project.anon });
+      assert.deepEqual(
+        shorthand.body.data.map((row: { id: string }) => row.id),
+        [past],
+      );
+      const filter = await server.request('GET', `${api('tasks')}?filter=${encodeURIComponent('due < @now')}`, {
+        headers: project.anon,
+      });
       assert.deepEqual(filter.body.data, shorthand.body.data);
     });
   });
@@ -204,7 +242,10 @@ describe('papercuts', () => {
       await post('books', { page: 4 });
       const response = await server.request('GET', `${api('books')}?page=eq.3`, { headers: project.admin });
       assert.equal(response.status, 200, response.text);
-      assert.deepEqual(response.body.data.map((row: { page: number }) => row.page), [3]);
+      assert.deepEqual(
+        response.body.data.map((row: { page: number }) => row.page),
+        [3],
+      );
     });
   });
 
@@ -213,7 +254,12 @@ describe('papercuts', () => {
       const user = await signUp(server, users, 'lister@example.com');
       const response = await server.request('GET', `/p/${users.id}/api/users`, { headers: bearer(user.token) });
       assertError(response, 403, 'FORBIDDEN');
-      assert.ok(response.body.error.suggestion.includes(`PATCH /p/${users.id}/v1/tables/users {"rules": {"list": "id = @request.auth.id"}}`), response.text);
+      assert.ok(
+        response.body.error.suggestion.includes(
+          `PATCH /p/${users.id}/v1/tables/users {"rules": {"list": "id = @request.auth.id"}}`,
+        ),
+        response.text,
+      );
       assert.doesNotMatch(response.body.error.suggestion, /"list": ""/);
     });
 
@@ -244,14 +290,19 @@ describe('papercuts', () => {
   describe('after logout', () => {
     it('the old access token → 401 AUTH_INVALID_TOKEN suggesting to sign in, not /auth/refresh (logout revoked it too)', async () => {
       const user = await signUp(server, users, 'bye@example.com');
-      assert.equal((await server.request('POST', `/p/${users.id}/auth/logout`, { headers: bearer(user.token) })).status, 204);
+      assert.equal(
+        (await server.request('POST', `/p/${users.id}/auth/logout`, { headers: bearer(user.token) })).status,
+        204,
+      );
       for (const route of [`/p/${users.id}/auth/me`, `/p/${users.id}/api/users/${user.user.id}`]) {
         const response = await server.request('GET', route, { headers: bearer(user.token) });
         assertError(response, 401, 'AUTH_INVALID_TOKEN');
         assert.ok(response.body.error.suggestion.includes(`POST /p/${users.id}/auth/login`), response.text);
         assert.doesNotMatch(response.body.error.suggestion, /refresh/);
       }
-      const refresh = await server.request('POST', `/p/${users.id}/auth/refresh`, { body: { refresh_token: user.refresh_token } });
+      const refresh = await server.request('POST', `/p/${users.id}/auth/refresh`, {
+        body: { refresh_token: user.refresh_token },
+      });
       assertError(refresh, 401, 'AUTH_INVALID_REFRESH_TOKEN');
     });
   });

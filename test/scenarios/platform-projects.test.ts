@@ -76,17 +76,25 @@ describe('platform API /v1/projects', () => {
     });
 
     it('takes a given id; the keys work on the new project at once', async () => {
-      const response = await server.request('POST', '/v1/projects', { headers: platform, body: { name: 'Mine', id: 'my-app-1' } });
+      const response = await server.request('POST', '/v1/projects', {
+        headers: platform,
+        body: { name: 'Mine', id: 'my-app-1' },
+      });
       assert.equal(response.status, 201, response.text);
       assert.equal(response.body.data.id, 'my-app-1');
-      const tables = await server.request('GET', '/p/my-app-1/v1/tables', { headers: { 'x-admin-key': response.body.data.admin_key } });
+      const tables = await server.request('GET', '/p/my-app-1/v1/tables', {
+        headers: { 'x-admin-key': response.body.data.admin_key },
+      });
       assert.equal(tables.status, 200);
       assert.deepEqual(tables.body.data, []);
     });
 
     it('a taken id → 409 PROJECT_EXISTS', async () => {
       await createProject(server, 'taken-id');
-      const response = await server.request('POST', '/v1/projects', { headers: platform, body: { name: 'Again', id: 'taken-id' } });
+      const response = await server.request('POST', '/v1/projects', {
+        headers: platform,
+        body: { name: 'Again', id: 'taken-id' },
+      });
       assertError(response, 409, 'PROJECT_EXISTS');
     });
 
@@ -112,7 +120,10 @@ describe('platform API /v1/projects', () => {
 
     it('ids of 3 and 40 characters and a leading digit are accepted', async () => {
       for (const id of ['a1b', `9${'z'.repeat(39)}`, '0-0']) {
-        const response = await server.request('POST', '/v1/projects', { headers: platform, body: { name: 'edge', id } });
+        const response = await server.request('POST', '/v1/projects', {
+          headers: platform,
+          body: { name: 'edge', id },
+        });
         assert.equal(response.status, 201, `${id}: ${response.text}`);
       }
     });
@@ -131,8 +142,12 @@ describe('platform API /v1/projects', () => {
       const response = await local.request('GET', '/v1/projects', { headers: platform });
       assert.equal(response.status, 200);
       assert.deepEqual(response.body.meta, { total: 4, limit: 50, offset: 0 });
-      assert.deepEqual(response.body.data.map((p: { id: string }) => p.id), created);
-      for (const project of response.body.data) assert.deepEqual(Object.keys(project).sort(), ['created_at', 'id', 'name']);
+      assert.deepEqual(
+        response.body.data.map((p: { id: string }) => p.id),
+        created,
+      );
+      for (const project of response.body.data)
+        assert.deepEqual(Object.keys(project).sort(), ['created_at', 'id', 'name']);
       assert.doesNotMatch(response.text, /sk_|pk_/);
     });
 
@@ -154,7 +169,11 @@ describe('platform API /v1/projects', () => {
 
     for (const query of ['?limit=-1', '?limit=abc', '?offset=-5', '?offset=1.5']) {
       it(`paging ${query} → 400 VALIDATION_FILTER (as on the data API)`, async () => {
-        assertError(await local.request('GET', `/v1/projects${query}`, { headers: platform }), 400, 'VALIDATION_FILTER');
+        assertError(
+          await local.request('GET', `/v1/projects${query}`, { headers: platform }),
+          400,
+          'VALIDATION_FILTER',
+        );
       });
     }
 
@@ -178,20 +197,46 @@ describe('platform API /v1/projects', () => {
     it('→ 204; its APIs answer 404 PROJECT_NOT_FOUND and its file is removed', async () => {
       const project = await createProject(server, 'doomed');
       await putTable(server, project, 'notes', { columns: [{ name: 'text', type: 'text' }] });
-      const row = await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { text: 'bye' } });
+      const row = await server.request('POST', `/p/${project.id}/api/notes`, {
+        headers: project.admin,
+        body: { text: 'bye' },
+      });
       assert.equal(row.status, 201);
       const storage = server.built.services.config;
-      assert.ok(await projectStorageExists(storage, project.id), 'the project storage (file or schema) exists before the delete');
+      assert.ok(
+        await projectStorageExists(storage, project.id),
+        'the project storage (file or schema) exists before the delete',
+      );
 
       const deleted = await server.request('DELETE', `/v1/projects/${project.id}`, { headers: platform });
       assert.equal(deleted.status, 204);
       assert.equal(deleted.text, '');
-      assert.equal(await projectStorageExists(storage, project.id), false, 'the project storage (file and WAL, or schema) is gone');
+      assert.equal(
+        await projectStorageExists(storage, project.id),
+        false,
+        'the project storage (file and WAL, or schema) is gone',
+      );
 
-      assertError(await server.request('GET', `/v1/projects/${project.id}`, { headers: platform }), 404, 'PROJECT_NOT_FOUND');
-      assertError(await server.request('GET', `/p/${project.id}/v1/tables`, { headers: project.admin }), 404, 'PROJECT_NOT_FOUND');
-      assertError(await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin }), 404, 'PROJECT_NOT_FOUND');
-      assertError(await server.request('GET', `/p/${project.id}/api/notes/${row.body.data.id}`, { headers: project.anon }), 404, 'PROJECT_NOT_FOUND');
+      assertError(
+        await server.request('GET', `/v1/projects/${project.id}`, { headers: platform }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
+      assertError(
+        await server.request('GET', `/p/${project.id}/v1/tables`, { headers: project.admin }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
+      assertError(
+        await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
+      assertError(
+        await server.request('GET', `/p/${project.id}/api/notes/${row.body.data.id}`, { headers: project.anon }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
       const list = await server.request('GET', '/v1/projects?limit=1000', { headers: platform });
       assert.ok(!list.body.data.some((p: { id: string }) => p.id === project.id), 'the deleted project is not listed');
     });
@@ -204,17 +249,29 @@ describe('platform API /v1/projects', () => {
       const tables = await server.request('GET', '/p/reborn/v1/tables', { headers: second.admin });
       assert.equal(tables.status, 200);
       assert.deepEqual(tables.body.data, []);
-      assertError(await server.request('GET', '/p/reborn/v1/tables', { headers: first.admin }), 401, 'AUTH_INVALID_KEY');
+      assertError(
+        await server.request('GET', '/p/reborn/v1/tables', { headers: first.admin }),
+        401,
+        'AUTH_INVALID_KEY',
+      );
     });
 
     it('an unknown project → 404 PROJECT_NOT_FOUND', async () => {
-      assertError(await server.request('DELETE', '/v1/projects/never-was', { headers: platform }), 404, 'PROJECT_NOT_FOUND');
+      assertError(
+        await server.request('DELETE', '/v1/projects/never-was', { headers: platform }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
     });
 
     it('deleting twice → 204 then 404 PROJECT_NOT_FOUND', async () => {
       await createProject(server, 'twice');
       assert.equal((await server.request('DELETE', '/v1/projects/twice', { headers: platform })).status, 204);
-      assertError(await server.request('DELETE', '/v1/projects/twice', { headers: platform }), 404, 'PROJECT_NOT_FOUND');
+      assertError(
+        await server.request('DELETE', '/v1/projects/twice', { headers: platform }),
+        404,
+        'PROJECT_NOT_FOUND',
+      );
     });
   });
 });

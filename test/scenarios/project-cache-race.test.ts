@@ -15,7 +15,9 @@ import { eventually } from '../helpers/eventually.js';
 import { createProject, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
-describe('project cache: a load that straddles another process\'s key rotation (PostgreSQL)', { skip: testEngine() !== 'postgres' }, () => {
+describe("project cache: a load that straddles another process's key rotation (PostgreSQL)", {
+  skip: testEngine() !== 'postgres',
+}, () => {
   let database: TestDatabase;
   let serverA: TestServer;
   let serverB: TestServer;
@@ -39,7 +41,9 @@ describe('project cache: a load that straddles another process\'s key rotation (
     await eventually(
       async () => {
         // pg_locks, not pg_stat_activity: a statement blocked while it is parsed still shows the previous query's text.
-        const waiting = await locker.query("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'rowbase.project_settings'::regclass");
+        const waiting = await locker.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'rowbase.project_settings'::regclass",
+        );
         return waiting.rows[0].n > 0;
       },
       { everyMs: 20, what: 'the project load to wait for the lock' },
@@ -59,17 +63,32 @@ describe('project cache: a load that straddles another process\'s key rotation (
     const inFlight = serverA.request('GET', `/p/${project.id}/v1/settings`, { headers: oldKey });
     await waitForBlockedLoad();
     // Meanwhile B rotates the admin key (no grace period: the old one stops at once).
-    const rotated = await serverB.request('POST', `/p/${project.id}/v1/rotate-keys`, { headers: oldKey, body: { type: 'sk' } });
+    const rotated = await serverB.request('POST', `/p/${project.id}/v1/rotate-keys`, {
+      headers: oldKey,
+      body: { type: 'sk' },
+    });
     assert.equal(rotated.status, 200, rotated.text);
     const newKey = { 'x-admin-key': rotated.body.data.admin_key as string };
     // Another request of A sees the new change counter (and clears A's cache) while the load still waits.
-    assertError(await serverA.request('GET', '/p/no-such-project/api/notes', { headers: newKey }), 404, 'PROJECT_NOT_FOUND');
+    assertError(
+      await serverA.request('GET', '/p/no-such-project/api/notes', { headers: newKey }),
+      404,
+      'PROJECT_NOT_FOUND',
+    );
     await locker.query('COMMIT');
     // The load in flight finishes (its answer was decided with the keys it read).
     await inFlight;
 
-    assertError(await serverA.request('GET', `/p/${project.id}/v1/settings`, { headers: oldKey }), 401, 'AUTH_INVALID_KEY');
-    assertError(await serverB.request('GET', `/p/${project.id}/v1/settings`, { headers: oldKey }), 401, 'AUTH_INVALID_KEY');
+    assertError(
+      await serverA.request('GET', `/p/${project.id}/v1/settings`, { headers: oldKey }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
+    assertError(
+      await serverB.request('GET', `/p/${project.id}/v1/settings`, { headers: oldKey }),
+      401,
+      'AUTH_INVALID_KEY',
+    );
     assert.equal((await serverA.request('GET', `/p/${project.id}/v1/settings`, { headers: newKey })).status, 200);
   });
 });

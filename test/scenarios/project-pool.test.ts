@@ -19,7 +19,10 @@ describe('SQLite project pool (MAX_OPEN_PROJECTS=2)', () => {
   it('serves every project correctly while handles are evicted and reopened', async () => {
     for (let round = 0; round < 3; round++) {
       for (const [i, project] of projects.entries()) {
-        const created = await server.request('POST', `/p/${project.id}/api/notes`, { headers: project.admin, body: { body: `p${i} r${round}` } });
+        const created = await server.request('POST', `/p/${project.id}/api/notes`, {
+          headers: project.admin,
+          body: { body: `p${i} r${round}` },
+        });
         assert.equal(created.status, 201, created.text);
       }
     }
@@ -27,15 +30,27 @@ describe('SQLite project pool (MAX_OPEN_PROJECTS=2)', () => {
       const list = await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin });
       assert.equal(list.status, 200, list.text);
       assert.equal(list.body.meta.total, 3);
-      assert.deepEqual(list.body.data.map((r: { body: string }) => r.body), [`p${i} r0`, `p${i} r1`, `p${i} r2`]);
+      assert.deepEqual(
+        list.body.data.map((r: { body: string }) => r.body),
+        [`p${i} r0`, `p${i} r1`, `p${i} r2`],
+      );
     }
   });
 
   it('sees a schema change made while the project file was closed', async () => {
     const [first] = projects;
-    await putTable(server, first!, 'notes', { columns: [{ name: 'body', type: 'text' }, { name: 'pinned', type: 'boolean', default: false }] });
-    for (const project of projects.slice(1)) await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin });
-    const created = await server.request('POST', `/p/${first!.id}/api/notes`, { headers: first!.admin, body: { body: 'x', pinned: true } });
+    await putTable(server, first!, 'notes', {
+      columns: [
+        { name: 'body', type: 'text' },
+        { name: 'pinned', type: 'boolean', default: false },
+      ],
+    });
+    for (const project of projects.slice(1))
+      await server.request('GET', `/p/${project.id}/api/notes`, { headers: project.admin });
+    const created = await server.request('POST', `/p/${first!.id}/api/notes`, {
+      headers: first!.admin,
+      body: { body: 'x', pinned: true },
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.data.pinned, true);
   });

@@ -16,7 +16,8 @@ describe('realtime limits', () => {
   let project: TestProject;
   const streams: SseStream[] = [];
   /** Waits until the server counts `count` open streams (a closed one is noticed when its socket closes). */
-  const streamsOpen = (count: number) => eventually(() => server.built.services.realtime.size === count, { what: `${count} open streams` });
+  const streamsOpen = (count: number) =>
+    eventually(() => server.built.services.realtime.size === count, { what: `${count} open streams` });
 
   before(async () => {
     server = await startTestServer({}, { realtime: { maxClients: 3, maxBufferedBytes: 256 * 1024, pingMs: 100 } });
@@ -37,7 +38,11 @@ describe('realtime limits', () => {
 
   it('past the per-process stream limit → 503 SERVICE_UNAVAILABLE; a closed stream frees its place', async () => {
     await streamsOpen(0);
-    const open = [await openStream(server.url, project.id), await openStream(server.url, project.id), await openStream(server.url, project.id)];
+    const open = [
+      await openStream(server.url, project.id),
+      await openStream(server.url, project.id),
+      await openStream(server.url, project.id),
+    ];
     streams.push(...open);
     assertError(await server.request('GET', `/p/${project.id}/realtime`), 503, 'SERVICE_UNAVAILABLE');
     open[0]!.close();
@@ -50,30 +55,53 @@ describe('realtime limits', () => {
     for (const stream of streams) stream.close();
     await streamsOpen(0);
     // A raw request whose body is never read: the kernel buffers fill, then the server's.
-    const { clientId, response } = await new Promise<{ clientId: string; response: http.IncomingMessage }>((resolve, reject) => {
-      const request = http.get(`${server.url}/p/${project.id}/realtime`, (res) => {
-        res.once('data', (chunk: Buffer) => {
-          res.pause();
-          resolve({ clientId: JSON.parse(/data: (.*)/.exec(chunk.toString())![1]!).client_id, response: res });
+    const { clientId, response } = await new Promise<{ clientId: string; response: http.IncomingMessage }>(
+      (resolve, reject) => {
+        const request = http.get(`${server.url}/p/${project.id}/realtime`, (res) => {
+          res.once('data', (chunk: Buffer) => {
+            res.pause();
+            resolve({ clientId: JSON.parse(/data: (.*)/.exec(chunk.toString())![1]!).client_id, response: res });
+          });
         });
-      });
-      request.on('error', reject);
-    });
+        request.on('error', reject);
+      },
+    );
     const closed = new Promise<void>((resolve) => response.socket.once('close', () => resolve()));
-    const subscribed = await server.request('POST', `/p/${project.id}/realtime`, { headers: project.admin, body: { client_id: clientId, subscriptions: ['blobs'] } });
+    const subscribed = await server.request('POST', `/p/${project.id}/realtime`, {
+      headers: project.admin,
+      body: { client_id: clientId, subscriptions: ['blobs'] },
+    });
     assert.equal(subscribed.status, 200, subscribed.text);
     const body = 'x'.repeat(10_000);
     for (let i = 0; i < 6; i++) {
-      const bulk = await server.request('POST', `/p/${project.id}/api/blobs/bulk`, { headers: project.admin, body: Array.from({ length: 1000 }, () => ({ body })) });
+      const bulk = await server.request('POST', `/p/${project.id}/api/blobs/bulk`, {
+        headers: project.admin,
+        body: Array.from({ length: 1000 }, () => ({ body })),
+      });
       assert.equal(bulk.status, 201);
       if (server.built.services.realtime.size === 0) break;
     }
-    await eventually(() => server.built.services.realtime.size === 0, { timeoutMs: 10_000, what: 'the slow reader to be disconnected' });
-    assertError(await server.request('POST', `/p/${project.id}/realtime`, { headers: project.admin, body: { client_id: clientId, subscriptions: ['blobs'] } }), 404, 'REALTIME_CLIENT_NOT_FOUND');
+    await eventually(() => server.built.services.realtime.size === 0, {
+      timeoutMs: 10_000,
+      what: 'the slow reader to be disconnected',
+    });
+    assertError(
+      await server.request('POST', `/p/${project.id}/realtime`, {
+        headers: project.admin,
+        body: { client_id: clientId, subscriptions: ['blobs'] },
+      }),
+      404,
+      'REALTIME_CLIENT_NOT_FOUND',
+    );
     // A reader that stopped does not read the end either: reading again, it finds the connection gone.
     response.on('error', () => undefined);
     response.resume();
-    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the connection of the slow reader is still open')), 10_000))]);
+    await Promise.race([
+      closed,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('the connection of the slow reader is still open')), 10_000),
+      ),
+    ]);
   });
 
   it('CORS: a page on an allowed origin may read the stream', async () => {

@@ -26,7 +26,9 @@ after(async () => {
 });
 
 /** Opens a transaction that appends an event and waits for `release` to commit (true) or roll back (false). */
-async function heldWrite(title: string): Promise<{ taken: Promise<void>; release: (commit: boolean) => Promise<void> }> {
+async function heldWrite(
+  title: string,
+): Promise<{ taken: Promise<void>; release: (commit: boolean) => Promise<void> }> {
   const { db } = await server.built.services.schemas.schema(project.id);
   let signalTaken!: () => void;
   const taken = new Promise<void>((resolve) => (signalTaken = resolve));
@@ -34,7 +36,11 @@ async function heldWrite(title: string): Promise<{ taken: Promise<void>; release
   const decision = new Promise<boolean>((resolve) => (decide = resolve));
   const done = db
     .transaction(async (tx) => {
-      await appendRowChanges(tx, [{ table: 'tasks', action: 'create', record: { id: `held-${title}`, title } }], new Date().toISOString());
+      await appendRowChanges(
+        tx,
+        [{ table: 'tasks', action: 'create', record: { id: `held-${title}`, title } }],
+        new Date().toISOString(),
+      );
       signalTaken();
       if (!(await decision)) throw new Error('rolled back on purpose');
     })
@@ -53,13 +59,19 @@ async function heldWrite(title: string): Promise<{ taken: Promise<void>; release
 async function subscribed(): Promise<SseStream> {
   const stream = await openStream(server.url, project.id);
   streams.push(stream);
-  const response = await server.request('POST', `/p/${project.id}/realtime`, { headers: project.anon, body: { client_id: stream.clientId, subscriptions: ['tasks'] } });
+  const response = await server.request('POST', `/p/${project.id}/realtime`, {
+    headers: project.anon,
+    body: { client_id: stream.clientId, subscriptions: ['tasks'] },
+  });
   assert.equal(response.status, 200, response.text);
   return stream;
 }
 
 const create = async (title: string) => {
-  const response = await server.request('POST', `/p/${project.id}/api/tasks`, { headers: project.admin, body: { title } });
+  const response = await server.request('POST', `/p/${project.id}/api/tasks`, {
+    headers: project.admin,
+    body: { title },
+  });
   assert.equal(response.status, 201, response.text);
 };
 const titles = (stream: SseStream) => stream.received().map((e) => e.json.record.title as string);

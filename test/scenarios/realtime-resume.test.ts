@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, createAuthProject, signUp } from '../helpers/auth-fixtures.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
-import { createProject, putTable, startTestServer, TestClock, type TestProject, type TestServer } from '../helpers/test-server.js';
+import {
+  createProject,
+  putTable,
+  startTestServer,
+  TestClock,
+  type TestProject,
+  type TestServer,
+} from '../helpers/test-server.js';
 
 const clock = new TestClock();
 let server: TestServer;
@@ -17,17 +24,27 @@ const streams: SseStream[] = [];
 before(async () => {
   server = await startTestServer({}, { clock, realtime: { pollMs: 100 } });
   project = await createProject(server);
-  await putTable(server, project, 'tasks', { columns: [{ name: 'n', type: 'integer' }], rules: { list: '', view: '' } });
+  await putTable(server, project, 'tasks', {
+    columns: [{ name: 'n', type: 'integer' }],
+    rules: { list: '', view: '' },
+  });
 });
 after(async () => {
   for (const stream of streams) stream.close();
   await server.close();
 });
 
-async function subscribed(topics: string[], since?: string, headers: Record<string, string> = project.anon): Promise<SseStream> {
+async function subscribed(
+  topics: string[],
+  since?: string,
+  headers: Record<string, string> = project.anon,
+): Promise<SseStream> {
   const stream = await openStream(server.url, project.id, headers);
   streams.push(stream);
-  const response = await server.request('POST', `/p/${project.id}/realtime`, { headers: project.anon, body: { client_id: stream.clientId, subscriptions: topics, ...(since !== undefined && { since }) } });
+  const response = await server.request('POST', `/p/${project.id}/realtime`, {
+    headers: project.anon,
+    body: { client_id: stream.clientId, subscriptions: topics, ...(since !== undefined && { since }) },
+  });
   assert.equal(response.status, 200, response.text);
   return stream;
 }
@@ -40,7 +57,8 @@ async function write(from: number, count: number): Promise<void> {
   }
 }
 
-const numbers = (stream: SseStream) => stream.received((e) => e.event === 'tasks').map((e) => e.json.record.n as number);
+const numbers = (stream: SseStream) =>
+  stream.received((e) => e.event === 'tasks').map((e) => e.json.record.n as number);
 
 describe('resume with since', () => {
   it("a replay that passes an update of the user's own row goes on, then joins live events", async () => {
@@ -48,11 +66,19 @@ describe('resume with since', () => {
     const auth = await createAuthProject(server, { rules: { list: own, view: own, update: own } });
     await putTable(server, auth, 'notes', { columns: [{ name: 'n', type: 'integer' }], rules: { list: '', view: '' } });
     const ada = await signUp(server, auth, 'ada@example.com', { name: 'Ada' });
-    const note = async (n: number) => assert.equal((await server.request('POST', `/p/${auth.id}/api/notes`, { headers: auth.admin, body: { n } })).status, 201);
+    const note = async (n: number) =>
+      assert.equal(
+        (await server.request('POST', `/p/${auth.id}/api/notes`, { headers: auth.admin, body: { n } })).status,
+        201,
+      );
     const open = async (since?: string) => {
       const stream = await openStream(server.url, auth.id, bearer(ada.token));
       streams.push(stream);
-      const body = { client_id: stream.clientId, subscriptions: ['users', 'notes'], ...(since !== undefined && { since }) };
+      const body = {
+        client_id: stream.clientId,
+        subscriptions: ['users', 'notes'],
+        ...(since !== undefined && { since }),
+      };
       const response = await server.request('POST', `/p/${auth.id}/realtime`, { headers: bearer(ada.token), body });
       assert.equal(response.status, 200, response.text);
       return stream;
@@ -62,7 +88,10 @@ describe('resume with since', () => {
     const [mark] = await first.waitFor(1);
     first.close();
     // Missed while away: ada's own row changes (her identity as the rules see it), then two notes.
-    const renamed = await server.request('PATCH', `/p/${auth.id}/api/users/${ada.user.id}`, { headers: auth.admin, body: { name: 'Ada L.' } });
+    const renamed = await server.request('PATCH', `/p/${auth.id}/api/users/${ada.user.id}`, {
+      headers: auth.admin,
+      body: { name: 'Ada L.' },
+    });
     assert.equal(renamed.status, 200, renamed.text);
     await note(2);
     await note(3);
@@ -70,7 +99,10 @@ describe('resume with since', () => {
     await second.waitFor(3);
     await note(4);
     const events = await second.waitFor(4);
-    assert.deepEqual(events.map((e) => (e.event === 'users' ? `users:${e.json.record.name}` : `notes:${e.json.record.n}`)), ['users:Ada L.', 'notes:2', 'notes:3', 'notes:4']);
+    assert.deepEqual(
+      events.map((e) => (e.event === 'users' ? `users:${e.json.record.name}` : `notes:${e.json.record.n}`)),
+      ['users:Ada L.', 'notes:2', 'notes:3', 'notes:4'],
+    );
   });
 
   it('after a dropped connection with writes in between: every missed event once, then live ones, in order', async () => {
@@ -86,9 +118,15 @@ describe('resume with since', () => {
     // A later write it must see: anything doubled or lost before it would show by then.
     await write(13, 1);
     const judged = await second.before((e) => e.json?.record?.n === 13);
-    assert.deepEqual(judged.map((e) => e.json.record.n), [3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert.deepEqual(
+      judged.map((e) => e.json.record.n),
+      [3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    );
     const ids = judged.map((e) => Number(e.id));
-    assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+    );
     assert.equal(new Set(ids).size, ids.length);
   });
 
@@ -98,11 +136,23 @@ describe('resume with since', () => {
     const [mark] = await first.waitFor(1);
     first.close();
     await write(101, 3);
-    const target = (await server.request('GET', `/p/${project.id}/api/tasks?filter=${encodeURIComponent('n = 102')}`, { headers: project.admin })).body.data[0];
+    const target = (
+      await server.request('GET', `/p/${project.id}/api/tasks?filter=${encodeURIComponent('n = 102')}`, {
+        headers: project.admin,
+      })
+    ).body.data[0];
     const second = await subscribed([`tasks/${target.id}`], mark!.id);
     const [event] = await second.waitFor(1);
     // A later update of the same row it must see: no other replayed row came before it.
-    assert.equal((await server.request('PATCH', `/p/${project.id}/api/tasks/${target.id}`, { headers: project.admin, body: { n: 1102 } })).status, 200);
+    assert.equal(
+      (
+        await server.request('PATCH', `/p/${project.id}/api/tasks/${target.id}`, {
+          headers: project.admin,
+          body: { n: 1102 },
+        })
+      ).status,
+      200,
+    );
     const judged = await second.before((e) => e.json?.record?.n === 1102);
     assert.equal(judged.length, 1);
     assert.equal(event!.json.record.n, 102);
@@ -129,7 +179,10 @@ describe('resume with since', () => {
       await stream.waitFor(1, (e) => e.event === 'reset');
       await write(300, 1);
       await stream.waitFor(1, (e) => e.event === 'tasks');
-      assert.deepEqual(stream.received().map((e) => e.event), ['reset', 'tasks']);
+      assert.deepEqual(
+        stream.received().map((e) => e.event),
+        ['reset', 'tasks'],
+      );
       assert.equal(stream.received()[0]!.data, '{}');
     });
   }
@@ -146,7 +199,10 @@ describe('resume with since', () => {
     await second.waitFor(1, (e) => e.event === 'reset');
     await write(402, 1);
     await second.waitFor(1, (e) => e.event === 'tasks');
-    assert.deepEqual(second.received().map((e) => e.event === 'reset' ? 'reset' : e.json.record.n), ['reset', 402]);
+    assert.deepEqual(
+      second.received().map((e) => (e.event === 'reset' ? 'reset' : e.json.record.n)),
+      ['reset', 402],
+    );
   });
 
   it('within the window (9 minutes) the same resume replays', async () => {
@@ -168,26 +224,53 @@ describe('writes while nobody listens', () => {
     await putTable(server, quiet, 'tasks', { columns: [{ name: 'n', type: 'integer' }], rules: { list: '' } });
     const { db } = await server.built.services.schemas.schema(quiet.id);
     // Entries written from `since` on (the background trim may remove older ones meanwhile).
-    const loggedSince = (since: string) => db.count({ kind: 'count', table: '_rb_events', where: { kind: 'compare', op: '>=', left: { kind: 'column', name: 'created_at' }, right: { kind: 'value', value: since, type: 'text' } } });
+    const loggedSince = (since: string) =>
+      db.count({
+        kind: 'count',
+        table: '_rb_events',
+        where: {
+          kind: 'compare',
+          op: '>=',
+          left: { kind: 'column', name: 'created_at' },
+          right: { kind: 'value', value: since, type: 'text' },
+        },
+      });
     const first = await openStream(server.url, quiet.id);
-    assert.equal((await server.request('POST', `/p/${quiet.id}/realtime`, { headers: quiet.anon, body: { client_id: first.clientId, subscriptions: ['tasks'] } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', `/p/${quiet.id}/realtime`, {
+          headers: quiet.anon,
+          body: { client_id: first.clientId, subscriptions: ['tasks'] },
+        })
+      ).status,
+      200,
+    );
     await server.request('POST', `/p/${quiet.id}/api/tasks`, { headers: quiet.admin, body: { n: 1 } });
     const [seen] = await first.waitFor(1);
     first.close();
     await new Promise((resolve) => setTimeout(resolve, 200));
     clock.advance(11 * 60);
     const after = new Date(clock.now()).toISOString();
-    const response = await server.request('POST', `/p/${quiet.id}/api/tasks/bulk`, { headers: quiet.admin, body: [{ n: 2 }, { n: 3 }] });
+    const response = await server.request('POST', `/p/${quiet.id}/api/tasks/bulk`, {
+      headers: quiet.admin,
+      body: [{ n: 2 }, { n: 3 }],
+    });
     assert.equal(response.status, 201);
     // No stream has been open for longer than the kept window: the writes are in the log anyway.
     assert.equal(await loggedSince(after), 2);
     const stream = await openStream(server.url, quiet.id);
     streams.push(stream);
-    const resumed = await server.request('POST', `/p/${quiet.id}/realtime`, { headers: quiet.anon, body: { client_id: stream.clientId, subscriptions: ['tasks'], since: seen!.id } });
+    const resumed = await server.request('POST', `/p/${quiet.id}/realtime`, {
+      headers: quiet.anon,
+      body: { client_id: stream.clientId, subscriptions: ['tasks'], since: seen!.id },
+    });
     assert.equal(resumed.status, 200);
     await stream.waitFor(2, (e) => e.event === 'tasks');
     await server.request('POST', `/p/${quiet.id}/api/tasks`, { headers: quiet.admin, body: { n: 4 } });
     await stream.waitFor(1, (e) => e.json?.record?.n === 4);
-    assert.deepEqual(stream.received().map((e) => (e.event === 'reset' ? 'reset' : e.json.record.n)), [2, 3, 4]);
+    assert.deepEqual(
+      stream.received().map((e) => (e.event === 'reset' ? 'reset' : e.json.record.n)),
+      [2, 3, 4],
+    );
   });
 });

@@ -9,7 +9,15 @@ import { RowbaseError } from '../api';
 /** Shows an API error: its message, its suggestion and its code. Nothing when `error` is null. */
 export function ErrorBox({ error, testId }: { error: unknown; testId?: string }) {
   if (!error) return null;
-  const e = error instanceof RowbaseError ? error : new RowbaseError({ status: 0, code: 'CLIENT_ERROR', message: String((error as Error)?.message ?? error), suggestion: 'Reload the page and retry.' });
+  const e =
+    error instanceof RowbaseError
+      ? error
+      : new RowbaseError({
+          status: 0,
+          code: 'CLIENT_ERROR',
+          message: String((error as Error)?.message ?? error),
+          suggestion: 'Reload the page and retry.',
+        });
   return (
     <div class="error" role="alert" data-testid={testId ?? 'error'}>
       <div class="error-message">{e.message}</div>
@@ -20,7 +28,17 @@ export function ErrorBox({ error, testId }: { error: unknown; testId?: string })
 }
 
 /** A modal dialog with a title; `onClose` on Escape or the close button. */
-export function Modal({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
+export function Modal({
+  title,
+  onClose,
+  children,
+  wide,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  wide?: boolean;
+}) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => event.key === 'Escape' && onClose();
     addEventListener('keydown', onKey);
@@ -56,7 +74,12 @@ export function SecretField({ label, value, testId }: { label: string; value: st
     <label class="secret">
       <span>{label}</span>
       <div class="secret-row">
-        <input readOnly value={value} data-testid={testId} onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
+        <input
+          readOnly
+          value={value}
+          data-testid={testId}
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+        />
         <button type="button" onClick={copy}>
           {copied ? 'Copied' : 'Copy'}
         </button>
@@ -67,24 +90,55 @@ export function SecretField({ label, value, testId }: { label: string; value: st
 
 /** The warning that goes with SecretField; `single` when one key is shown. */
 export function ShownOnce({ single }: { single?: boolean }) {
-  return <p class="warning">{single ? 'Copy this key now: the server keeps only its hash and will never show it again.' : 'Copy these keys now: the server keeps only their hash and will never show them again.'}</p>;
+  return (
+    <p class="warning">
+      {single
+        ? 'Copy this key now: the server keeps only its hash and will never show it again.'
+        : 'Copy these keys now: the server keeps only their hash and will never show them again.'}
+    </p>
+  );
 }
 
 /** A destructive action that asks the user to type `word` first. */
-export function TypedConfirm({ word, action, onConfirm, onCancel, busy, error }: { word: string; action: string; onConfirm: () => void; onCancel: () => void; busy?: boolean; error?: unknown }) {
+export function TypedConfirm({
+  word,
+  action,
+  onConfirm,
+  onCancel,
+  busy,
+  error,
+}: {
+  word: string;
+  action: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  busy?: boolean;
+  error?: unknown;
+}) {
   const [typed, setTyped] = useState('');
   return (
     <Modal title={action} onClose={onCancel}>
       <p>
         This cannot be undone. Type <code>{word}</code> to confirm.
       </p>
-      <input aria-label="Confirmation" data-testid="confirm-input" value={typed} onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)} />
+      <input
+        aria-label="Confirmation"
+        data-testid="confirm-input"
+        value={typed}
+        onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)}
+      />
       <ErrorBox error={error} />
       <div class="actions">
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" class="danger" data-testid="confirm-button" disabled={typed !== word || busy} onClick={onConfirm}>
+        <button
+          type="button"
+          class="danger"
+          data-testid="confirm-button"
+          disabled={typed !== word || busy}
+          onClick={onConfirm}
+        >
           {action}
         </button>
       </div>

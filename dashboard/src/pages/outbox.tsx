@@ -47,7 +47,9 @@ export function OutboxPage({ session, projectId }: { session: Session; projectId
       {open && (
         <div class="card mail" data-testid="mail">
           <h3>{open.subject}</h3>
-          <p class="muted small">To {open.to} · <DateTime value={open.created_at} /></p>
+          <p class="muted small">
+            To {open.to} · <DateTime value={open.created_at} />
+          </p>
           <pre>{open.text}</pre>
           <details>
             <summary>HTML source</summary>

@@ -11,7 +11,17 @@ import type { Session } from '../session';
 import { useLoad } from '../use-load';
 
 /** The reset dialog of one user. */
-export function PasswordReset({ session, projectId, user, onClose }: { session: Session; projectId: string; user: Row; onClose: () => void }) {
+export function PasswordReset({
+  session,
+  projectId,
+  user,
+  onClose,
+}: {
+  session: Session;
+  projectId: string;
+  user: Row;
+  onClose: () => void;
+}) {
   const settings = useLoad(() => api.getSettings(session, projectId), [projectId]);
   const origins = (settings.data?.allowed_redirect_origins as string[] | undefined) ?? [];
   const [picked, setPicked] = useState('');
@@ -50,11 +60,18 @@ export function PasswordReset({ session, projectId, user, onClose }: { session: 
         )}
         {origins.length > 0 && (
           <form class="form" onSubmit={send}>
-            <p class="muted small">The mail links to your app’s reset page with a one-hour token appended; the app sends it with the new password to POST /auth/reset-password.</p>
+            <p class="muted small">
+              The mail links to your app’s reset page with a one-hour token appended; the app sends it with the new
+              password to POST /auth/reset-password.
+            </p>
             <div class="inline-fields">
               <label>
                 App origin
-                <select name="reset-origin" value={origin} onChange={(e) => setPicked((e.currentTarget as HTMLSelectElement).value)}>
+                <select
+                  name="reset-origin"
+                  value={origin}
+                  onChange={(e) => setPicked((e.currentTarget as HTMLSelectElement).value)}
+                >
                   {origins.map((o) => (
                     <option key={o} value={o}>
                       {o}
@@ -64,7 +81,13 @@ export function PasswordReset({ session, projectId, user, onClose }: { session: 
               </label>
               <label>
                 Reset page path
-                <input name="reset-path" class="mono" value={path} placeholder="e.g. /reset-password" onInput={(e) => setPath((e.currentTarget as HTMLInputElement).value)} />
+                <input
+                  name="reset-path"
+                  class="mono"
+                  value={path}
+                  placeholder="e.g. /reset-password"
+                  onInput={(e) => setPath((e.currentTarget as HTMLInputElement).value)}
+                />
               </label>
             </div>
             <p class="muted small">

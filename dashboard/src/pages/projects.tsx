@@ -52,9 +52,19 @@ export function ProjectsPage({ session }: { session: Session }) {
                 </a>
               </td>
               <td>{p.name}</td>
-              <td class="muted"><DateTime value={p.created_at} /></td>
+              <td class="muted">
+                <DateTime value={p.created_at} />
+              </td>
               <td class="right">
-                <button type="button" class="link danger" onClick={() => { setDeleteError(null); setDeleting(p.id); }} data-testid={`delete-project-${p.id}`}>
+                <button
+                  type="button"
+                  class="link danger"
+                  onClick={() => {
+                    setDeleteError(null);
+                    setDeleting(p.id);
+                  }}
+                  data-testid={`delete-project-${p.id}`}
+                >
                   Delete
                 </button>
               </td>
@@ -69,27 +79,64 @@ export function ProjectsPage({ session }: { session: Session }) {
           )}
         </tbody>
       </table>
-      {creating && <CreateProject session={session} onClose={() => setCreating(false)} onCreated={(p) => { setCreating(false); setCreated(p); projects.reload(); }} />}
+      {creating && (
+        <CreateProject
+          session={session}
+          onClose={() => setCreating(false)}
+          onCreated={(p) => {
+            setCreating(false);
+            setCreated(p);
+            projects.reload();
+          }}
+        />
+      )}
       {created && (
         <Modal title={`Project “${created.name}” created`} onClose={() => setCreated(null)}>
           <ShownOnce />
-          <SecretField label="Admin key (sk_): full access, for servers and scripts only" value={created.admin_key} testId="created-admin-key" />
-          <SecretField label="Publishable key (pk_): for apps; the table rules decide what it may do" value={created.publishable_key} testId="created-publishable-key" />
+          <SecretField
+            label="Admin key (sk_): full access, for servers and scripts only"
+            value={created.admin_key}
+            testId="created-admin-key"
+          />
+          <SecretField
+            label="Publishable key (pk_): for apps; the table rules decide what it may do"
+            value={created.publishable_key}
+            testId="created-publishable-key"
+          />
           <div class="actions">
-            <a class="button primary" href={href('p', created.id)} onClick={() => setCreated(null)} data-testid="open-created">
+            <a
+              class="button primary"
+              href={href('p', created.id)}
+              onClick={() => setCreated(null)}
+              data-testid="open-created"
+            >
               I saved them: open the project
             </a>
           </div>
         </Modal>
       )}
       {deleting && (
-        <TypedConfirm word={deleting} action="Delete project" onConfirm={remove} onCancel={() => setDeleting(null)} error={deleteError} />
+        <TypedConfirm
+          word={deleting}
+          action="Delete project"
+          onConfirm={remove}
+          onCancel={() => setDeleting(null)}
+          error={deleteError}
+        />
       )}
     </section>
   );
 }
 
-function CreateProject({ session, onClose, onCreated }: { session: Session; onClose: () => void; onCreated: (p: CreatedProject) => void }) {
+function CreateProject({
+  session,
+  onClose,
+  onCreated,
+}: {
+  session: Session;
+  onClose: () => void;
+  onCreated: (p: CreatedProject) => void;
+}) {
   const [name, setName] = useState('');
   const [id, setId] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -110,11 +157,23 @@ function CreateProject({ session, onClose, onCreated }: { session: Session; onCl
       <form onSubmit={submit} class="form">
         <label>
           Name
-          <input name="name" required value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} placeholder="e.g. My app" />
+          <input
+            name="name"
+            required
+            value={name}
+            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+            placeholder="e.g. My app"
+          />
         </label>
         <label>
           Id <span class="muted">(optional: 3 to 40 of a-z, 0-9 and -; generated when empty)</span>
-          <input name="id" value={id} onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)} placeholder="e.g. my-app" class="mono" />
+          <input
+            name="id"
+            value={id}
+            onInput={(e) => setId((e.currentTarget as HTMLInputElement).value)}
+            placeholder="e.g. my-app"
+            class="mono"
+          />
         </label>
         <ErrorBox error={error} />
         <div class="actions">

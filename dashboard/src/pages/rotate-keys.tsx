@@ -27,13 +27,19 @@ const GRACE_CHOICES: { seconds: number; label: string; phrase: string }[] = [
 ];
 
 /** Who holds each kind of key, for the sentence that says who stops working. */
-const HOLDERS: Record<KeyType, string> = { pk: 'Apps using the current pk_ key', sk: 'Servers and scripts using the current sk_ key' };
+const HOLDERS: Record<KeyType, string> = {
+  pk: 'Apps using the current pk_ key',
+  sk: 'Servers and scripts using the current sk_ key',
+};
 
 /** What rotating `type` with `grace` seconds breaks, and when, in one sentence. */
 function consequence(type: KeyType, grace: number, session: Session, now: Date): string {
   const choice = GRACE_CHOICES.find((c) => c.seconds === grace);
   const end = new Date(now.getTime() + grace * 1000);
-  const when = grace === 0 ? 'stop working immediately' : `stop working in ${choice?.phrase ?? `${grace} seconds`}, at ${grace < 86_400 ? formatClock(end) : formatDate(end.toISOString())}`;
+  const when =
+    grace === 0
+      ? 'stop working immediately'
+      : `stop working in ${choice?.phrase ?? `${grace} seconds`}, at ${grace < 86_400 ? formatClock(end) : formatDate(end.toISOString())}`;
   const self = type === 'sk' && session.kind === 'project' ? ' This dashboard signs in again with the new key.' : '';
   return `${HOLDERS[type]} ${when}, unless they are given the new key first.${self}`;
 }
@@ -46,7 +52,17 @@ interface Rotated {
 }
 
 /** The rotate-keys card of the settings page. */
-export function RotateKeys({ session, projectId, onRotated, onSessionChange }: { session: Session; projectId: string; onRotated: () => void; onSessionChange: (s: Session) => void }) {
+export function RotateKeys({
+  session,
+  projectId,
+  onRotated,
+  onSessionChange,
+}: {
+  session: Session;
+  projectId: string;
+  onRotated: () => void;
+  onSessionChange: (s: Session) => void;
+}) {
   const [type, setType] = useState<KeyType>('sk');
   const [grace, setGrace] = useState(3600);
   const [confirming, setConfirming] = useState<Date | null>(null);
@@ -94,14 +110,22 @@ export function RotateKeys({ session, projectId, onRotated, onSessionChange }: {
       <div class="inline-fields">
         <label>
           Key
-          <select name="rotate-which" value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as KeyType)}>
+          <select
+            name="rotate-which"
+            value={type}
+            onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as KeyType)}
+          >
             <option value="sk">admin key (sk_): servers and scripts</option>
             <option value="pk">publishable key (pk_): apps</option>
           </select>
         </label>
         <label>
           Old key keeps working for
-          <select name="rotate-grace" value={String(grace)} onChange={(e) => setGrace(Number((e.currentTarget as HTMLSelectElement).value))}>
+          <select
+            name="rotate-grace"
+            value={String(grace)}
+            onChange={(e) => setGrace(Number((e.currentTarget as HTMLSelectElement).value))}
+          >
             {GRACE_CHOICES.map((c) => (
               <option key={c.seconds} value={String(c.seconds)}>
                 {c.label}
@@ -110,11 +134,17 @@ export function RotateKeys({ session, projectId, onRotated, onSessionChange }: {
           </select>
         </label>
       </div>
-      <p class="muted small">During the grace period both keys work: give the new key to whatever holds the old one before it ends.</p>
+      <p class="muted small">
+        During the grace period both keys work: give the new key to whatever holds the old one before it ends.
+      </p>
       {rotated && (
         <div data-testid="rotated-keys" class="form">
           <ShownOnce single />
-          <SecretField label={rotated.type === 'sk' ? 'New admin key' : 'New publishable key'} value={rotated.key} testId={rotated.type === 'sk' ? 'new-admin-key' : 'new-publishable-key'} />
+          <SecretField
+            label={rotated.type === 'sk' ? 'New admin key' : 'New publishable key'}
+            value={rotated.key}
+            testId={rotated.type === 'sk' ? 'new-admin-key' : 'new-publishable-key'}
+          />
           <p data-testid="old-key-expiry">
             {rotated.oldExpiresAt ? (
               <>

@@ -24,11 +24,31 @@ function formColumns(table: Table, creating: boolean): Column[] {
 }
 
 /** The row dialog; `row` absent means create. Calls `onSaved` after a successful write. */
-export function RowForm({ session, projectId, table, row, title, onClose, onSaved, onDelete }: { session: Session; projectId: string; table: Table; row?: Row; title?: string; onClose: () => void; onSaved: () => void; onDelete?: () => Promise<void> }) {
+export function RowForm({
+  session,
+  projectId,
+  table,
+  row,
+  title,
+  onClose,
+  onSaved,
+  onDelete,
+}: {
+  session: Session;
+  projectId: string;
+  table: Table;
+  row?: Row;
+  title?: string;
+  onClose: () => void;
+  onSaved: () => void;
+  onDelete?: () => Promise<void>;
+}) {
   const [confirming, setConfirming] = useState(false);
   const creating = row === undefined;
   const columns = formColumns(table, creating);
-  const [initial] = useState<Record<string, string>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? fieldText(c.type, row[c.name]) : ''])));
+  const [initial] = useState<Record<string, string>>(() =>
+    Object.fromEntries(columns.map((c) => [c.name, row ? fieldText(c.type, row[c.name]) : ''])),
+  );
   const [texts, setTexts] = useState<Record<string, string>>(initial);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [unchanged, setUnchanged] = useState(false);
@@ -80,11 +100,18 @@ export function RowForm({ session, projectId, table, row, title, onClose, onSave
           </p>
         )}
         {columns.map((c) => (
+          // biome-ignore lint/a11y/noLabelWithoutControl: the control is inside <Field>, which Biome cannot see into
           <label key={c.name}>
             <span>
               <span class="mono">{c.name}</span> <span class="muted small">{describe(c)}</span>
             </span>
-            <Field session={session} projectId={projectId} column={c} text={texts[c.name] ?? ''} onText={(t) => set(c.name, t)} />
+            <Field
+              session={session}
+              projectId={projectId}
+              column={c}
+              text={texts[c.name] ?? ''}
+              onText={(t) => set(c.name, t)}
+            />
             {fieldErrors[c.name] && (
               <span class="field-error" role="alert" data-testid={`field-error-${c.name}`}>
                 {fieldErrors[c.name]}
@@ -133,7 +160,19 @@ function describe(c: Column): string {
   return parts.join(' · ');
 }
 
-function Field({ session, projectId, column: c, text, onText }: { session: Session; projectId: string; column: Column; text: string; onText: (text: string) => void }) {
+function Field({
+  session,
+  projectId,
+  column: c,
+  text,
+  onText,
+}: {
+  session: Session;
+  projectId: string;
+  column: Column;
+  text: string;
+  onText: (text: string) => void;
+}) {
   const input = (e: Event) => onText((e.currentTarget as HTMLInputElement).value);
   const name = `field-${c.name}`;
   if (c.type === 'boolean') {
@@ -145,9 +184,13 @@ function Field({ session, projectId, column: c, text, onText }: { session: Sessi
       </select>
     );
   }
-  if (c.type === 'json') return <textarea name={name} class="mono" rows={4} value={text} onInput={input} placeholder='e.g. {"tags": ["desk"]}' />;
+  if (c.type === 'json')
+    return (
+      <textarea name={name} class="mono" rows={4} value={text} onInput={input} placeholder='e.g. {"tags": ["desk"]}' />
+    );
   if (c.type === 'timestamp') return <input name={name} type="datetime-local" step={1} value={text} onInput={input} />;
-  if (c.type === 'integer' || c.type === 'number') return <input name={name} type="number" step={c.type === 'integer' ? 1 : 'any'} value={text} onInput={input} />;
+  if (c.type === 'integer' || c.type === 'number')
+    return <input name={name} type="number" step={c.type === 'integer' ? 1 : 'any'} value={text} onInput={input} />;
   if (c.enum && c.enum.length > 0) {
     return (
       <select name={name} value={text} onChange={input}>
@@ -160,21 +203,65 @@ function Field({ session, projectId, column: c, text, onText }: { session: Sessi
       </select>
     );
   }
-  if (c.references) return <ReferencePicker session={session} projectId={projectId} table={c.references.table} name={name} text={text} onText={onText} />;
-  if (c.name === 'password') return <input name={name} type="password" autoComplete="new-password" value={text} onInput={input} />;
+  if (c.references)
+    return (
+      <ReferencePicker
+        session={session}
+        projectId={projectId}
+        table={c.references.table}
+        name={name}
+        text={text}
+        onText={onText}
+      />
+    );
+  if (c.name === 'password')
+    return <input name={name} type="password" autoComplete="new-password" value={text} onInput={input} />;
   return <input name={name} value={text} onInput={input} />;
 }
 
 /** A text input for the id, with the referenced table's latest rows to pick from, labelled as in the grid. */
-function ReferencePicker({ session, projectId, table, name, text, onText }: { session: Session; projectId: string; table: string; name: string; text: string; onText: (t: string) => void }) {
+function ReferencePicker({
+  session,
+  projectId,
+  table,
+  name,
+  text,
+  onText,
+}: {
+  session: Session;
+  projectId: string;
+  table: string;
+  name: string;
+  text: string;
+  onText: (t: string) => void;
+}) {
   const [search, setSearch] = useState('');
-  const rows = useLoad(() => api.listRows(session, projectId, table, { limit: 20, offset: 0, sort: '-created_at', ...(search && { filter: `id ~ ${JSON.stringify(search)}` }) }), [projectId, table, search]);
+  const rows = useLoad(
+    () =>
+      api.listRows(session, projectId, table, {
+        limit: 20,
+        offset: 0,
+        sort: '-created_at',
+        ...(search && { filter: `id ~ ${JSON.stringify(search)}` }),
+      }),
+    [projectId, table, search],
+  );
   return (
     <div class="picker">
-      <input name={name} class="mono" value={text} onInput={(e) => onText((e.currentTarget as HTMLInputElement).value)} />
+      <input
+        name={name}
+        class="mono"
+        value={text}
+        onInput={(e) => onText((e.currentTarget as HTMLInputElement).value)}
+      />
       <details>
         <summary>Pick from {table}</summary>
-        <input aria-label={`Search ${table} ids`} placeholder="search by id" value={search} onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          aria-label={`Search ${table} ids`}
+          placeholder="search by id"
+          value={search}
+          onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)}
+        />
         <ul class="picker-list">
           {(rows.data?.data ?? []).map((r) => (
             <li key={r.id}>

@@ -22,7 +22,11 @@ const NOT_A_LABEL = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 export function rowLabel(row: Record<string, unknown>): string {
   const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
   const named = LABEL_COLUMNS.map((column) => row[column]).find(text);
-  const first = named ?? Object.entries(row).find(([k, v]) => !['id', 'created_at', 'updated_at'].includes(k) && text(v) && !NOT_A_LABEL.test(v))?.[1];
+  const first =
+    named ??
+    Object.entries(row).find(
+      ([k, v]) => !['id', 'created_at', 'updated_at'].includes(k) && text(v) && !NOT_A_LABEL.test(v),
+    )?.[1];
   return typeof first === 'string' ? first.slice(0, 60) : '';
 }
 
@@ -76,7 +80,11 @@ export class FieldError extends Error {
  * the fields whose value differs from the one the form opened with (text typed back to what it
  * was, or JSON only re-spaced, is no change). Throws FieldError naming every unreadable field.
  */
-export function changedFields(columns: Pick<Column, 'name' | 'type'>[], initial: Record<string, string> | undefined, texts: Record<string, string>): Record<string, unknown> {
+export function changedFields(
+  columns: Pick<Column, 'name' | 'type'>[],
+  initial: Record<string, string> | undefined,
+  texts: Record<string, string>,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const column of columns) {

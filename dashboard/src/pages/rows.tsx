@@ -25,11 +25,24 @@ import { useViewSelection } from './rows/use-view-selection';
 const PAGE_SIZE = 50;
 
 /** The rows page; `key` it by project and table so state resets on navigation. */
-export function RowsPage({ session, projectId, tableName }: { session: Session; projectId: string; tableName: string }) {
+export function RowsPage({
+  session,
+  projectId,
+  tableName,
+}: {
+  session: Session;
+  projectId: string;
+  tableName: string;
+}) {
   const trail = usePageTrail();
   const [sort, setSort] = useState('');
   const [filter, setFilter] = useState('');
-  const { table, referenced, rows } = useTableRows(session, projectId, tableName, { position: trail.position, pageSize: PAGE_SIZE, sort, filter });
+  const { table, referenced, rows } = useTableRows(session, projectId, tableName, {
+    position: trail.position,
+    pageSize: PAGE_SIZE,
+    sort,
+    filter,
+  });
   const definition = table.data;
   const { selected, setSelected, toggle } = useViewSelection(JSON.stringify([trail.position.offset, sort, filter]));
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
@@ -40,7 +53,10 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
   const page = rows.error ? undefined : rows.data?.answer;
   const shownOffset = rows.data?.offset ?? 0;
   const total = page?.meta.total ?? 0;
-  const hasNext = !rows.loading && page !== undefined && (page.meta.next_cursor === undefined ? shownOffset + PAGE_SIZE < total : page.meta.next_cursor !== null);
+  const hasNext =
+    !rows.loading &&
+    page !== undefined &&
+    (page.meta.next_cursor === undefined ? shownOffset + PAGE_SIZE < total : page.meta.next_cursor !== null);
   const toggleSort = (name: string) => {
     trail.restart();
     setSort(sort === name ? `-${name}` : sort === `-${name}` ? '' : name);
@@ -57,7 +73,10 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
 
   return (
     <section>
-      <PageHead title={tableName} sub={`${page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}${live ? ' · live' : ''}`}>
+      <PageHead
+        title={tableName}
+        sub={`${page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}${live ? ' · live' : ''}`}
+      >
         <a class="button" href={href('p', projectId, 'tables', tableName, 'schema')} data-testid="open-schema">
           Schema
         </a>
@@ -66,7 +85,13 @@ export function RowsPage({ session, projectId, tableName }: { session: Session; 
             Delete {selected.size} selected
           </button>
         )}
-        <button type="button" class="primary" disabled={!definition} onClick={() => setEditing('new')} data-testid="new-row">
+        <button
+          type="button"
+          class="primary"
+          disabled={!definition}
+          onClick={() => setEditing('new')}
+          data-testid="new-row"
+        >
           New row
         </button>
       </PageHead>

@@ -14,7 +14,15 @@ import { RotateKeys } from './rotate-keys';
 import { compareSettings, settingLabel } from './setting-labels';
 
 /** The settings and security page. */
-export function SettingsPage({ session, projectId, onSessionChange }: { session: Session; projectId: string; onSessionChange: (s: Session) => void }) {
+export function SettingsPage({
+  session,
+  projectId,
+  onSessionChange,
+}: {
+  session: Session;
+  projectId: string;
+  onSessionChange: (s: Session) => void;
+}) {
   const settings = useLoad(() => api.getSettings(session, projectId), [projectId]);
   const keys = useLoad(() => api.listKeys(session, projectId), [projectId]);
   return (
@@ -113,7 +121,14 @@ function SettingField({ name, value, onChange }: { name: string; value: unknown;
           rows={3}
           value={value.join('\n')}
           placeholder={example && `e.g. ${example}`}
-          onInput={(e) => onChange((e.currentTarget as HTMLTextAreaElement).value.split('\n').map((s) => s.trim()).filter((s) => s !== ''))}
+          onInput={(e) =>
+            onChange(
+              (e.currentTarget as HTMLTextAreaElement).value
+                .split('\n')
+                .map((s) => s.trim())
+                .filter((s) => s !== ''),
+            )
+          }
         />
       </label>
     );
@@ -121,7 +136,12 @@ function SettingField({ name, value, onChange }: { name: string; value: unknown;
   if (typeof value === 'boolean') {
     return (
       <label class="check">
-        <input type="checkbox" name={`setting-${name}`} checked={value} onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)} />
+        <input
+          type="checkbox"
+          name={`setting-${name}`}
+          checked={value}
+          onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+        />
         {label}
       </label>
     );
@@ -130,7 +150,12 @@ function SettingField({ name, value, onChange }: { name: string; value: unknown;
     return (
       <label>
         {label}
-        <input name={`setting-${name}`} type="number" value={String(value)} onInput={(e) => onChange(Number((e.currentTarget as HTMLInputElement).value))} />
+        <input
+          name={`setting-${name}`}
+          type="number"
+          value={String(value)}
+          onInput={(e) => onChange(Number((e.currentTarget as HTMLInputElement).value))}
+        />
       </label>
     );
   }
@@ -143,7 +168,12 @@ function SettingField({ name, value, onChange }: { name: string; value: unknown;
           {Object.keys(inner).map((key) => (
             <label key={key} title={`${name}.${key}`}>
               <span class="small">{settingLabel(`${name}.${key}`).label}</span>
-              <input name={`setting-${name}-${key}`} type="number" value={String(inner[key])} onInput={(e) => onChange({ ...inner, [key]: Number((e.currentTarget as HTMLInputElement).value) })} />
+              <input
+                name={`setting-${name}-${key}`}
+                type="number"
+                value={String(inner[key])}
+                onInput={(e) => onChange({ ...inner, [key]: Number((e.currentTarget as HTMLInputElement).value) })}
+              />
             </label>
           ))}
         </div>
@@ -184,7 +214,12 @@ function RotateJwt({ session, projectId }: { session: Session; projectId: string
       <h3>Rotate the JWT secret</h3>
       <p class="muted small">Every access token issued before now stops working; users refresh to get a new one.</p>
       <label class="check">
-        <input type="checkbox" name="revoke_sessions" checked={revoke} onChange={(e) => setRevoke((e.currentTarget as HTMLInputElement).checked)} />
+        <input
+          type="checkbox"
+          name="revoke_sessions"
+          checked={revoke}
+          onChange={(e) => setRevoke((e.currentTarget as HTMLInputElement).checked)}
+        />
         Also end every session (refresh tokens stop working: everyone signs in again)
       </label>
       <ErrorBox error={error} />

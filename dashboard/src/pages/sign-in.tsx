@@ -20,7 +20,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const proof: SignInKey = kind === 'platform' ? { kind, key: key.trim() } : { kind, projectId: projectId.trim(), key: key.trim() };
+    const proof: SignInKey =
+      kind === 'platform' ? { kind, key: key.trim() } : { kind, projectId: projectId.trim(), key: key.trim() };
     try {
       const session = await api.signIn(proof);
       saveSession(session);
@@ -50,17 +51,38 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
           </p>
         )}
         <div class="tabs" role="tablist">
-          <button type="button" role="tab" aria-selected={kind === 'platform'} class={kind === 'platform' ? 'tab active' : 'tab'} onClick={() => setKind('platform')} data-testid="signin-platform">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={kind === 'platform'}
+            class={kind === 'platform' ? 'tab active' : 'tab'}
+            onClick={() => setKind('platform')}
+            data-testid="signin-platform"
+          >
             Platform key
           </button>
-          <button type="button" role="tab" aria-selected={kind === 'project'} class={kind === 'project' ? 'tab active' : 'tab'} onClick={() => setKind('project')} data-testid="signin-project">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={kind === 'project'}
+            class={kind === 'project' ? 'tab active' : 'tab'}
+            onClick={() => setKind('project')}
+            data-testid="signin-project"
+          >
             Project admin key
           </button>
         </div>
         {kind === 'project' && (
           <label>
             Project id
-            <input name="project" autoComplete="off" required value={projectId} placeholder="e.g. demo" onInput={(e) => setProjectId((e.currentTarget as HTMLInputElement).value)} />
+            <input
+              name="project"
+              autoComplete="off"
+              required
+              value={projectId}
+              placeholder="e.g. demo"
+              onInput={(e) => setProjectId((e.currentTarget as HTMLInputElement).value)}
+            />
           </label>
         )}
         <label>
@@ -79,7 +101,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
           {kind === 'platform'
             ? 'The platform key is printed once when the server first starts (or set with PLATFORM_KEY). It administers every project.'
             : 'The admin key (sk_…) was shown when the project was created or its keys rotated.'}{' '}
-          The key is exchanged for a session token that lasts 12 hours; only the token stays in this tab (sessionStorage), and signing out ends it.
+          The key is exchanged for a session token that lasts 12 hours; only the token stays in this tab
+          (sessionStorage), and signing out ends it.
         </p>
         <ErrorBox error={error} testId="signin-error" />
         <button type="submit" class="primary" disabled={busy} data-testid="signin-submit">

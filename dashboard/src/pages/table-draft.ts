@@ -42,18 +42,36 @@ let nextKey = 1;
 
 /** A blank text column. */
 export function blankColumn(): DraftColumn {
-  return { key: nextKey++, name: '', type: 'text', required: false, unique: false, defaultText: '', maxLength: '', enumText: '', min: '', max: '', refTable: '', onDelete: 'restrict' };
+  return {
+    key: nextKey++,
+    name: '',
+    type: 'text',
+    required: false,
+    unique: false,
+    defaultText: '',
+    maxLength: '',
+    enumText: '',
+    min: '',
+    max: '',
+    refTable: '',
+    onDelete: 'restrict',
+  };
 }
 
 /** The form state for a new table (every rule admin-only, as the server's default). */
 export function emptyDraft(): Draft {
-  const rules = Object.fromEntries(RULE_OPERATIONS.map((op) => [op, { locked: true, expression: '' }])) as Record<RuleOperation, DraftRule>;
+  const rules = Object.fromEntries(RULE_OPERATIONS.map((op) => [op, { locked: true, expression: '' }])) as Record<
+    RuleOperation,
+    DraftRule
+  >;
   return { name: '', auth_table: false, verify_email: false, columns: [blankColumn()], rules, indexesText: '' };
 }
 
 /** The form state for an existing table. */
 export function draftOf(table: Table): Draft {
-  const rules = Object.fromEntries(RULE_OPERATIONS.map((op) => [op, { locked: table.rules[op] === null, expression: table.rules[op] ?? '' }])) as Record<RuleOperation, DraftRule>;
+  const rules = Object.fromEntries(
+    RULE_OPERATIONS.map((op) => [op, { locked: table.rules[op] === null, expression: table.rules[op] ?? '' }]),
+  ) as Record<RuleOperation, DraftRule>;
   return {
     name: table.name,
     auth_table: table.auth_table,
@@ -64,7 +82,12 @@ export function draftOf(table: Table): Draft {
       type: c.type,
       required: c.required ?? false,
       unique: c.unique ?? false,
-      defaultText: c.default === undefined || c.default === null ? '' : c.type === 'json' ? JSON.stringify(c.default) : String(c.default),
+      defaultText:
+        c.default === undefined || c.default === null
+          ? ''
+          : c.type === 'json'
+            ? JSON.stringify(c.default)
+            : String(c.default),
       maxLength: c.max_length === undefined ? '' : String(c.max_length),
       enumText: (c.enum ?? []).join(', '),
       min: c.min === undefined ? '' : String(c.min),
@@ -83,11 +106,13 @@ function parseDefault(column: DraftColumn): unknown {
     case 'integer':
     case 'number': {
       const value = Number(text);
-      if (text.trim() === '' || Number.isNaN(value)) throw new Error(`Column “${column.name}”: the default must be a number.`);
+      if (text.trim() === '' || Number.isNaN(value))
+        throw new Error(`Column “${column.name}”: the default must be a number.`);
       return value;
     }
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw new Error(`Column “${column.name}”: the default must be true or false.`);
+      if (text !== 'true' && text !== 'false')
+        throw new Error(`Column “${column.name}”: the default must be true or false.`);
       return text === 'true';
     case 'json':
       try {
@@ -122,7 +147,10 @@ export function definitionOf(draft: Draft): Omit<Table, 'name'> {
       if (c.type === 'text') {
         const maxLength = number(c.maxLength, `Column “${c.name}”: max length`);
         if (maxLength !== undefined) column.max_length = maxLength;
-        const values = c.enumText.split(',').map((v) => v.trim()).filter((v) => v !== '');
+        const values = c.enumText
+          .split(',')
+          .map((v) => v.trim())
+          .filter((v) => v !== '');
         if (values.length > 0) column.enum = values;
         if (c.refTable) column.references = { table: c.refTable, on_delete: c.onDelete };
       }
@@ -134,10 +162,17 @@ export function definitionOf(draft: Draft): Omit<Table, 'name'> {
       }
       return column;
     });
-  const rules = Object.fromEntries(RULE_OPERATIONS.map((op) => [op, draft.rules[op].locked ? null : draft.rules[op].expression])) as Table['rules'];
+  const rules = Object.fromEntries(
+    RULE_OPERATIONS.map((op) => [op, draft.rules[op].locked ? null : draft.rules[op].expression]),
+  ) as Table['rules'];
   const indexes = draft.indexesText
     .split('\n')
-    .map((line) => line.split(',').map((name) => name.trim()).filter((name) => name !== ''))
+    .map((line) =>
+      line
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+    )
     .filter((index) => index.length > 0);
   return { columns, auth_table: draft.auth_table, verify_email: draft.verify_email, rules, indexes };
 }

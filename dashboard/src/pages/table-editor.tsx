@@ -18,13 +18,23 @@ import { ConflictNotice, DestructiveNotice, type Conflict } from './table-notice
 const RULE_HELP: Record<string, string> = {
   list: 'Who may list rows; ANDed with the caller’s filter.',
   view: 'Who may read one row.',
-  create: 'Who may create; may name @request.body.<field>, and !@request.body.<field>:isset to forbid sending a field at all.',
-  update: 'Who may change a row; may name @request.body.<field>, and !@request.body.<field>:isset to protect a column (null counts as sent).',
+  create:
+    'Who may create; may name @request.body.<field>, and !@request.body.<field>:isset to forbid sending a field at all.',
+  update:
+    'Who may change a row; may name @request.body.<field>, and !@request.body.<field>:isset to protect a column (null counts as sent).',
   delete: 'Who may delete a row.',
 };
 
 /** The schema editor of one table (or a new one when `tableName` is absent). */
-export function TableEditorPage({ session, projectId, tableName }: { session: Session; projectId: string; tableName?: string }) {
+export function TableEditorPage({
+  session,
+  projectId,
+  tableName,
+}: {
+  session: Session;
+  projectId: string;
+  tableName?: string;
+}) {
   const tables = useLoad(() => api.listTables(session, projectId), [projectId]);
   const [draft, setDraft] = useState<Draft | null>(tableName ? null : emptyDraft());
   const [error, setError] = useState<unknown>(null);
@@ -73,7 +83,8 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
     setSaved(false);
     setDraft({ ...draft, ...patch });
   };
-  const updateColumn = (key: number, patch: Partial<DraftColumn>) => update({ columns: draft.columns.map((c) => (c.key === key ? { ...c, ...patch } : c)) });
+  const updateColumn = (key: number, patch: Partial<DraftColumn>) =>
+    update({ columns: draft.columns.map((c) => (c.key === key ? { ...c, ...patch } : c)) });
 
   const save = async (allowDestructive: boolean) => {
     setError(null);
@@ -81,7 +92,9 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
     setBusy(true);
     const name = (tableName ?? draft.name).trim();
     try {
-      const write = tableName ? { ifMatch: etag ?? undefined, allowDestructive } : { createOnly: true, allowDestructive };
+      const write = tableName
+        ? { ifMatch: etag ?? undefined, allowDestructive }
+        : { createOnly: true, allowDestructive };
       const { table, etag: version } = await api.putTable(session, projectId, name, definitionOf(draft), write);
       setDestructive(null);
       if (!tableName) {
@@ -136,7 +149,14 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
       <div>
         <ErrorBox error={error} testId="schema-error" />
         {conflict && <ConflictNotice conflict={conflict} projectId={projectId} onReload={reload} />}
-        {destructive && <DestructiveNotice error={destructive} busy={busy} onCancel={() => setDestructive(null)} onApply={() => save(true)} />}
+        {destructive && (
+          <DestructiveNotice
+            error={destructive}
+            busy={busy}
+            onCancel={() => setDestructive(null)}
+            onApply={() => save(true)}
+          />
+        )}
       </div>
       <form
         class="form editor"
@@ -149,16 +169,34 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           {!tableName && (
             <label>
               Table name
-              <input name="table-name" class="mono" required value={draft.name} placeholder="e.g. tasks" onInput={(e) => update({ name: (e.currentTarget as HTMLInputElement).value })} />
+              <input
+                name="table-name"
+                class="mono"
+                required
+                value={draft.name}
+                placeholder="e.g. tasks"
+                onInput={(e) => update({ name: (e.currentTarget as HTMLInputElement).value })}
+              />
             </label>
           )}
           <div class="checks">
             <label class="check">
-              <input type="checkbox" name="auth_table" checked={draft.auth_table} onChange={(e) => update({ auth_table: (e.currentTarget as HTMLInputElement).checked })} />
-              Auth table <span class="muted">(adds email, password, email_verified; sign-up and login under /auth/)</span>
+              <input
+                type="checkbox"
+                name="auth_table"
+                checked={draft.auth_table}
+                onChange={(e) => update({ auth_table: (e.currentTarget as HTMLInputElement).checked })}
+              />
+              Auth table{' '}
+              <span class="muted">(adds email, password, email_verified; sign-up and login under /auth/)</span>
             </label>
             <label class="check">
-              <input type="checkbox" name="verify_email" checked={draft.verify_email} onChange={(e) => update({ verify_email: (e.currentTarget as HTMLInputElement).checked })} />
+              <input
+                type="checkbox"
+                name="verify_email"
+                checked={draft.verify_email}
+                onChange={(e) => update({ verify_email: (e.currentTarget as HTMLInputElement).checked })}
+              />
               Verify email <span class="muted">(send a verification mail at sign-up)</span>
             </label>
           </div>
@@ -176,9 +214,20 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
         </p>
         <div class="columns-editor">
           {draft.columns.map((c, i) => (
-            <ColumnEditor key={c.key} column={c} index={i} tables={others} onChange={(patch) => updateColumn(c.key, patch)} onRemove={() => update({ columns: draft.columns.filter((x) => x.key !== c.key) })} />
+            <ColumnEditor
+              key={c.key}
+              column={c}
+              index={i}
+              tables={others}
+              onChange={(patch) => updateColumn(c.key, patch)}
+              onRemove={() => update({ columns: draft.columns.filter((x) => x.key !== c.key) })}
+            />
           ))}
-          <button type="button" onClick={() => update({ columns: [...draft.columns, blankColumn()] })} data-testid="add-column">
+          <button
+            type="button"
+            onClick={() => update({ columns: [...draft.columns, blankColumn()] })}
+            data-testid="add-column"
+          >
             + Add column
           </button>
         </div>
@@ -186,12 +235,20 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
         <h2>Indexes</h2>
         <label>
           One index per line, columns separated by commas
-          <textarea name="indexes" class="mono" rows={2} value={draft.indexesText} placeholder="e.g. owner, due" onInput={(e) => update({ indexesText: (e.currentTarget as HTMLTextAreaElement).value })} />
+          <textarea
+            name="indexes"
+            class="mono"
+            rows={2}
+            value={draft.indexesText}
+            placeholder="e.g. owner, due"
+            onInput={(e) => update({ indexesText: (e.currentTarget as HTMLTextAreaElement).value })}
+          />
         </label>
 
         <h2>Rules</h2>
         <p class="muted small">
-          “Admin only” is <code>null</code>. An empty expression lets anyone with a key or token in. Otherwise write a filter, e.g. <code>owner = @request.auth.id</code>.
+          “Admin only” is <code>null</code>. An empty expression lets anyone with a key or token in. Otherwise write a
+          filter, e.g. <code>owner = @request.auth.id</code>.
         </p>
         <div class="rules">
           {RULE_OPERATIONS.map((op) => (
@@ -201,7 +258,19 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
                 <span class="muted small">{RULE_HELP[op]}</span>
               </div>
               <label class="check">
-                <input type="checkbox" name={`rule-${op}-locked`} checked={draft.rules[op].locked} onChange={(e) => update({ rules: { ...draft.rules, [op]: { ...draft.rules[op], locked: (e.currentTarget as HTMLInputElement).checked } } })} />
+                <input
+                  type="checkbox"
+                  name={`rule-${op}-locked`}
+                  checked={draft.rules[op].locked}
+                  onChange={(e) =>
+                    update({
+                      rules: {
+                        ...draft.rules,
+                        [op]: { ...draft.rules[op], locked: (e.currentTarget as HTMLInputElement).checked },
+                      },
+                    })
+                  }
+                />
                 Admin only
               </label>
               <input
@@ -210,7 +279,14 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
                 disabled={draft.rules[op].locked}
                 value={draft.rules[op].expression}
                 placeholder={draft.rules[op].locked ? 'null (admin only)' : '"" (anyone) or an expression'}
-                onInput={(e) => update({ rules: { ...draft.rules, [op]: { ...draft.rules[op], expression: (e.currentTarget as HTMLInputElement).value } } })}
+                onInput={(e) =>
+                  update({
+                    rules: {
+                      ...draft.rules,
+                      [op]: { ...draft.rules[op], expression: (e.currentTarget as HTMLInputElement).value },
+                    },
+                  })
+                }
               />
             </div>
           ))}
@@ -227,19 +303,47 @@ export function TableEditorPage({ session, projectId, tableName }: { session: Se
           </button>
         </div>
       </form>
-      {deleting && tableName && <TypedConfirm word={tableName} action="Delete table" onConfirm={remove} onCancel={() => setDeleting(false)} />}
+      {deleting && tableName && (
+        <TypedConfirm word={tableName} action="Delete table" onConfirm={remove} onCancel={() => setDeleting(false)} />
+      )}
     </section>
   );
 }
 
-function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column: DraftColumn; index: number; tables: string[]; onChange: (patch: Partial<DraftColumn>) => void; onRemove: () => void }) {
-  const field = (name: keyof DraftColumn) => (e: Event) => onChange({ [name]: (e.currentTarget as HTMLInputElement).value } as Partial<DraftColumn>);
-  const check = (name: keyof DraftColumn) => (e: Event) => onChange({ [name]: (e.currentTarget as HTMLInputElement).checked } as Partial<DraftColumn>);
+function ColumnEditor({
+  column: c,
+  index,
+  tables,
+  onChange,
+  onRemove,
+}: {
+  column: DraftColumn;
+  index: number;
+  tables: string[];
+  onChange: (patch: Partial<DraftColumn>) => void;
+  onRemove: () => void;
+}) {
+  const field = (name: keyof DraftColumn) => (e: Event) =>
+    onChange({ [name]: (e.currentTarget as HTMLInputElement).value } as Partial<DraftColumn>);
+  const check = (name: keyof DraftColumn) => (e: Event) =>
+    onChange({ [name]: (e.currentTarget as HTMLInputElement).checked } as Partial<DraftColumn>);
   return (
     <div class="column-editor" data-testid={`column-${index}`}>
       <div class="column-main">
-        <input name="column-name" class="mono" aria-label="Column name" placeholder="e.g. title" value={c.name} onInput={field('name')} />
-        <select name="column-type" aria-label="Column type" value={c.type} onChange={(e) => onChange({ type: (e.currentTarget as HTMLSelectElement).value as ColumnType })}>
+        <input
+          name="column-name"
+          class="mono"
+          aria-label="Column name"
+          placeholder="e.g. title"
+          value={c.name}
+          onInput={field('name')}
+        />
+        <select
+          name="column-type"
+          aria-label="Column type"
+          value={c.type}
+          onChange={(e) => onChange({ type: (e.currentTarget as HTMLSelectElement).value as ColumnType })}
+        >
           {COLUMN_TYPES.map((t) => (
             <option key={t} value={t}>
               {t}
@@ -254,7 +358,20 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
             <input type="checkbox" name="column-unique" checked={c.unique} onChange={check('unique')} /> unique
           </label>
         )}
-        <input name="column-default" class="mono grow" aria-label="Default" placeholder={c.type === 'json' ? 'no default (or JSON)' : c.type === 'boolean' ? 'no default (or true/false)' : 'no default'} value={c.defaultText} onInput={field('defaultText')} />
+        <input
+          name="column-default"
+          class="mono grow"
+          aria-label="Default"
+          placeholder={
+            c.type === 'json'
+              ? 'no default (or JSON)'
+              : c.type === 'boolean'
+                ? 'no default (or true/false)'
+                : 'no default'
+          }
+          value={c.defaultText}
+          onInput={field('defaultText')}
+        />
         <button type="button" class="icon" aria-label={`Remove column ${c.name}`} onClick={onRemove}>
           ×
         </button>
@@ -263,13 +380,31 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
         <div class="column-options">
           <label class="mini">
             max length
-            <input name="column-max-length" aria-label="Max length" placeholder="no limit" value={c.maxLength} onInput={field('maxLength')} />
+            <input
+              name="column-max-length"
+              aria-label="Max length"
+              placeholder="no limit"
+              value={c.maxLength}
+              onInput={field('maxLength')}
+            />
           </label>
           <label class="mini grow">
             allowed values
-            <input name="column-enum" class="grow" aria-label="Allowed values" placeholder="no list: any value (e.g. a, b, c)" value={c.enumText} onInput={field('enumText')} />
+            <input
+              name="column-enum"
+              class="grow"
+              aria-label="Allowed values"
+              placeholder="no list: any value (e.g. a, b, c)"
+              value={c.enumText}
+              onInput={field('enumText')}
+            />
           </label>
-          <select name="column-references" aria-label="References" value={c.refTable} onChange={(e) => onChange({ refTable: (e.currentTarget as HTMLSelectElement).value })}>
+          <select
+            name="column-references"
+            aria-label="References"
+            value={c.refTable}
+            onChange={(e) => onChange({ refTable: (e.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">no reference</option>
             {tables.map((t) => (
               <option key={t} value={t}>
@@ -278,7 +413,12 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
             ))}
           </select>
           {c.refTable && (
-            <select name="column-on-delete" aria-label="On delete" value={c.onDelete} onChange={(e) => onChange({ onDelete: (e.currentTarget as HTMLSelectElement).value as OnDelete })}>
+            <select
+              name="column-on-delete"
+              aria-label="On delete"
+              value={c.onDelete}
+              onChange={(e) => onChange({ onDelete: (e.currentTarget as HTMLSelectElement).value as OnDelete })}
+            >
               <option value="restrict">on delete: restrict</option>
               <option value="cascade">on delete: cascade</option>
               <option value="set_null">on delete: set null</option>
@@ -290,11 +430,23 @@ function ColumnEditor({ column: c, index, tables, onChange, onRemove }: { column
         <div class="column-options">
           <label class="mini">
             min
-            <input name="column-min" aria-label="Minimum" placeholder="no minimum" value={c.min} onInput={field('min')} />
+            <input
+              name="column-min"
+              aria-label="Minimum"
+              placeholder="no minimum"
+              value={c.min}
+              onInput={field('min')}
+            />
           </label>
           <label class="mini">
             max
-            <input name="column-max" aria-label="Maximum" placeholder="no maximum" value={c.max} onInput={field('max')} />
+            <input
+              name="column-max"
+              aria-label="Maximum"
+              placeholder="no maximum"
+              value={c.max}
+              onInput={field('max')}
+            />
           </label>
         </div>
       )}

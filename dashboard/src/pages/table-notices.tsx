@@ -13,13 +13,23 @@ export interface Conflict {
 }
 
 /** Says that a save changed nothing because of `conflict`, with the way on: open the existing table, or reload this one. */
-export function ConflictNotice({ conflict, projectId, onReload }: { conflict: Conflict; projectId: string; onReload: () => void }) {
+export function ConflictNotice({
+  conflict,
+  projectId,
+  onReload,
+}: {
+  conflict: Conflict;
+  projectId: string;
+  onReload: () => void;
+}) {
   if (conflict.kind === 'exists') {
     return (
       <div class="error" role="alert" data-testid="table-exists">
         <div class="error-message">A table named {conflict.name} exists already: open it to edit.</div>
         <div class="error-suggestion">
-          Nothing was changed. <a href={href('p', projectId, 'tables', conflict.name, 'schema')}>Open {conflict.name}</a>, or choose another name.
+          Nothing was changed.{' '}
+          <a href={href('p', projectId, 'tables', conflict.name, 'schema')}>Open {conflict.name}</a>, or choose another
+          name.
         </div>
         <div class="error-code">TABLE_EXISTS</div>
       </div>
@@ -27,8 +37,12 @@ export function ConflictNotice({ conflict, projectId, onReload }: { conflict: Co
   }
   return (
     <div class="error" role="alert" data-testid="schema-changed">
-      <div class="error-message">Someone else changed the table {conflict.name} since you opened it. Your changes were not saved.</div>
-      <div class="error-suggestion">Reload the table to see the current version (your edits here are discarded), then make your change again.</div>
+      <div class="error-message">
+        Someone else changed the table {conflict.name} since you opened it. Your changes were not saved.
+      </div>
+      <div class="error-suggestion">
+        Reload the table to see the current version (your edits here are discarded), then make your change again.
+      </div>
       <div class="error-code">SCHEMA_CHANGED</div>
       <div class="actions">
         <button type="button" class="primary" onClick={onReload} data-testid="reload-table">
@@ -40,11 +54,23 @@ export function ConflictNotice({ conflict, projectId, onReload }: { conflict: Co
 }
 
 /** The 409 SCHEMA_CHANGE_DESTRUCTIVE of a save, with Cancel and the confirmation that resends it with allow_destructive=true. */
-export function DestructiveNotice({ error, busy, onCancel, onApply }: { error: RowbaseError; busy: boolean; onCancel: () => void; onApply: () => void }) {
+export function DestructiveNotice({
+  error,
+  busy,
+  onCancel,
+  onApply,
+}: {
+  error: RowbaseError;
+  busy: boolean;
+  onCancel: () => void;
+  onApply: () => void;
+}) {
   return (
     <div class="error" role="alert" data-testid="destructive">
       <div class="error-message">{error.message}</div>
-      <div class="error-suggestion">Nothing was changed. Data in these columns is lost if you apply the change anyway.</div>
+      <div class="error-suggestion">
+        Nothing was changed. Data in these columns is lost if you apply the change anyway.
+      </div>
       <div class="error-code">{error.code}</div>
       <div class="actions">
         <button type="button" onClick={onCancel}>

@@ -7,7 +7,17 @@ import type { Session } from '../session';
 import { useLoad } from '../use-load';
 
 /** The sessions dialog of one user. */
-export function UserSessions({ session, projectId, user, onClose }: { session: Session; projectId: string; user: Row; onClose: () => void }) {
+export function UserSessions({
+  session,
+  projectId,
+  user,
+  onClose,
+}: {
+  session: Session;
+  projectId: string;
+  user: Row;
+  onClose: () => void;
+}) {
   const sessions = useLoad(() => api.listUserSessions(session, projectId, user.id), [projectId, user.id]);
   const [error, setError] = useState<unknown>(null);
   const endAll = async () => {
@@ -22,7 +32,11 @@ export function UserSessions({ session, projectId, user, onClose }: { session: S
   const missing = sessions.error instanceof RowbaseError && sessions.error.code === 'NOT_FOUND';
   return (
     <Modal title={`Sessions of ${String(user.email)}`} onClose={onClose} wide>
-      {missing ? <p class="muted">This server has no sessions endpoints.</p> : <ErrorBox error={sessions.error ?? error} />}
+      {missing ? (
+        <p class="muted">This server has no sessions endpoints.</p>
+      ) : (
+        <ErrorBox error={sessions.error ?? error} />
+      )}
       {sessions.data && (
         <table class="grid" data-testid="user-sessions">
           <thead>
@@ -56,7 +70,13 @@ export function UserSessions({ session, projectId, user, onClose }: { session: S
         <button type="button" onClick={onClose}>
           Close
         </button>
-        <button type="button" class="danger" disabled={!sessions.data || sessions.data.length === 0} onClick={endAll} data-testid="end-sessions">
+        <button
+          type="button"
+          class="danger"
+          disabled={!sessions.data || sessions.data.length === 0}
+          onClick={endAll}
+          data-testid="end-sessions"
+        >
           End all sessions
         </button>
       </div>

@@ -27,7 +27,8 @@ export function UsersPage({ session, projectId }: { session: Session; projectId:
       <section>
         <PageHead title="Users" />
         <p class="muted">
-          This project has no auth table. <a href={href('p', projectId, 'tables', 'new')}>Create a table</a> and tick “Auth table” to get sign-up and login.
+          This project has no auth table. <a href={href('p', projectId, 'tables', 'new')}>Create a table</a> and tick
+          “Auth table” to get sign-up and login.
         </p>
       </section>
     );
@@ -41,7 +42,13 @@ function UserList({ session, projectId, definition }: { session: Session; projec
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
   const users = useLoad(
-    () => api.listRows(session, projectId, table, { limit: PAGE_SIZE, offset, sort: '-created_at', ...(search && { filter: `email ~ ${JSON.stringify(search)}` }) }),
+    () =>
+      api.listRows(session, projectId, table, {
+        limit: PAGE_SIZE,
+        offset,
+        sort: '-created_at',
+        ...(search && { filter: `email ~ ${JSON.stringify(search)}` }),
+      }),
     [projectId, table, search, offset],
   );
   const [error, setError] = useState<unknown>(null);
@@ -55,7 +62,15 @@ function UserList({ session, projectId, definition }: { session: Session; projec
   // in. Without it the controlled checkbox re-rendered from the stale list and flipped back.
   const [verifiedOverride, setVerifiedOverride] = useState<Record<string, { value: boolean; pending: boolean }>>({});
   // The list loaded after an answer is authoritative (useLoad drops answers to earlier loads).
-  useEffect(() => setVerifiedOverride((o) => (Object.values(o).some((v) => !v.pending) ? Object.fromEntries(Object.entries(o).filter(([, v]) => v.pending)) : o)), [users.data]);
+  useEffect(
+    () =>
+      setVerifiedOverride((o) =>
+        Object.values(o).some((v) => !v.pending)
+          ? Object.fromEntries(Object.entries(o).filter(([, v]) => v.pending))
+          : o,
+      ),
+    [users.data],
+  );
 
   const setVerified = async (user: Row, verified: boolean) => {
     setError(null);
@@ -103,7 +118,14 @@ function UserList({ session, projectId, definition }: { session: Session; projec
           setSearch(searchText.trim());
         }}
       >
-        <input name="email-search" class="grow" aria-label="Search by email" placeholder="search by email, e.g. @example.com" value={searchText} onInput={(e) => setSearchText((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          name="email-search"
+          class="grow"
+          aria-label="Search by email"
+          placeholder="search by email, e.g. @example.com"
+          value={searchText}
+          onInput={(e) => setSearchText((e.currentTarget as HTMLInputElement).value)}
+        />
         <button type="submit" data-testid="search-users">
           Search
         </button>
@@ -187,8 +209,12 @@ function UserList({ session, projectId, definition }: { session: Session; projec
           }}
         />
       )}
-      {resetOf && <PasswordReset session={session} projectId={projectId} user={resetOf} onClose={() => setResetOf(null)} />}
-      {sessionsOf && <UserSessions session={session} projectId={projectId} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
+      {resetOf && (
+        <PasswordReset session={session} projectId={projectId} user={resetOf} onClose={() => setResetOf(null)} />
+      )}
+      {sessionsOf && (
+        <UserSessions session={session} projectId={projectId} user={sessionsOf} onClose={() => setSessionsOf(null)} />
+      )}
       {deleting && (
         <Modal title={`Delete ${String(deleting.email)}?`} onClose={() => setDeleting(null)}>
           <p>The user and their sessions are deleted for good.</p>

@@ -49,13 +49,21 @@ export class AuthClient<U> {
 
   /** Creates a user (POST /auth/signup) and signs in as them. Throws RowbaseError (AUTH_EMAIL_TAKEN, VALIDATION_PASSWORD, FORBIDDEN, ...). */
   async signUp(data: SignUpData, options: CallOptions = {}): Promise<AuthResult<U>> {
-    const answer = await this.requester.request<TokenAnswer<U>>('POST', '/auth/signup', { body: data, signal: options.signal, withSession: false });
+    const answer = await this.requester.request<TokenAnswer<U>>('POST', '/auth/signup', {
+      body: data,
+      signal: options.signal,
+      withSession: false,
+    });
     return this.start(answer);
   }
 
   /** Signs in (POST /auth/login). Throws RowbaseError (AUTH_INVALID_CREDENTIALS, AUTH_EMAIL_NOT_VERIFIED, RATE_LIMITED, ...). */
   async signIn(credentials: { email: string; password: string }, options: CallOptions = {}): Promise<AuthResult<U>> {
-    const answer = await this.requester.request<TokenAnswer<U>>('POST', '/auth/login', { body: credentials, signal: options.signal, withSession: false });
+    const answer = await this.requester.request<TokenAnswer<U>>('POST', '/auth/login', {
+      body: credentials,
+      signal: options.signal,
+      withSession: false,
+    });
     return this.start(answer);
   }
 
@@ -68,11 +76,17 @@ export class AuthClient<U> {
     if (this.state.session === null) return;
     // scope 'others' ends every other session of the user and keeps this one signed in.
     if (options.scope === 'others') {
-      await this.requester.request('POST', '/auth/logout', { query: new URLSearchParams({ scope: 'others' }), signal: options.signal });
+      await this.requester.request('POST', '/auth/logout', {
+        query: new URLSearchParams({ scope: 'others' }),
+        signal: options.signal,
+      });
       return;
     }
     try {
-      await this.requester.request('POST', '/auth/logout', { ...(options.scope !== undefined && { query: new URLSearchParams({ scope: options.scope }) }), signal: options.signal });
+      await this.requester.request('POST', '/auth/logout', {
+        ...(options.scope !== undefined && { query: new URLSearchParams({ scope: options.scope }) }),
+        signal: options.signal,
+      });
     } catch (error) {
       if (!(isRowbaseError(error) && error.status === 401)) throw error;
     } finally {
@@ -91,7 +105,9 @@ export class AuthClient<U> {
 
   /** The signed-in user's live sessions (GET /auth/sessions); `current` marks this client's. Throws RowbaseError (NOT_SIGNED_IN, ...). */
   async sessions(options: CallOptions = {}): Promise<SessionInfo[]> {
-    const answer = await this.requester.request<{ data: SessionInfo[] }>('GET', '/auth/sessions', { signal: options.signal });
+    const answer = await this.requester.request<{ data: SessionInfo[] }>('GET', '/auth/sessions', {
+      signal: options.signal,
+    });
     return answer.data;
   }
 
@@ -117,7 +133,11 @@ export class AuthClient<U> {
       signal: options.signal,
     });
     const session = this.state.session;
-    if (session !== null) this.state.set(sessionFromToken(answer.token, session.refreshToken, answer.user, this.requester.now()), 'USER_UPDATED');
+    if (session !== null)
+      this.state.set(
+        sessionFromToken(answer.token, session.refreshToken, answer.user, this.requester.now()),
+        'USER_UPDATED',
+      );
     return answer.user;
   }
 
@@ -127,13 +147,21 @@ export class AuthClient<U> {
    * Throws RowbaseError (VALIDATION_REDIRECT_URL when the origin is not allowed, ...).
    */
   async forgotPassword(email: string, redirectUrl: string, options: CallOptions = {}): Promise<string> {
-    const answer = await this.requester.request<{ message: string }>('POST', '/auth/forgot-password', { body: { email, redirect_url: redirectUrl }, signal: options.signal, withSession: false });
+    const answer = await this.requester.request<{ message: string }>('POST', '/auth/forgot-password', {
+      body: { email, redirect_url: redirectUrl },
+      signal: options.signal,
+      withSession: false,
+    });
     return answer.message;
   }
 
   /** Sets a new password with the token from the reset mail (POST /auth/reset-password). Throws RowbaseError (AUTH_INVALID_ONE_TIME_TOKEN, ...). */
   async resetPassword(token: string, newPassword: string, options: CallOptions = {}): Promise<string> {
-    const answer = await this.requester.request<{ message: string }>('POST', '/auth/reset-password', { body: { token, new_password: newPassword }, signal: options.signal, withSession: false });
+    const answer = await this.requester.request<{ message: string }>('POST', '/auth/reset-password', {
+      body: { token, new_password: newPassword },
+      signal: options.signal,
+      withSession: false,
+    });
     return answer.message;
   }
 
@@ -142,7 +170,11 @@ export class AuthClient<U> {
    * is the signed-in user, the session's copy is updated. Throws RowbaseError (AUTH_INVALID_ONE_TIME_TOKEN, ...).
    */
   async verify(token: string, options: CallOptions = {}): Promise<U> {
-    const answer = await this.requester.request<{ message: string; user: U }>('GET', '/auth/verify', { query: new URLSearchParams({ token }), signal: options.signal, withSession: false });
+    const answer = await this.requester.request<{ message: string; user: U }>('GET', '/auth/verify', {
+      query: new URLSearchParams({ token }),
+      signal: options.signal,
+      withSession: false,
+    });
     const current = this.state.session?.user as { id?: unknown } | null | undefined;
     if (current && current.id === (answer.user as { id?: unknown }).id) this.updateUser(answer.user);
     return answer.user;
@@ -150,7 +182,9 @@ export class AuthClient<U> {
 
   /** Sends the signed-in user a new verification mail (POST /auth/resend-verification). Throws RowbaseError (AUTH_ALREADY_VERIFIED, RATE_LIMITED, ...). */
   async resendVerification(options: CallOptions = {}): Promise<string> {
-    const answer = await this.requester.request<{ message: string }>('POST', '/auth/resend-verification', { signal: options.signal });
+    const answer = await this.requester.request<{ message: string }>('POST', '/auth/resend-verification', {
+      signal: options.signal,
+    });
     return answer.message;
   }
 
@@ -163,6 +197,7 @@ export class AuthClient<U> {
   private updateUser(user: U): void {
     const session = this.state.session;
     // Listeners hear only real changes (a UI re-renders on each event).
-    if (session !== null && JSON.stringify(session.user) !== JSON.stringify(user)) this.state.set({ ...session, user }, 'USER_UPDATED');
+    if (session !== null && JSON.stringify(session.user) !== JSON.stringify(user))
+      this.state.set({ ...session, user }, 'USER_UPDATED');
   }
 }

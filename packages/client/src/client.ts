@@ -42,7 +42,9 @@ export interface RowbaseClient<D extends DatabaseShape<D>, U> {
  * table and column is accepted and typed `unknown`); `U` is the signed-in user's type. Throws
  * RowbaseError INVALID_CLIENT_OPTIONS for a malformed URL, an empty project, or an admin key.
  */
-export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = AuthUser>(options: ClientOptions): RowbaseClient<D, U> {
+export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = AuthUser>(
+  options: ClientOptions,
+): RowbaseClient<D, U> {
   const url = checkOptions(options);
   const state = new SessionState<U>(options.store ?? memoryStore());
   const requester = new Requester<U>(
@@ -57,7 +59,11 @@ export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = A
     state,
   );
   const auth = new AuthClient<U>(requester, state);
-  const realtime = new RealtimeClient<D>(requester as Requester<unknown>, { url, project: options.project, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) }, state as SessionState<unknown>);
+  const realtime = new RealtimeClient<D>(
+    requester as Requester<unknown>,
+    { url, project: options.project, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) },
+    state as SessionState<unknown>,
+  );
   return {
     auth,
     realtime,
@@ -66,19 +72,35 @@ export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = A
 }
 
 function checkOptions(options: ClientOptions): string {
-  const refuse = (message: string, suggestion: string) => new RowbaseError({ status: 0, code: 'INVALID_CLIENT_OPTIONS', message, suggestion });
+  const refuse = (message: string, suggestion: string) =>
+    new RowbaseError({ status: 0, code: 'INVALID_CLIENT_OPTIONS', message, suggestion });
   let parsed: URL;
   try {
     parsed = new URL(options.url);
   } catch (cause) {
-    throw new RowbaseError({ status: 0, code: 'INVALID_CLIENT_OPTIONS', message: `url is not an absolute URL: ${String(options.url)}`, suggestion: 'Pass the server base URL, e.g. http://127.0.0.1:8080.', cause });
+    throw new RowbaseError({
+      status: 0,
+      code: 'INVALID_CLIENT_OPTIONS',
+      message: `url is not an absolute URL: ${String(options.url)}`,
+      suggestion: 'Pass the server base URL, e.g. http://127.0.0.1:8080.',
+      cause,
+    });
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw refuse(`url must be http or https, not ${parsed.protocol}`, 'Pass the server base URL, e.g. https://rowbase.example.com.');
-  if (typeof options.project !== 'string' || options.project === '') throw refuse('project is missing.', 'Pass the project id, e.g. project: "demo".');
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw refuse('apiKey is missing.', "Pass the project's publishable key (pk_...).");
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw refuse(
+      `url must be http or https, not ${parsed.protocol}`,
+      'Pass the server base URL, e.g. https://rowbase.example.com.',
+    );
+  if (typeof options.project !== 'string' || options.project === '')
+    throw refuse('project is missing.', 'Pass the project id, e.g. project: "demo".');
+  if (typeof options.apiKey !== 'string' || options.apiKey === '')
+    throw refuse('apiKey is missing.', "Pass the project's publishable key (pk_...).");
   if (options.apiKey.startsWith('sk_')) {
     // An admin key skips every rule; shipped in a page it is anyone's. The server never lets one cross origins (contract §8).
-    throw refuse('apiKey is an admin key (sk_...); the SDK only takes the publishable key.', "Pass the publishable key (pk_...); keep the admin key on your server and call the admin API with it directly.");
+    throw refuse(
+      'apiKey is an admin key (sk_...); the SDK only takes the publishable key.',
+      'Pass the publishable key (pk_...); keep the admin key on your server and call the admin API with it directly.',
+    );
   }
   return options.url.replace(/\/+$/, '');
 }

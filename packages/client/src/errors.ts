@@ -8,7 +8,13 @@ import type { ErrorCode } from './error-codes.js';
 export type { ErrorCode };
 
 /** Codes the SDK makes itself (the server's codes are listed in Rowbase's docs/errors.md). */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE' | 'INVALID_CLIENT_OPTIONS' | 'INVALID_BODY' | 'NOT_SIGNED_IN';
+export type ClientErrorCode =
+  | 'NETWORK_ERROR'
+  | 'ABORTED'
+  | 'INVALID_RESPONSE'
+  | 'INVALID_CLIENT_OPTIONS'
+  | 'INVALID_BODY'
+  | 'NOT_SIGNED_IN';
 
 /** The fields a RowbaseError is built from. */
 export interface RowbaseErrorInit {
@@ -61,6 +67,9 @@ export class RowbaseError extends Error {
 }
 
 /** True when `error` is a RowbaseError, optionally with this code. */
-export function isRowbaseError(error: unknown, code?: ErrorCode | ClientErrorCode | (string & {})): error is RowbaseError {
+export function isRowbaseError(
+  error: unknown,
+  code?: ErrorCode | ClientErrorCode | (string & {}),
+): error is RowbaseError {
   return error instanceof RowbaseError && (code === undefined || error.code === code);
 }

@@ -43,11 +43,21 @@ export async function sendJson<T>(request: JsonRequest): Promise<JsonAnswer<T>> 
   const send = request.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   let response: Response;
   try {
-    response = await send(request.url, { ...request.init, method: request.method, headers, body, signal: request.signal ?? null });
+    response = await send(request.url, {
+      ...request.init,
+      method: request.method,
+      headers,
+      body,
+      signal: request.signal ?? null,
+    });
   } catch (cause) {
     throw transportError(cause, request.signal, request.server);
   }
-  return { body: await readAnswer<T>(response, request.signal, request.server), status: response.status, headers: response.headers };
+  return {
+    body: await readAnswer<T>(response, request.signal, request.server),
+    status: response.status,
+    headers: response.headers,
+  };
 }
 
 async function readAnswer<T>(response: Response, signal: AbortSignal | undefined, server: string): Promise<T> {
@@ -58,7 +68,11 @@ async function readAnswer<T>(response: Response, signal: AbortSignal | undefined
     throw transportError(cause, signal, server);
   }
   const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
-  const context = { status: response.status, retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined, requestId: response.headers.get('x-request-id') ?? undefined };
+  const context = {
+    status: response.status,
+    retryAfter: Number.isFinite(retryAfter) ? retryAfter : undefined,
+    requestId: response.headers.get('x-request-id') ?? undefined,
+  };
   if (response.status === 204 || (response.ok && text === '')) return undefined as T;
   let body: unknown;
   try {
@@ -73,9 +87,17 @@ async function readAnswer<T>(response: Response, signal: AbortSignal | undefined
     });
   }
   if (response.ok) return body as T;
-  const envelope = (body as { error?: { code?: unknown; message?: unknown; suggestion?: unknown; field?: unknown } } | null)?.error;
+  const envelope = (
+    body as { error?: { code?: unknown; message?: unknown; suggestion?: unknown; field?: unknown } } | null
+  )?.error;
   if (!envelope || typeof envelope.code !== 'string') {
-    throw new RowbaseError({ ...context, code: 'INVALID_RESPONSE', message: `The server answered ${response.status} without an error envelope.`, suggestion: `Check that ${server} is a Rowbase server.`, cause: body });
+    throw new RowbaseError({
+      ...context,
+      code: 'INVALID_RESPONSE',
+      message: `The server answered ${response.status} without an error envelope.`,
+      suggestion: `Check that ${server} is a Rowbase server.`,
+      cause: body,
+    });
   }
   throw new RowbaseError({
     ...context,
@@ -95,7 +117,8 @@ function encodeBody(value: unknown): string {
       status: 0,
       code: 'INVALID_BODY',
       message: `The request body cannot be sent as JSON: ${cause instanceof Error ? cause.message : String(cause)}`,
-      suggestion: 'Send plain JSON values: strings, numbers, booleans, null, arrays and objects (no BigInt, no cycles).',
+      suggestion:
+        'Send plain JSON values: strings, numbers, booleans, null, arrays and objects (no BigInt, no cycles).',
       cause,
     });
   }
@@ -104,7 +127,13 @@ function encodeBody(value: unknown): string {
 /** The error for a request that got no answer: aborted by its signal, or a network failure. */
 function transportError(cause: unknown, signal: AbortSignal | undefined, server: string): RowbaseError {
   if (signal?.aborted) {
-    return new RowbaseError({ status: 0, code: 'ABORTED', message: 'The request was aborted.', suggestion: 'Nothing to do if the abort was intended; otherwise retry.', cause: signal.reason ?? cause });
+    return new RowbaseError({
+      status: 0,
+      code: 'ABORTED',
+      message: 'The request was aborted.',
+      suggestion: 'Nothing to do if the abort was intended; otherwise retry.',
+      cause: signal.reason ?? cause,
+    });
   }
   return new RowbaseError({
     status: 0,

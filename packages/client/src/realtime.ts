@@ -131,7 +131,10 @@ export class RealtimeClient<D = UntypedDatabase> {
     if (event === 'auth_expired') {
       // Refresh the session if there is one, then bind again; `since` replays what was missed meanwhile.
       this.resume = true;
-      void this.requester.refresh().catch(() => undefined).finally(() => this.resubscribe());
+      void this.requester
+        .refresh()
+        .catch(() => undefined)
+        .finally(() => this.resubscribe());
       return;
     }
     if (id !== undefined) this.lastId = id;
@@ -151,7 +154,11 @@ export class RealtimeClient<D = UntypedDatabase> {
       this.resume = false;
       try {
         await this.requester.request('POST', '/realtime', {
-          body: { client_id: clientId, subscriptions: [...this.handlers.keys()], ...(since !== undefined && { since }) },
+          body: {
+            client_id: clientId,
+            subscriptions: [...this.handlers.keys()],
+            ...(since !== undefined && { since }),
+          },
         });
       } catch (error) {
         this.config.onError?.(error);

@@ -54,7 +54,8 @@ export class Requester<U> {
    * 204). Throws RowbaseError: the server's code, or NETWORK_ERROR, ABORTED, INVALID_RESPONSE.
    */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    if (options.withSession === false || this.state.session === null) return this.send<T>(method, path, options, undefined);
+    if (options.withSession === false || this.state.session === null)
+      return this.send<T>(method, path, options, undefined);
     let session = this.state.session;
     if (this.expiresSoon(session)) session = await this.refresh();
     try {
@@ -84,7 +85,12 @@ export class Requester<U> {
   private async refreshOnce(): Promise<Session<U>> {
     const session = this.state.session;
     if (session === null) {
-      throw new RowbaseError({ status: 0, code: 'NOT_SIGNED_IN', message: 'There is no session to refresh.', suggestion: 'Sign in first (auth.signIn or auth.signUp).' });
+      throw new RowbaseError({
+        status: 0,
+        code: 'NOT_SIGNED_IN',
+        message: 'There is no session to refresh.',
+        suggestion: 'Sign in first (auth.signIn or auth.signUp).',
+      });
     }
     let answer: { token: string; refresh_token?: string };
     try {
@@ -100,7 +106,12 @@ export class Requester<U> {
     // Signed out (or in as someone else, or refreshed by another tab) while the answer was on its way: that change wins.
     if (current?.refreshToken !== session.refreshToken) {
       if (current) return current;
-      throw new RowbaseError({ status: 0, code: 'NOT_SIGNED_IN', message: 'The client signed out while the token was being refreshed.', suggestion: 'Sign in again (auth.signIn).' });
+      throw new RowbaseError({
+        status: 0,
+        code: 'NOT_SIGNED_IN',
+        message: 'The client signed out while the token was being refreshed.',
+        suggestion: 'Sign in again (auth.signIn).',
+      });
     }
     const next = sessionFromToken(answer.token, answer.refresh_token ?? session.refreshToken, current.user, this.now());
     this.state.set(next, 'TOKEN_REFRESHED');

@@ -17,7 +17,8 @@ export class SessionState<U> {
     this.current = store.load() as Session<U> | null;
     store.subscribe?.((session) => {
       const next = session as Session<U> | null;
-      const event: SessionEvent = next === null ? 'SIGNED_OUT' : this.current === null ? 'SIGNED_IN' : 'TOKEN_REFRESHED';
+      const event: SessionEvent =
+        next === null ? 'SIGNED_OUT' : this.current === null ? 'SIGNED_IN' : 'TOKEN_REFRESHED';
       this.current = next;
       this.emit(event);
     });
@@ -61,7 +62,10 @@ export class SessionState<U> {
  */
 export function sessionFromToken<U>(token: string, refreshToken: string, user: U | null, now: number): Session<U> {
   const claims = decodeClaims(token);
-  const lifetime = claims && typeof claims.exp === 'number' && typeof claims.iat === 'number' ? (claims.exp - claims.iat) * 1000 : null;
+  const lifetime =
+    claims && typeof claims.exp === 'number' && typeof claims.iat === 'number'
+      ? (claims.exp - claims.iat) * 1000
+      : null;
   return { token, refreshToken, user, expiresAt: lifetime === null ? null : now + lifetime };
 }
 
@@ -71,7 +75,10 @@ function decodeClaims(token: string): { exp?: unknown; iat?: unknown } | null {
   if (payload === undefined) return null;
   try {
     const base64 = payload.replace(/-/g, '+').replace(/_/g, '/');
-    return JSON.parse(atob(base64.padEnd(base64.length + ((4 - (base64.length % 4)) % 4), '='))) as { exp?: unknown; iat?: unknown };
+    return JSON.parse(atob(base64.padEnd(base64.length + ((4 - (base64.length % 4)) % 4), '='))) as {
+      exp?: unknown;
+      iat?: unknown;
+    };
   } catch {
     return null;
   }

@@ -42,7 +42,8 @@ export function memoryStore(): SessionStore {
  */
 export function localStorageStore(key = 'rowbase.session', storage?: StorageLike): SessionStore {
   const target = storage ?? (globalThis as { localStorage?: StorageLike }).localStorage;
-  if (!target) throw new TypeError('localStorageStore: there is no localStorage here (use memoryStore() outside a browser)');
+  if (!target)
+    throw new TypeError('localStorageStore: there is no localStorage here (use memoryStore() outside a browser)');
   return {
     load: () => parseSession(target.getItem(key)),
     save: (session) => {
@@ -50,8 +51,12 @@ export function localStorageStore(key = 'rowbase.session', storage?: StorageLike
       else target.setItem(key, JSON.stringify(session));
     },
     subscribe: (listener) => {
-      const events = globalThis as { addEventListener?: typeof addEventListener; removeEventListener?: typeof removeEventListener };
-      if (typeof events.addEventListener !== 'function' || typeof events.removeEventListener !== 'function') return () => {};
+      const events = globalThis as {
+        addEventListener?: typeof addEventListener;
+        removeEventListener?: typeof removeEventListener;
+      };
+      if (typeof events.addEventListener !== 'function' || typeof events.removeEventListener !== 'function')
+        return () => {};
       const onStorage = (event: Event) => {
         const change = event as StorageEvent;
         if (change.key === key || change.key === null) listener(parseSession(change.newValue));

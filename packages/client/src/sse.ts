@@ -81,7 +81,10 @@ export class EventStreamParser {
  * the promise it may return before reading on (so a handler that subscribes runs before the
  * next event is judged). Rejects when the body fails or a handler throws.
  */
-export async function readEventStream(body: ReadableStream<Uint8Array>, onEvent: (event: ServerSentEvent) => void | Promise<void>): Promise<void> {
+export async function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: ServerSentEvent) => void | Promise<void>,
+): Promise<void> {
   const parser = new EventStreamParser();
   const reader = body.getReader();
   const decoder = new TextDecoder();

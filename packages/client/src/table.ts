@@ -3,7 +3,20 @@
  * table's generated Row, Create and Update shapes.
  */
 import type { Requester } from './request.js';
-import type { AggregateGroup, AggregateOptions, CallOptions, ExpandOption, ExpandPathOf, GetOptions, GetResult, ListOptions, ListResult, Selected, TableTypes, WithExpand } from './types.js';
+import type {
+  AggregateGroup,
+  AggregateOptions,
+  CallOptions,
+  ExpandOption,
+  ExpandPathOf,
+  GetOptions,
+  GetResult,
+  ListOptions,
+  ListResult,
+  Selected,
+  TableTypes,
+  WithExpand,
+} from './types.js';
 
 /** List, get, create, update, delete and bulk-create the rows of one table. */
 export class TableClient<T extends TableTypes> {
@@ -29,10 +42,16 @@ export class TableClient<T extends TableTypes> {
   }
 
   /** One row by id (GET /api/{table}/{id}), with `expand` when given (typed as in `list`). Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...). */
-  async get<E extends ExpandPathOf<T> = ExpandPathOf<T>>(id: string, options: GetOptions & ExpandOption<E> = {}): Promise<GetResult<T, T['Row'], E>> {
+  async get<E extends ExpandPathOf<T> = ExpandPathOf<T>>(
+    id: string,
+    options: GetOptions & ExpandOption<E> = {},
+  ): Promise<GetResult<T, T['Row'], E>> {
     const query = new URLSearchParams();
     if (options.expand !== undefined) query.set('expand', joined(options.expand));
-    const answer = await this.requester.request<{ data: GetResult<T, T['Row'], E> }>('GET', this.rowPath(id), { query, signal: options.signal });
+    const answer = await this.requester.request<{ data: GetResult<T, T['Row'], E> }>('GET', this.rowPath(id), {
+      query,
+      signal: options.signal,
+    });
     return answer.data;
   }
 
@@ -41,7 +60,10 @@ export class TableClient<T extends TableTypes> {
    * e.g. `['status', 'count()', 'total:sum(amount)']`; each answer row is one group and
    * `meta.total` the number of groups. Throws RowbaseError (VALIDATION_FILTER, ...).
    */
-  async aggregate(select: readonly string[] | string, options: AggregateOptions<T['Row']> = {}): Promise<ListResult<AggregateGroup>> {
+  async aggregate(
+    select: readonly string[] | string,
+    options: AggregateOptions<T['Row']> = {},
+  ): Promise<ListResult<AggregateGroup>> {
     const query = listQuery<T['Row']>({ ...options, sort: options.sort as never });
     query.set('select', joined(select));
     return this.requester.request('GET', this.path, { query, signal: options.signal });
@@ -51,12 +73,18 @@ export class TableClient<T extends TableTypes> {
    * Every page of a list, one after the other, by cursor (`meta.next_cursor`), until the last.
    * `options.offset` is not allowed with cursors. Throws RowbaseError like `list`.
    */
-  async *pages<S extends keyof T['Row'] & string = keyof T['Row'] & string, E extends ExpandPathOf<T> = ExpandPathOf<T>>(
+  async *pages<
+    S extends keyof T['Row'] & string = keyof T['Row'] & string,
+    E extends ExpandPathOf<T> = ExpandPathOf<T>,
+  >(
     options: ListOptions<T['Row'], S> & ExpandOption<E> = {},
   ): AsyncGenerator<ListResult<WithExpand<T, Selected<T['Row'], S>, E>>> {
     let after = options.after;
     do {
-      const page: ListResult<WithExpand<T, Selected<T['Row'], S>, E>> = await this.list<S, E>({ ...options, ...(after !== undefined && { after }) });
+      const page: ListResult<WithExpand<T, Selected<T['Row'], S>, E>> = await this.list<S, E>({
+        ...options,
+        ...(after !== undefined && { after }),
+      });
       yield page;
       after = page.meta.next_cursor ?? undefined;
     } while (after !== undefined);
@@ -64,13 +92,19 @@ export class TableClient<T extends TableTypes> {
 
   /** Creates a row (POST /api/{table}) and returns it as stored. Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...). */
   async create(values: T['Create'], options: CallOptions = {}): Promise<T['Row']> {
-    const answer = await this.requester.request<{ data: T['Row'] }>('POST', this.path, { body: values, signal: options.signal });
+    const answer = await this.requester.request<{ data: T['Row'] }>('POST', this.path, {
+      body: values,
+      signal: options.signal,
+    });
     return answer.data;
   }
 
   /** Changes some columns of a row (PATCH /api/{table}/{id}) and returns the row. Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FAILED, ...). */
   async update(id: string, changes: T['Update'], options: CallOptions = {}): Promise<T['Row']> {
-    const answer = await this.requester.request<{ data: T['Row'] }>('PATCH', this.rowPath(id), { body: changes, signal: options.signal });
+    const answer = await this.requester.request<{ data: T['Row'] }>('PATCH', this.rowPath(id), {
+      body: changes,
+      signal: options.signal,
+    });
     return answer.data;
   }
 
@@ -84,7 +118,10 @@ export class TableClient<T extends TableTypes> {
    * RowbaseError whose message starts with `row N:` for the first bad row; then no row is written.
    */
   async bulk(rows: readonly T['Create'][], options: CallOptions = {}): Promise<T['Row'][]> {
-    const answer = await this.requester.request<{ data: T['Row'][] }>('POST', `${this.path}/bulk`, { body: rows, signal: options.signal });
+    const answer = await this.requester.request<{ data: T['Row'][] }>('POST', `${this.path}/bulk`, {
+      body: rows,
+      signal: options.signal,
+    });
     return answer.data;
   }
 
@@ -101,7 +138,8 @@ function joined(names: readonly string[] | string): string {
 export function listQuery<Row>(options: ListOptions<Row, keyof Row & string>): URLSearchParams {
   const query = new URLSearchParams();
   if (options.filter !== undefined) query.set('filter', options.filter);
-  if (options.sort !== undefined) query.set('sort', typeof options.sort === 'string' ? options.sort : options.sort.join(','));
+  if (options.sort !== undefined)
+    query.set('sort', typeof options.sort === 'string' ? options.sort : options.sort.join(','));
   if (options.select !== undefined) query.set('select', options.select.join(','));
   if (options.limit !== undefined) query.set('limit', String(options.limit));
   if (options.offset !== undefined) query.set('offset', String(options.offset));

@@ -33,7 +33,11 @@ export type RelationsOf<T> = T extends { Relations: infer R extends object } ? R
  */
 export type ExpandPath<Rel, Depth extends unknown[] = []> = Depth['length'] extends 3
   ? never
-  : { [K in keyof Rel & string]: K | (Rel[K] extends { relations: infer Next } ? `${K}.${ExpandPath<Next, [...Depth, unknown]>}` : never) }[keyof Rel & string];
+  : {
+      [K in keyof Rel & string]:
+        | K
+        | (Rel[K] extends { relations: infer Next } ? `${K}.${ExpandPath<Next, [...Depth, unknown]>}` : never);
+    }[keyof Rel & string];
 
 /** What `expand` accepts for a table: its paths when typed, any string otherwise. */
 export type ExpandPathOf<T> = [RelationsOf<T>] extends [never] ? string : ExpandPath<RelationsOf<T>>;
@@ -46,7 +50,9 @@ type RelatedRow<R, Rest extends string> = R extends { row: infer Row; relations:
   : never;
 
 /** One relation's value under `expand`: a list for `table(column)`, else the row or null (empty, gone, or hidden). */
-type RelationValue<R, Rest extends string> = R extends { many: true } ? RelatedRow<R, Rest>[] : RelatedRow<R, Rest> | null;
+type RelationValue<R, Rest extends string> = R extends { many: true }
+  ? RelatedRow<R, Rest>[]
+  : RelatedRow<R, Rest> | null;
 
 /** The first segment of each path. */
 type HeadOf<P extends string> = P extends `${infer Head}.${string}` ? Head : P;
@@ -58,7 +64,9 @@ type RestOf<P extends string, K extends string> = P extends `${K}.${infer Rest}`
  * the paths that go on below it merged into that row's own `expand` ('owner' with
  * 'owner.team', or 'comments(post)' with 'comments(post).author', give one typed value).
  */
-export type ExpandBy<Rel, P extends string> = { [K in HeadOf<P> & keyof Rel & string]: RelationValue<Rel[K], RestOf<P, K>> };
+export type ExpandBy<Rel, P extends string> = {
+  [K in HeadOf<P> & keyof Rel & string]: RelationValue<Rel[K], RestOf<P, K>>;
+};
 
 /**
  * A row of table `T` as a list answers it for the expand paths `E` (given as a list): `expand`
@@ -93,13 +101,19 @@ export type UntypedDatabase = Record<string, { Row: GenericRow; Create: GenericR
  * A realtime topic of one of D's tables: `"tasks"`, `"tasks/ROW_ID"` or
  * `"tasks?filter=<url-encoded filter>"`. Without a generated `Database`, any string.
  */
-export type RealtimeTopic<D> = { [N in keyof D & string]: N | `${N}/${string}` | `${N}?filter=${string}` }[keyof D & string];
+export type RealtimeTopic<D> = { [N in keyof D & string]: N | `${N}/${string}` | `${N}?filter=${string}` }[keyof D &
+  string];
 
 /** The table a realtime topic names (the part before `/` or `?`). */
-export type TopicTable<T extends string> = T extends `${infer N}/${string}` ? N : T extends `${infer N}?${string}` ? N : T;
+export type TopicTable<T extends string> = T extends `${infer N}/${string}`
+  ? N
+  : T extends `${infer N}?${string}`
+    ? N
+    : T;
 
 /** The row type the events of topic T carry: the `Row` of the table it names, as `table(name)` returns it. */
-export type TopicRow<D, T extends string> = TopicTable<T> extends keyof D ? (D[TopicTable<T>] extends { Row: infer R } ? R : GenericRow) : GenericRow;
+export type TopicRow<D, T extends string> =
+  TopicTable<T> extends keyof D ? (D[TopicTable<T>] extends { Row: infer R } ? R : GenericRow) : GenericRow;
 
 /** The signed-in user: the auth-table row (never a password). Custom columns are `unknown`. */
 export interface AuthUser {
@@ -187,7 +201,9 @@ export interface AggregateOptions<Row> extends CallOptions {
 export type AggregateGroup = Record<string, string | number | boolean | null>;
 
 /** A row with its embedded related rows (`expand=`): a row, null (hidden or empty), or a list (reverse). */
-export type Expanded<Row> = Row & { expand?: Record<string, Record<string, unknown> | Record<string, unknown>[] | null> };
+export type Expanded<Row> = Row & {
+  expand?: Record<string, Record<string, unknown> | Record<string, unknown>[] | null>;
+};
 
 /** One of the signed-in user's sessions (GET /auth/sessions). */
 export interface SessionInfo {

@@ -42,7 +42,12 @@ export interface UsersRelations {
 }
 export type Database = {
   tasks: { Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations };
-  users: { Row: UsersRow; Create: { email: string; password: string }; Update: { nickname?: string | null }; Relations: UsersRelations };
+  users: {
+    Row: UsersRow;
+    Create: { email: string; password: string };
+    Update: { nickname?: string | null };
+    Relations: UsersRelations;
+  };
 };
 
 const rowbase = createClient<Database, UsersRow>({ url: 'http://127.0.0.1:8080', project: 'demo', apiKey: 'pk_x' });
@@ -55,7 +60,14 @@ export async function typedCalls(): Promise<void> {
   await tasks.update(created.id, { done: true });
   await tasks.bulk([{ title: 'a' }, { title: 'b', done: false }]);
   await tasks.delete(created.id);
-  const page = await tasks.list({ filter: 'done = false', sort: ['-created_at', 'title'], where: { done: 'eq.false' }, limit: 10, offset: 0, count: 'none' });
+  const page = await tasks.list({
+    filter: 'done = false',
+    sort: ['-created_at', 'title'],
+    where: { done: 'eq.false' },
+    limit: 10,
+    offset: 0,
+    count: 'none',
+  });
   const total: number | null = page.meta.total;
   const done: boolean = page.data[0]!.done;
   const selected = await tasks.list({ select: ['title'] });
@@ -83,14 +95,25 @@ export async function typedCalls(): Promise<void> {
   void (await tasks.get(created.id, { expand: 'owner' })).expand?.owner;
   // Two paths through one listing merge: each listed task carries its own typed expand.
   const usersWithTasks = await users.list({ expand: ['tasks(owner)', 'tasks(owner).owner'] });
-  const ownersOfListed: (string | undefined)[] = usersWithTasks.data[0]!.expand['tasks(owner)'].map((task) => task.expand.owner?.email);
+  const ownersOfListed: (string | undefined)[] = usersWithTasks.data[0]!.expand['tasks(owner)'].map(
+    (task) => task.expand.owner?.email,
+  );
   // Type arguments written by hand (select's) leave expand unchecked by path, and the rows plain.
   const handWritten = await tasks.list<'title'>({ select: ['title'], expand: ['owner'] });
   const handWrittenTitle: string = handWritten.data[0]!.title;
   // An options object built beforehand keeps its paths as literals with `as const`.
   const prebuilt = { expand: ['owner'], limit: 5 } as const;
   const fromPrebuilt: string | undefined = (await tasks.list(prebuilt)).data[0]!.expand.owner?.email;
-  void [ownerEmail, ownersTasks, listedTitle, ownerNickname, firstTaskTitle, ownersOfListed, handWrittenTitle, fromPrebuilt];
+  void [
+    ownerEmail,
+    ownersTasks,
+    listedTitle,
+    ownerNickname,
+    firstTaskTitle,
+    ownersOfListed,
+    handWrittenTitle,
+    fromPrebuilt,
+  ];
   // @ts-expect-error: an expand path the table does not have
   await tasks.list({ expand: ['ownr'] });
   // @ts-expect-error: a path four levels deep (at most 3)
@@ -158,8 +181,13 @@ export function typedRealtime(): () => void {
   // @ts-expect-error: a row-id topic of a table the database does not have
   rowbase.realtime.subscribe('taskz/1', () => undefined);
   // @ts-expect-error: the handler expects another table's row
-  rowbase.realtime.subscribe('tasks', (event: { action: 'create'; record: UsersRow; id: string } | { action: 'reset' }) => void event);
-  return () => [stopAll, stopOne, stopFiltered, stopUsers].forEach((stop) => stop());
+  rowbase.realtime.subscribe(
+    'tasks',
+    (event: { action: 'create'; record: UsersRow; id: string } | { action: 'reset' }) => void event,
+  );
+  return () => {
+    for (const stop of [stopAll, stopOne, stopFiltered, stopUsers]) stop();
+  };
 }
 
 // --- Interfaces qualify as a Database too (the constraint is a mapped type, not an index signature). ---
@@ -167,7 +195,11 @@ interface InterfaceDatabase {
   notes: { Row: { id: string; body: string }; Create: { body: string }; Update: { body?: string } };
 }
 export async function interfaceDatabase(): Promise<string> {
-  const notes = createClient<InterfaceDatabase>({ url: 'http://127.0.0.1:8080', project: 'demo', apiKey: 'pk_x' }).table('notes');
+  const notes = createClient<InterfaceDatabase>({
+    url: 'http://127.0.0.1:8080',
+    project: 'demo',
+    apiKey: 'pk_x',
+  }).table('notes');
   // @ts-expect-error: wrong value type
   await notes.create({ body: 1 });
   return (await notes.create({ body: 'hello' })).body;

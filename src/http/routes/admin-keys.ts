@@ -21,7 +21,10 @@ const ajv = new Ajv({ allErrors: false, strict: true });
 const validateRotateKeys = lazyValidator<{ type?: KeyType; grace_seconds?: number }>(ajv, {
   type: 'object',
   additionalProperties: false,
-  properties: { type: { enum: ['sk', 'pk'] }, grace_seconds: { type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS } },
+  properties: {
+    type: { enum: ['sk', 'pk'] },
+    grace_seconds: { type: 'integer', minimum: 0, maximum: MAX_GRACE_SECONDS },
+  },
 });
 const validateRotateJwt = lazyValidator<{ revoke_sessions?: boolean }>(ajv, {
   type: 'object',
@@ -70,7 +73,12 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: AdminKeyR
     }
     const types: KeyType[] = body.type ? [body.type] : ['sk', 'pk'];
     const fresh = await registry.rotateKeys(request.params.id, types, body.grace_seconds ?? 0);
-    return { data: { ...(fresh.sk !== undefined && { admin_key: fresh.sk }), ...(fresh.pk !== undefined && { publishable_key: fresh.pk }) } };
+    return {
+      data: {
+        ...(fresh.sk !== undefined && { admin_key: fresh.sk }),
+        ...(fresh.pk !== undefined && { publishable_key: fresh.pk }),
+      },
+    };
   });
 
   app.post<ProjectRoute>('/p/:id/v1/rotate-jwt-secret', { onRequest: currentAdmin }, async (request) => {
@@ -93,13 +101,24 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: AdminKeyR
     const now = new Date(clock.now()).toISOString();
     const live = keys.filter((key) => key.expires_at === null || key.expires_at > now);
     live.sort((a, b) => a.type.localeCompare(b.type) || a.created_at.localeCompare(b.created_at));
-    return { data: live.map((key) => ({ type: key.type, prefix: key.prefix, created_at: key.created_at, last_used_at: key.last_used_at, expires_at: key.expires_at })) };
+    return {
+      data: live.map((key) => ({
+        type: key.type,
+        prefix: key.prefix,
+        created_at: key.created_at,
+        last_used_at: key.last_used_at,
+        expires_at: key.expires_at,
+      })),
+    };
   });
 }
 
-function describe(error: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> } | undefined): string {
+function describe(
+  error: { instancePath: string; keyword: string; message?: string; params: Record<string, unknown> } | undefined,
+): string {
   if (!error) return 'the body is invalid';
-  if (error.keyword === 'additionalProperties') return `${String(error.params.additionalProperty)} is not a field of this request`;
+  if (error.keyword === 'additionalProperties')
+    return `${String(error.params.additionalProperty)} is not a field of this request`;
   if (error.instancePath === '') return 'the body must be a JSON object';
   return `${error.instancePath.slice(1)} ${error.message ?? 'is invalid'}`;
 }

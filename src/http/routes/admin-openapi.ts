@@ -28,6 +28,8 @@ export function registerAdminOpenApiRoutes(app: FastifyInstance, services: Admin
   app.get<WithId>('/p/:id/v1/openapi.json', async (request, reply) => {
     const audience = requireAdminOrPublishableKey(request, await registry.get(request.params.id), registry);
     const artefacts = await openapi.artefacts(request.params.id);
-    return reply.type('application/json; charset=utf-8').send(audience === 'admin' ? artefacts.json : artefacts.publicJson());
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(audience === 'admin' ? artefacts.json : artefacts.publicJson());
   });
 }

@@ -63,7 +63,12 @@ export function registerAdminTableRoutes(app: FastifyInstance, services: AdminTa
   });
 
   app.patch<TableRoute>('/p/:id/v1/tables/:table', { onRequest: admin }, async (request, reply) => {
-    const result = await schemas.patchTable(request.params.id, request.params.table, request.body, writeOptions(request));
+    const result = await schemas.patchTable(
+      request.params.id,
+      request.params.table,
+      request.body,
+      writeOptions(request),
+    );
     return tableAnswer(reply, result.table);
   });
 

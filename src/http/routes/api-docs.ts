@@ -27,7 +27,10 @@ const SWAGGER_DIR = path.dirname(createRequire(import.meta.url).resolve('swagger
 
 /** The files the page loads: Swagger UI's bundle and stylesheet, and the page's own script and style. */
 const ASSETS: Readonly<Record<string, { type: string; file?: string; text?: string }>> = Object.freeze({
-  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', file: path.join(SWAGGER_DIR, 'swagger-ui-bundle.js') },
+  'swagger-ui-bundle.js': {
+    type: 'text/javascript; charset=utf-8',
+    file: path.join(SWAGGER_DIR, 'swagger-ui-bundle.js'),
+  },
   'swagger-ui.css': { type: 'text/css; charset=utf-8', file: path.join(SWAGGER_DIR, 'swagger-ui.css') },
   'docs-page.js': { type: 'text/javascript; charset=utf-8', text: DOCS_PAGE_SCRIPT },
   'docs-page.css': { type: 'text/css; charset=utf-8', text: DOCS_PAGE_STYLE },
@@ -42,7 +45,8 @@ export interface ApiDocsRouteDeps {
 /** Registers GET /p/:id/docs and its assets under /p/:id/docs/assets/. Throws PROJECT_NOT_FOUND, NOT_FOUND. */
 export function registerApiDocsRoutes(app: FastifyInstance, services: ApiDocsRouteDeps): void {
   const { registry } = services;
-  const send = (reply: FastifyReply, type: string, body: unknown): FastifyReply => reply.headers(DOCS_HEADERS).type(type).send(body);
+  const send = (reply: FastifyReply, type: string, body: unknown): FastifyReply =>
+    reply.headers(DOCS_HEADERS).type(type).send(body);
 
   app.get<WithId>('/p/:id/docs', async (request, reply) => {
     const state = await registry.get(request.params.id);

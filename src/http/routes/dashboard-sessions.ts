@@ -36,8 +36,16 @@ export function registerDashboardSessionRoutes(app: FastifyInstance, { registry,
 }
 
 /** The public shape of a grant (never the token, which only the exchange answer carries). */
-function describe(grant: DashboardGrant): { expires_at: string; scope: 'platform' | 'project'; project_id: string | null } {
-  return { expires_at: grant.expiresAt, scope: grant.scope.kind, project_id: grant.scope.kind === 'project' ? grant.scope.projectId : null };
+function describe(grant: DashboardGrant): {
+  expires_at: string;
+  scope: 'platform' | 'project';
+  project_id: string | null;
+} {
+  return {
+    expires_at: grant.expiresAt,
+    scope: grant.scope.kind,
+    project_id: grant.scope.kind === 'project' ? grant.scope.projectId : null,
+  };
 }
 
 /** The grant of the request's token. Throws AUTH_REQUIRED without one, its refusal for a bad one. */
@@ -56,11 +64,20 @@ function requireToken(request: FastifyRequest): DashboardGrant {
 function parseProjectId(body: unknown): string | undefined {
   const example = 'Send {} with X-Platform-Key, or {"project_id": "demo"} with X-Admin-Key.';
   if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('VALIDATION_FAILED', { message: 'The body must be a JSON object.', suggestion: example });
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new AppError('VALIDATION_FAILED', { message: 'The body must be a JSON object.', suggestion: example });
   const { project_id: projectId, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw new AppError('VALIDATION_FAILED', { message: `${unknown}: is not a field of a dashboard sign-in.`, suggestion: example });
+  if (unknown !== undefined)
+    throw new AppError('VALIDATION_FAILED', {
+      message: `${unknown}: is not a field of a dashboard sign-in.`,
+      suggestion: example,
+    });
   if (projectId === undefined || projectId === null) return undefined;
-  if (typeof projectId !== 'string' || projectId === '') throw new AppError('VALIDATION_FAILED', { message: 'project_id: must be a project id string.', suggestion: example });
+  if (typeof projectId !== 'string' || projectId === '')
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'project_id: must be a project id string.',
+      suggestion: example,
+    });
   return projectId;
 }

@@ -26,7 +26,8 @@ export async function registerDashboardRoutes(app: FastifyInstance, options: { r
   const root = options.root ?? DASHBOARD_DIR;
   // Set before anything else runs, so error answers under /_/ (404, 503) carry the headers too.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url === '/_' || request.url.startsWith('/_/') || request.url.startsWith('/_?')) reply.headers(PAGE_SECURITY_HEADERS);
+    if (request.url === '/_' || request.url.startsWith('/_/') || request.url.startsWith('/_?'))
+      reply.headers(PAGE_SECURITY_HEADERS);
   });
   if (!existsSync(path.join(root, 'index.html'))) {
     const notBuilt = async () => {

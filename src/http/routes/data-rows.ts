@@ -77,14 +77,17 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
     // A declared size over the limit is refused before anything else, storage included.
     // (Fastify builds a fresh routeOptions object on every read: reads, which send no body, skip it.)
     const declared = request.headers['content-length'];
-    if (declared !== undefined && Number(declared) > request.routeOptions.bodyLimit!) throw new AppError('PAYLOAD_TOO_LARGE');
+    if (declared !== undefined && Number(declared) > request.routeOptions.bodyLimit!)
+      throw new AppError('PAYLOAD_TOO_LARGE');
     const { id } = request.params as { id: string };
     const cached = registry.peek(id);
     if (cached) {
       const caller = resolveCaller(request, cached, registry, services.tokens);
       return caller instanceof Promise ? caller.then((c) => contextFor(id, cached, c)) : contextFor(id, cached, caller);
     }
-    return registry.get(id).then(async (state) => contextFor(id, state, await resolveCaller(request, state, registry, services.tokens)));
+    return registry
+      .get(id)
+      .then(async (state) => contextFor(id, state, await resolveCaller(request, state, registry, services.tokens)));
   };
   /** The onRequest hook of reads, updates and deletes (a callback hook, so the synchronous path stays synchronous). */
   const resolveContext = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
@@ -121,12 +124,20 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
 
   app.get<TableParams>('/p/:id/api/:table', read, async (request, reply) => {
     const page = await rows.list(contextOf(request), request.params.table, request.query as Record<string, string>);
-    const body = { data: page.rows, meta: { total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor } };
+    const body = {
+      data: page.rows,
+      meta: { total: page.total, limit: page.limit, offset: page.offset, next_cursor: page.nextCursor },
+    };
     return page.json ? asJson(reply, page.json.page(body)) : body;
   });
 
   app.get<RowParams>('/p/:id/api/:table/:rowId', read, async (request, reply) => {
-    const { row, json } = await rows.get(contextOf(request), request.params.table, request.params.rowId, request.query as Record<string, string>);
+    const { row, json } = await rows.get(
+      contextOf(request),
+      request.params.table,
+      request.params.rowId,
+      request.query as Record<string, string>,
+    );
     const body = { data: row };
     return json ? asJson(reply, json.one(body)) : body;
   });
@@ -137,11 +148,15 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
     return asJson(reply, created.json);
   });
 
-  app.post<TableParams>(`/p/:id/api/:table/${BULK_SEGMENT}`, { ...create, bodyLimit: BULK_BODY_LIMIT }, async (request, reply) => {
-    const created = await rows.bulkCreate(contextOf(request), request.params.table, request.body);
-    reply.code(201);
-    return asJson(reply, created.json);
-  });
+  app.post<TableParams>(
+    `/p/:id/api/:table/${BULK_SEGMENT}`,
+    { ...create, bodyLimit: BULK_BODY_LIMIT },
+    async (request, reply) => {
+      const created = await rows.bulkCreate(contextOf(request), request.params.table, request.body);
+      reply.code(201);
+      return asJson(reply, created.json);
+    },
+  );
 
   app.patch<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {
     return { data: await rows.update(contextOf(request), request.params.table, request.params.rowId, request.body) };

@@ -25,7 +25,8 @@ export function registerPlatformProjectRoutes(app: FastifyInstance, services: Pl
 
   app.post('/v1/projects', { onRequest: guard }, async (request, reply) => {
     const body = (request.body ?? {}) as { name?: unknown; id?: unknown };
-    if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('VALIDATION_FAILED', { message: 'The body must be {"name": "..."}.' });
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw new AppError('VALIDATION_FAILED', { message: 'The body must be {"name": "..."}.' });
     const created = await registry.create(body);
     reply.code(201);
     return {

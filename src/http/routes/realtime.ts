@@ -84,13 +84,24 @@ export function registerRealtimeRoutes(app: FastifyInstance, services: RealtimeR
     const schema = await services.schemas.schema(projectId);
     const now = isoNow(services.clock);
     const topics = [...new Set(body.subscriptions)].map((topic) => parseTopic(topic, schema.tables, caller, now));
-    await hub.bind(client, bindIdentity(request, state, registry, caller, mark), topics, body.since ?? client.lastEventId);
+    await hub.bind(
+      client,
+      bindIdentity(request, state, registry, caller, mark),
+      topics,
+      body.since ?? client.lastEventId,
+    );
     return { data: { client_id: client.id, subscriptions: body.subscriptions } };
   });
 }
 
 /** An admin-powered hub check needs the presented key again later: kept in memory, never logged. */
-function bindIdentity(request: FastifyRequest, state: ProjectState, registry: ProjectRegistry, caller: Caller, mark: number): BoundIdentity {
+function bindIdentity(
+  request: FastifyRequest,
+  state: ProjectState,
+  registry: ProjectRegistry,
+  caller: Caller,
+  mark: number,
+): BoundIdentity {
   const platformKey = header(request, 'x-platform-key');
   const adminKey = header(request, 'x-admin-key');
   const apiKey = header(request, 'x-api-key');
@@ -98,18 +109,39 @@ function bindIdentity(request: FastifyRequest, state: ProjectState, registry: Pr
   const dashboard = dashboardGrantOf(request);
   if (dashboard !== undefined) {
     const { scope } = dashboard;
-    return identity(caller, mark, Date.parse(dashboard.expiresAt), (current) => scope.kind === 'platform' || registry.liveKey(current, scope.keyId) !== undefined);
+    return identity(
+      caller,
+      mark,
+      Date.parse(dashboard.expiresAt),
+      (current) => scope.kind === 'platform' || registry.liveKey(current, scope.keyId) !== undefined,
+    );
   }
   if (platformKey !== undefined) return identity(caller, mark, undefined, () => true);
-  if (adminKey !== undefined) return identity(caller, mark, undefined, (current) => registry.matchKey(current, adminKey)?.type === 'sk');
+  if (adminKey !== undefined)
+    return identity(caller, mark, undefined, (current) => registry.matchKey(current, adminKey)?.type === 'sk');
   if (caller.kind === 'user') {
     const secret = state.jwtSecret;
-    return identity(caller, mark, tokenExpiry(header(request, 'authorization')), (current) => current.jwtSecret === secret);
+    return identity(
+      caller,
+      mark,
+      tokenExpiry(header(request, 'authorization')),
+      (current) => current.jwtSecret === secret,
+    );
   }
-  return identity(caller, mark, undefined, (current) => apiKey !== undefined && registry.matchKey(current, apiKey)?.type === 'pk');
+  return identity(
+    caller,
+    mark,
+    undefined,
+    (current) => apiKey !== undefined && registry.matchKey(current, apiKey)?.type === 'pk',
+  );
 }
 
-function identity(caller: Caller, mark: number, expiresAtMs: number | undefined, stillValid: (state: ProjectState) => boolean): BoundIdentity {
+function identity(
+  caller: Caller,
+  mark: number,
+  expiresAtMs: number | undefined,
+  stillValid: (state: ProjectState) => boolean,
+): BoundIdentity {
   return { caller, expiresAtMs, boundAfterSeq: mark, stillValid };
 }
 
@@ -132,18 +164,25 @@ interface SubscribeBody {
 }
 
 function parseBody(body: unknown, maxSubscriptions: number): SubscribeBody {
-  const example = 'Send {"client_id": "<from the connect event>", "subscriptions": ["tasks", "tasks/ROW_ID", "tasks?filter=done%20%3D%20false"], "since"?: "<event id>"}.';
+  const example =
+    'Send {"client_id": "<from the connect event>", "subscriptions": ["tasks", "tasks/ROW_ID", "tasks?filter=done%20%3D%20false"], "since"?: "<event id>"}.';
   const fail = (message: string, suggestion = example) => new AppError('VALIDATION_FAILED', { message, suggestion });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail('The body must be a JSON object.');
   const { client_id: clientId, subscriptions, since, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
   if (unknown !== undefined) throw fail(`${unknown}: is not a field of a subscription call.`);
-  if (typeof clientId !== 'string' || clientId === '') throw fail('client_id: must be the client_id string of the stream\'s connect event.');
-  if (!Array.isArray(subscriptions) || subscriptions.some((topic) => typeof topic !== 'string')) throw fail('subscriptions: must be an array of topic strings ([] removes them all).');
+  if (typeof clientId !== 'string' || clientId === '')
+    throw fail("client_id: must be the client_id string of the stream's connect event.");
+  if (!Array.isArray(subscriptions) || subscriptions.some((topic) => typeof topic !== 'string'))
+    throw fail('subscriptions: must be an array of topic strings ([] removes them all).');
   if (subscriptions.length > maxSubscriptions) {
-    throw fail(`subscriptions: at most ${maxSubscriptions} topics per client; this call has ${subscriptions.length}.`, 'Subscribe to the whole table, or use a filter topic that covers several rows, or open a second stream.');
+    throw fail(
+      `subscriptions: at most ${maxSubscriptions} topics per client; this call has ${subscriptions.length}.`,
+      'Subscribe to the whole table, or use a filter topic that covers several rows, or open a second stream.',
+    );
   }
-  if (since !== undefined && since !== null && typeof since !== 'string') throw fail('since: must be the id of the last event received, as a string.');
+  if (since !== undefined && since !== null && typeof since !== 'string')
+    throw fail('since: must be the id of the last event received, as a string.');
   return { client_id: clientId, subscriptions: subscriptions as string[], ...(typeof since === 'string' && { since }) };
 }
 
@@ -156,4 +195,3 @@ function errorBody(error: unknown): { code: string; message: string; suggestion:
   if (error instanceof AppError) return { code: error.code, message: error.message, suggestion: error.suggestion };
   return { code: 'INTERNAL_ERROR', message: 'The stream could not be opened.', suggestion: 'Retry in a few seconds.' };
 }
-

@@ -5,8 +5,23 @@
  * holds one pooled client from BEGIN to COMMIT/ROLLBACK.
  */
 import type pg from 'pg';
-import { resultColumns, type ColumnRef, type DeleteStatement, type InsertStatement, type SelectStatement, type Statement, type UpdateStatement } from '../../query/sql-tree.js';
-import { StoreError, type Executor, type ProjectDatabase, type Row, type SchemaExecutor, type TableChange } from '../types.js';
+import {
+  resultColumns,
+  type ColumnRef,
+  type DeleteStatement,
+  type InsertStatement,
+  type SelectStatement,
+  type Statement,
+  type UpdateStatement,
+} from '../../query/sql-tree.js';
+import {
+  StoreError,
+  type Executor,
+  type ProjectDatabase,
+  type Row,
+  type SchemaExecutor,
+  type TableChange,
+} from '../types.js';
 import type { ChangeCounters } from './pg-change-counters.js';
 import type { ChangeListener } from './pg-change-listener.js';
 import { decodePgValue, PgCompiler } from './pg-compiler.js';
@@ -33,7 +48,8 @@ function chunks(statement: InsertStatement): InsertStatement[] {
   const rowsPerChunk = Math.max(1, Math.floor(MAX_PARAMS / perRow));
   if (statement.rows.length <= rowsPerChunk) return [statement];
   const parts: InsertStatement[] = [];
-  for (let i = 0; i < statement.rows.length; i += rowsPerChunk) parts.push({ ...statement, rows: statement.rows.slice(i, i + rowsPerChunk) });
+  for (let i = 0; i < statement.rows.length; i += rowsPerChunk)
+    parts.push({ ...statement, rows: statement.rows.slice(i, i + rowsPerChunk) });
   return parts;
 }
 
@@ -91,7 +107,8 @@ class PgExecutor implements Executor {
     try {
       const { sql, params } = this.compiler.compile(statement);
       const result = await this.runner.query(sql, params);
-      if (statement.kind !== 'select' && statement.kind !== 'count' && this.watched.has(statement.table)) this.touchedWatched = true;
+      if (statement.kind !== 'select' && statement.kind !== 'count' && this.watched.has(statement.table))
+        this.touchedWatched = true;
       return result;
     } catch (error) {
       throw translatePgError(error);
@@ -152,7 +169,11 @@ export class PgDatabase implements ProjectDatabase {
   }
 
   changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
-    return this.inTransaction<T, PgSchemaExecutor>(true, (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched), work);
+    return this.inTransaction<T, PgSchemaExecutor>(
+      true,
+      (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched),
+      work,
+    );
   }
 
   /**
@@ -169,7 +190,9 @@ export class PgDatabase implements ProjectDatabase {
 
   /** Database: true once no transaction older than `horizon` is still in progress. */
   async hasSettled(horizon: string): Promise<boolean> {
-    const result = await this.direct((executor) => executor.raw('SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS settled', [horizon]));
+    const result = await this.direct((executor) =>
+      executor.raw('SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8 AS settled', [horizon]),
+    );
     return result.rows[0]!.settled === true;
   }
 
@@ -188,7 +211,8 @@ export class PgDatabase implements ProjectDatabase {
     }
     // A new number whenever the counter moved or a connection failed since the last read (ChangeListener.epoch).
     const epoch = this.deps.listener.epoch;
-    if (counter !== this.seen.counter || epoch !== this.seen.epoch) this.seen = { counter, epoch, version: this.seen.version + 1 };
+    if (counter !== this.seen.counter || epoch !== this.seen.epoch)
+      this.seen = { counter, epoch, version: this.seen.version + 1 };
     return this.seen.version;
   }
 
@@ -200,7 +224,11 @@ export class PgDatabase implements ProjectDatabase {
     return result;
   }
 
-  private async inTransaction<T, E extends PgExecutor>(schemaChange: boolean, make: (client: pg.PoolClient) => E, work: (tx: E) => Promise<T>): Promise<T> {
+  private async inTransaction<T, E extends PgExecutor>(
+    schemaChange: boolean,
+    make: (client: pg.PoolClient) => E,
+    work: (tx: E) => Promise<T>,
+  ): Promise<T> {
     const { client, release } = await checkOut(this.deps.pool);
     let broken: unknown;
     const executor = make(client);

@@ -24,7 +24,14 @@ export interface QueryRunner {
 }
 
 // Types for casting bound defaults (no collation: that belongs to the column).
-const CAST_TYPES: Readonly<Record<ValueType, string>> = { text: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean', timestamp: 'timestamptz', json: 'jsonb' };
+const CAST_TYPES: Readonly<Record<ValueType, string>> = {
+  text: 'text',
+  integer: 'bigint',
+  number: 'double precision',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+  json: 'jsonb',
+};
 
 /** PostgreSQL's spelling of the plan in one schema: foreign keys as named constraints. */
 function pgDialect(schema: string): DdlDialect {
@@ -71,10 +78,9 @@ class TableAlteration {
   async fillDefault(column: ColumnDefinition, onlyNull: boolean): Promise<void> {
     if (column.default === undefined || column.default === null) return;
     const where = onlyNull ? ` WHERE ${quoteIdent(column.name)} IS NULL` : '';
-    await this.exec(
-      `UPDATE ${this.table} SET ${quoteIdent(column.name)} = $1::${CAST_TYPES[column.type]}${where}`,
-      [encodePgValue(column.default, column.type)],
-    );
+    await this.exec(`UPDATE ${this.table} SET ${quoteIdent(column.name)} = $1::${CAST_TYPES[column.type]}${where}`, [
+      encodePgValue(column.default, column.type),
+    ]);
   }
 
   async addForeignKey(fk: ForeignKeyNode): Promise<void> {

@@ -16,7 +16,15 @@ import { ChangeCounters } from './pg-change-counters.js';
 import { ChangeListener } from './pg-change-listener.js';
 import { PgDatabase, type PgDatabaseDeps } from './pg-database.js';
 import { explainStartupFailure, isConnectionError, translatePgError } from './pg-errors.js';
-import { EVENT_CHANNEL, lockSchema, migrateSchema, PROJECT_MIGRATIONS, projectSchema, SYSTEM_MIGRATIONS, SYSTEM_SCHEMA } from './pg-migrations.js';
+import {
+  EVENT_CHANNEL,
+  lockSchema,
+  migrateSchema,
+  PROJECT_MIGRATIONS,
+  projectSchema,
+  SYSTEM_MIGRATIONS,
+  SYSTEM_SCHEMA,
+} from './pg-migrations.js';
 import { buildPostgresRateLimiter, type SharedRateLimiter } from './pg-rate-limiter.js';
 import { buildPgPool, checkOut, closePgPool } from './pg-pool.js';
 
@@ -47,7 +55,9 @@ export function isPostgresEngine(engine: StorageEngine): engine is PostgresEngin
 }
 
 // The system tables whose changes other processes' caches (project registry) depend on.
-const WATCHED_SYSTEM_TABLES = new Set([PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, PLATFORM_SETTINGS].map((t) => t.table));
+const WATCHED_SYSTEM_TABLES = new Set(
+  [PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, PLATFORM_SETTINGS].map((t) => t.table),
+);
 // The project table whose changes other processes' schema caches depend on.
 const WATCHED_PROJECT_TABLES = new Set([TABLE_DEFINITIONS.table]);
 
@@ -106,9 +116,11 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
     eventWakeups: {
       onEvents(handler) {
         // The payload is the schema; project ids hold no `_`, so `p_my_app` is project `my-app`.
-        void listener.connection.listen(EVENT_CHANNEL, (schema) => {
-          if (schema.startsWith('p_')) handler(schema.slice(2).replaceAll('_', '-'));
-        }).catch(() => undefined);
+        void listener.connection
+          .listen(EVENT_CHANNEL, (schema) => {
+            if (schema.startsWith('p_')) handler(schema.slice(2).replaceAll('_', '-'));
+          })
+          .catch(() => undefined);
       },
       onReconnect(handler) {
         listener.connection.onReconnect(handler);

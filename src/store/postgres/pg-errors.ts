@@ -9,7 +9,15 @@ interface PgDriverError extends Error {
 }
 
 // Errors of the socket, not of a statement: the database is unreachable or went away.
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** The column a constraint error names: `Key (email)=(...)` in the detail, or the error's own column. */
 function columnOf(error: PgDriverError): string | undefined {
@@ -24,9 +32,20 @@ function columnOf(error: PgDriverError): string | undefined {
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as PgDriverError).code;
-  if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300')) return true;
+  if (
+    code !== undefined &&
+    (CONNECTION_CODES.has(code) ||
+      code.startsWith('08') ||
+      code === '57P01' ||
+      code === '57P02' ||
+      code === '57P03' ||
+      code === '53300')
+  )
+    return true;
   // "Query read timeout": the client gave up on a server that stopped answering (pg-pool.ts).
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(error.message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
+    error.message,
+  );
 }
 
 /** True when the pool had no free connection within its timeout (every connection busy, or none could be opened). */
@@ -39,7 +58,8 @@ export function translatePgError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof StoreError) return error;
   const pgError = error as PgDriverError;
   const code = pgError.code ?? '';
-  const make = (kind: StoreError['kind'], column?: string): StoreError => new StoreError(kind, error.message, column, { cause: error });
+  const make = (kind: StoreError['kind'], column?: string): StoreError =>
+    new StoreError(kind, error.message, column, { cause: error });
   if (isPoolTimeout(error)) return make('busy');
   if (isConnectionError(error)) return make('unavailable');
   switch (code) {
@@ -72,10 +92,12 @@ export function explainStartupFailure(error: unknown, url: string): StorageStart
   const code = (cause as PgDriverError).code ?? '';
   const parsed = new URL(url);
   const where = `${parsed.hostname}:${parsed.port || '5432'}`;
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
+  const database =
+    decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
   const user = decodeURIComponent(parsed.username) || 'the default user';
   const form = 'postgres://USER:PASSWORD@HOST:PORT/DATABASE';
-  const explained = (message: string, suggestion: string) => new StorageStartError(`${message} (DATABASE_URL)`, suggestion, { cause });
+  const explained = (message: string, suggestion: string) =>
+    new StorageStartError(`${message} (DATABASE_URL)`, suggestion, { cause });
   switch (code) {
     case '3D000':
       return explained(
@@ -94,10 +116,16 @@ export function explainStartupFailure(error: unknown, url: string): StorageStart
         `Grant it in psql: GRANT CREATE ON DATABASE "${database}" TO "${user}"; or use the database's owner in DATABASE_URL.`,
       );
     case 'ECONNREFUSED':
-      return explained(`Nothing accepts connections at ${where}`, `Start PostgreSQL there, or fix the host and port in DATABASE_URL (${form}).`);
+      return explained(
+        `Nothing accepts connections at ${where}`,
+        `Start PostgreSQL there, or fix the host and port in DATABASE_URL (${form}).`,
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return explained(`The host "${parsed.hostname}" cannot be found`, `Fix the host in DATABASE_URL (${form}), or check this machine's DNS.`);
+      return explained(
+        `The host "${parsed.hostname}" cannot be found`,
+        `Fix the host in DATABASE_URL (${form}), or check this machine's DNS.`,
+      );
     default:
       return explained(
         `PostgreSQL at ${where} could not be opened: ${cause instanceof Error ? cause.message : String(cause)}`,

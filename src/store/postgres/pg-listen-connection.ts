@@ -67,7 +67,8 @@ export class ListenConnection {
     const isNew = set === undefined;
     if (!set) this.handlers.set(channel, (set = new Set()));
     set.add(handler);
-    if (isNew && this.client) await this.client.query(`LISTEN ${quoteIdent(channel)}`).catch((error: unknown) => this.options.onError?.(error));
+    if (isNew && this.client)
+      await this.client.query(`LISTEN ${quoteIdent(channel)}`).catch((error: unknown) => this.options.onError?.(error));
     return () => {
       set.delete(handler);
     };

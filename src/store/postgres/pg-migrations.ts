@@ -9,7 +9,19 @@
  * definitions change; `pg-change-listener.ts` turns them into `externalChangeVersion()`.
  */
 import { quoteIdent } from '../sql-compiler.js';
-import { EVENTS, EVENT_STATE, MAIL_QUEUE, ONE_TIME_TOKENS, PLATFORM_SETTINGS, PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, SESSIONS, SPENT_REFRESH_TOKENS, TABLE_DEFINITIONS } from '../system-tables.js';
+import {
+  EVENTS,
+  EVENT_STATE,
+  MAIL_QUEUE,
+  ONE_TIME_TOKENS,
+  PLATFORM_SETTINGS,
+  PROJECTS,
+  PROJECT_KEYS,
+  PROJECT_SETTINGS,
+  SESSIONS,
+  SPENT_REFRESH_TOKENS,
+  TABLE_DEFINITIONS,
+} from '../system-tables.js';
 import type { QueryRunner } from './pg-ddl.js';
 
 /** The schema holding projects, keys, settings, the platform key and the mail queue. */
@@ -235,7 +247,12 @@ export async function lockSchema(runner: QueryRunner, schema: string): Promise<v
  * latest step, all in one transaction on `runner` (a dedicated client) under the schema's
  * advisory lock. Returns false when the schema does not exist and `create` is false.
  */
-export async function migrateSchema(runner: QueryRunner, schema: string, steps: readonly Step[], create: boolean): Promise<boolean> {
+export async function migrateSchema(
+  runner: QueryRunner,
+  schema: string,
+  steps: readonly Step[],
+  create: boolean,
+): Promise<boolean> {
   await runner.query('BEGIN');
   try {
     await lockSchema(runner, schema);
@@ -247,7 +264,9 @@ export async function migrateSchema(runner: QueryRunner, schema: string, steps: 
     await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     const versions = T(schema, '_rb_migrations');
     await runner.query(`CREATE TABLE IF NOT EXISTS ${versions} (version integer NOT NULL)`);
-    const row = (await runner.query(`SELECT max(version) AS version FROM ${versions}`)).rows[0] as { version: number | null };
+    const row = (await runner.query(`SELECT max(version) AS version FROM ${versions}`)).rows[0] as {
+      version: number | null;
+    };
     for (let version = row.version ?? 0; version < steps.length; version++) {
       await runner.query(steps[version]!(schema));
       await runner.query(`INSERT INTO ${versions} (version) VALUES ($1)`, [version + 1]);

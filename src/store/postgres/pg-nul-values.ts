@@ -18,7 +18,14 @@ function never(expr: Expr): Expr {
   return { kind: 'compare', op: '<', left: expr, right: expr };
 }
 
-const MIRROR: Readonly<Record<CompareOp, CompareOp>> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+const MIRROR: Readonly<Record<CompareOp, CompareOp>> = {
+  '=': '=',
+  '!=': '!=',
+  '<': '>',
+  '<=': '>=',
+  '>': '<',
+  '>=': '<=',
+};
 
 function compareJs(op: CompareOp, a: string, b: string): boolean {
   switch (op) {

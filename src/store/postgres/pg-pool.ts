@@ -71,7 +71,10 @@ export function buildPgPool(options: PgPoolOptions): pg.Pool {
  * CLOSE_TIMEOUT_MS is closed on our side. Never throws.
  */
 export async function closePgPool(pool: pg.Pool): Promise<void> {
-  await settlesWithin(pool.end().catch(() => undefined), CLOSE_TIMEOUT_MS);
+  await settlesWithin(
+    pool.end().catch(() => undefined),
+    CLOSE_TIMEOUT_MS,
+  );
   const open = [...(connections.get(pool) ?? [])];
   const ended = Promise.all(open.map((client) => new Promise((resolve) => client.once('end', resolve))));
   if (!(await settlesWithin(ended, CLOSE_TIMEOUT_MS))) for (const client of open) destroySocket(client);
@@ -87,7 +90,13 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -8,7 +8,8 @@ import pg from 'pg';
 const INT8_OID = 20;
 const TIMESTAMPTZ_OID = 1184;
 
-const TIMESTAMPTZ = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?( BC)?$/;
+const TIMESTAMPTZ =
+  /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?( BC)?$/;
 
 /**
  * Parses PostgreSQL's ISO output of a timestamptz ("2024-01-31 09:30:00.123456+00",
@@ -18,9 +19,16 @@ const TIMESTAMPTZ = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d+)?(?
 export function parseTimestamptz(text: string): string {
   // The usual form (session time zone UTC, a year of four digits, AD) is rewritten without a
   // regular expression or a Date: it is read for every timestamp of every row.
-  if (text.length >= 22 && text.length <= 29 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.endsWith('+00') && (text.length === 22 || text.charCodeAt(19) === 46)) {
+  if (
+    text.length >= 22 &&
+    text.length <= 29 &&
+    text.charCodeAt(4) === 45 &&
+    text.charCodeAt(10) === 32 &&
+    text.endsWith('+00') &&
+    (text.length === 22 || text.charCodeAt(19) === 46)
+  ) {
     const digits = text.length === 22 ? '' : text.slice(20, -3);
-    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${(digits + '000').slice(0, 3)}Z`;
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${digits}000`.slice(0, 3)}Z`;
   }
   const match = TIMESTAMPTZ.exec(text);
   if (!match) return text;
@@ -31,7 +39,9 @@ export function parseTimestamptz(text: string): string {
   // setUTCFullYear, unlike Date.UTC, does not read years 0..99 as 1900..1999.
   date.setUTCFullYear(year, Number(mo) - 1, Number(d));
   date.setUTCHours(Number(h), Number(mi), Number(s), ms);
-  const offsetSeconds = sign ? (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om ?? 0) * 60 + Number(os ?? 0)) : 0;
+  const offsetSeconds = sign
+    ? (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om ?? 0) * 60 + Number(os ?? 0))
+    : 0;
   return new Date(date.getTime() - offsetSeconds * 1000).toISOString();
 }
 

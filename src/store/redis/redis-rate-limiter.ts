@@ -66,7 +66,9 @@ export interface RedisRateLimiter extends RateCounter {
 const RETRY_REDIS_AFTER_MS = 1_000;
 
 function unavailable(error: unknown): StoreError {
-  return new StoreError('unavailable', `Redis: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+  return new StoreError('unavailable', `Redis: ${error instanceof Error ? error.message : String(error)}`, undefined, {
+    cause: error,
+  });
 }
 
 /**
@@ -114,9 +116,13 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
     });
 
   /** Runs `onRedis`; on failure (or shortly after one) runs `onFallback` instead, or throws without one. */
-  const withFallback = async <T>(onRedis: () => Promise<T>, onFallback: (fallback: RateCounter) => Promise<T>): Promise<T> => {
+  const withFallback = async <T>(
+    onRedis: () => Promise<T>,
+    onFallback: (fallback: RateCounter) => Promise<T>,
+  ): Promise<T> => {
     const fallback = options.fallback;
-    if (fallback && (stuck > 0 || (failedAt !== undefined && Date.now() - failedAt < RETRY_REDIS_AFTER_MS))) return onFallback(fallback);
+    if (fallback && (stuck > 0 || (failedAt !== undefined && Date.now() - failedAt < RETRY_REDIS_AFTER_MS)))
+      return onFallback(fallback);
     try {
       const result = await onRedis();
       if (failedAt !== undefined) {
@@ -137,7 +143,12 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
       return withFallback(
         async () => {
           const now = options.clock.now();
-          const [allowed, reset] = (await timed(client.eval(CONSUME, { keys: [prefix + key], arguments: [String(now), String(windowSeconds * 1000), String(limit)] }))) as [number, number];
+          const [allowed, reset] = (await timed(
+            client.eval(CONSUME, {
+              keys: [prefix + key],
+              arguments: [String(now), String(windowSeconds * 1000), String(limit)],
+            }),
+          )) as [number, number];
           if (allowed === 1) return { allowed: true, retryAfterSeconds: 0 };
           return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)) };
         },

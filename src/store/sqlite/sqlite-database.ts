@@ -113,13 +113,17 @@ export class SqliteDatabase implements ProjectDatabase {
   async all(statement: Parameters<Executor['all']>[0]): Promise<Row[]> {
     this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
-    return statement.kind === 'select' ? this.statements.all(statement) : this.durably(() => this.statements.all(statement));
+    return statement.kind === 'select'
+      ? this.statements.all(statement)
+      : this.durably(() => this.statements.all(statement));
   }
 
   async first(statement: Parameters<Executor['first']>[0]): Promise<Row | undefined> {
     this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
-    return statement.kind === 'select' ? this.statements.first(statement) : this.durably(() => this.statements.first(statement));
+    return statement.kind === 'select'
+      ? this.statements.first(statement)
+      : this.durably(() => this.statements.first(statement));
   }
 
   async count(statement: Parameters<Executor['count']>[0]): Promise<number> {
@@ -261,7 +265,11 @@ export class SqliteDatabase implements ProjectDatabase {
         if (schema) {
           const violations = db.pragma('foreign_key_check') as { table: string }[];
           if (violations.length > 0) {
-            throw translateSqliteError(Object.assign(new Error(`FOREIGN KEY constraint failed: ${violations[0]!.table}`), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }));
+            throw translateSqliteError(
+              Object.assign(new Error(`FOREIGN KEY constraint failed: ${violations[0]!.table}`), {
+                code: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+              }),
+            );
           }
         }
         db.exec('COMMIT');

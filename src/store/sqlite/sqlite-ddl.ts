@@ -14,7 +14,14 @@ import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodeSqliteValue } from './sqlite-compiler.js';
 
-const SQLITE_TYPES = { text: 'TEXT', integer: 'INTEGER', number: 'REAL', boolean: 'INTEGER', timestamp: 'TEXT', json: 'TEXT' } as const;
+const SQLITE_TYPES = {
+  text: 'TEXT',
+  integer: 'INTEGER',
+  number: 'REAL',
+  boolean: 'INTEGER',
+  timestamp: 'TEXT',
+  json: 'TEXT',
+} as const;
 
 /** SQLite's spelling of the plan: no schemas, booleans as 0/1, foreign keys inline. */
 const SQLITE_DDL: DdlDialect = {
@@ -30,7 +37,9 @@ function createSql(table: TableDefinition, name = table.name): string {
 
 /** The indexes a table should have, by name → CREATE statement. */
 function wantedIndexes(table: TableDefinition): Map<string, string> {
-  return new Map(planTableDdl(table).indexes.map((index) => [index.name, createIndexSql(SQLITE_DDL, table.name, index)]));
+  return new Map(
+    planTableDdl(table).indexes.map((index) => [index.name, createIndexSql(SQLITE_DDL, table.name, index)]),
+  );
 }
 
 function existingIndexes(db: BetterSqlite3.Database, table: string): Set<string> {
@@ -80,16 +89,25 @@ export function applyTableChange(db: BetterSqlite3.Database, change: TableChange
     rebuildTable(db, change, before, after);
   } else {
     for (const { column } of diff.steps.filter((step) => step.kind === 'added')) {
-      db.exec(`ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql(SQLITE_DDL, planDeclaredColumn(after.name, column))}`);
+      db.exec(
+        `ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql(SQLITE_DDL, planDeclaredColumn(after.name, column))}`,
+      );
       if (column.default !== undefined && column.default !== null) {
-        db.prepare(`UPDATE ${quoteIdent(after.name)} SET ${quoteIdent(column.name)} = ?`).run(encodeSqliteValue(column.default, column.type) as never);
+        db.prepare(`UPDATE ${quoteIdent(after.name)} SET ${quoteIdent(column.name)} = ?`).run(
+          encodeSqliteValue(column.default, column.type) as never,
+        );
       }
     }
   }
   syncIndexes(db, after);
 }
 
-function rebuildTable(db: BetterSqlite3.Database, change: TableChange, before: TableDefinition, after: TableDefinition): void {
+function rebuildTable(
+  db: BetterSqlite3.Database,
+  change: TableChange,
+  before: TableDefinition,
+  after: TableDefinition,
+): void {
   const temp = `_rb_rebuild_${after.name}`;
   db.exec(createSql(after, temp));
   const kept = new Set(physicalColumns(before).map((c) => c.name));
@@ -107,14 +125,16 @@ function rebuildTable(db: BetterSqlite3.Database, change: TableChange, before: T
       sources.push(fill ? `COALESCE(${quoteIdent(column.name)}, ?)` : quoteIdent(column.name));
       if (fill) params.push(encodeSqliteValue(fallback, column.type));
     } else if (column.origin === 'auth') {
-      continue; // auth columns of a table turned into an auth table: NOT NULL fails below unless empty
+      // auth columns of a table turned into an auth table: NOT NULL fails below unless empty
     } else {
       targets.push(quoteIdent(column.name));
       sources.push(fallback === undefined || fallback === null ? 'NULL' : '?');
       if (fallback !== undefined && fallback !== null) params.push(encodeSqliteValue(fallback, column.type));
     }
   }
-  db.prepare(`INSERT INTO ${quoteIdent(temp)} (${targets.join(', ')}) SELECT ${sources.join(', ')} FROM ${quoteIdent(before.name)}`).run(...(params as never[]));
+  db.prepare(
+    `INSERT INTO ${quoteIdent(temp)} (${targets.join(', ')}) SELECT ${sources.join(', ')} FROM ${quoteIdent(before.name)}`,
+  ).run(...(params as never[]));
   db.exec(`DROP TABLE ${quoteIdent(before.name)}`);
   db.exec(`ALTER TABLE ${quoteIdent(temp)} RENAME TO ${quoteIdent(after.name)}`);
 }

@@ -14,13 +14,19 @@ export function translateSqliteError(error: unknown): unknown {
       return new StoreError('reference', error.message, column, { cause: error });
     case 'SQLITE_CONSTRAINT_TRIGGER':
       // ON DELETE RESTRICT fires as a trigger, not as a deferred foreign-key check.
-      if (/FOREIGN KEY constraint failed/i.test(error.message)) return new StoreError('reference', error.message, column, { cause: error });
+      if (/FOREIGN KEY constraint failed/i.test(error.message))
+        return new StoreError('reference', error.message, column, { cause: error });
       return error;
     case 'SQLITE_CONSTRAINT_NOTNULL':
       return new StoreError('not-null', error.message, column, { cause: error });
     case 'SQLITE_CONSTRAINT_CHECK':
     case 'SQLITE_CONSTRAINT_DATATYPE':
-      return new StoreError('check', error.message, /column [^.\s]+\.([a-z0-9_]+)/i.exec(error.message)?.[1] ?? column, { cause: error });
+      return new StoreError(
+        'check',
+        error.message,
+        /column [^.\s]+\.([a-z0-9_]+)/i.exec(error.message)?.[1] ?? column,
+        { cause: error },
+      );
     case 'SQLITE_BUSY':
     case 'SQLITE_LOCKED':
       return new StoreError('busy', error.message, undefined, { cause: error });

@@ -3,7 +3,20 @@
  * migrations tracked in `PRAGMA user_version`. Append new steps; never edit applied ones.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { DASHBOARD_SESSIONS, EVENTS, EVENT_STATE, MAIL_QUEUE, ONE_TIME_TOKENS, PLATFORM_SETTINGS, PROJECTS, PROJECT_KEYS, PROJECT_SETTINGS, SESSIONS, SPENT_REFRESH_TOKENS, TABLE_DEFINITIONS } from '../system-tables.js';
+import {
+  DASHBOARD_SESSIONS,
+  EVENTS,
+  EVENT_STATE,
+  MAIL_QUEUE,
+  ONE_TIME_TOKENS,
+  PLATFORM_SETTINGS,
+  PROJECTS,
+  PROJECT_KEYS,
+  PROJECT_SETTINGS,
+  SESSIONS,
+  SPENT_REFRESH_TOKENS,
+  TABLE_DEFINITIONS,
+} from '../system-tables.js';
 
 /** System database: projects, hashed keys, settings, the platform key hash, the mail queue, dashboard sessions. */
 export const SYSTEM_MIGRATIONS: readonly string[] = [

@@ -26,7 +26,9 @@ export function buildRowBuilder(outputs: readonly string[], types: readonly Colu
   if (outputs.includes('__proto__')) return loopBuilder(outputs, typeOf);
   // The generated source holds only JSON string literals of the names and array indexes: no
   // value from a request can reach it. It is what fast-json-stringify does for serialisers.
-  const fields = outputs.map((name, index) => `${JSON.stringify(name)}: ${decodeExpression(`r[${index}]`, typeOf.get(name))}`);
+  const fields = outputs.map(
+    (name, index) => `${JSON.stringify(name)}: ${decodeExpression(`r[${index}]`, typeOf.get(name))}`,
+  );
   return new Function('r', `return { ${fields.join(', ')} };`) as RowBuilder;
 }
 
@@ -47,7 +49,12 @@ function loopBuilder(outputs: readonly string[], typeOf: ReadonlyMap<string, Val
     const row: Row = {};
     outputs.forEach((name, index) => {
       const type = typeOf.get(name);
-      Object.defineProperty(row, name, { value: type ? decodeSqliteValue(raw[index], type) : raw[index], enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(row, name, {
+        value: type ? decodeSqliteValue(raw[index], type) : raw[index],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     });
     return row;
   };

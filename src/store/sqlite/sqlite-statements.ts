@@ -67,8 +67,23 @@ function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]):
  */
 function idLookup(statement: SelectStatement): string | undefined {
   const { where } = statement;
-  if (where?.kind !== 'compare' || where.op !== '=' || where.left.kind !== 'column' || where.left.name !== 'id' || where.right.kind !== 'value') return undefined;
-  if (statement.aggregates || statement.computed || statement.perValueLimit || statement.orderBy || statement.limit !== undefined || statement.offset !== undefined) return undefined;
+  if (
+    where?.kind !== 'compare' ||
+    where.op !== '=' ||
+    where.left.kind !== 'column' ||
+    where.left.name !== 'id' ||
+    where.right.kind !== 'value'
+  )
+    return undefined;
+  if (
+    statement.aggregates ||
+    statement.computed ||
+    statement.perValueLimit ||
+    statement.orderBy ||
+    statement.limit !== undefined ||
+    statement.offset !== undefined
+  )
+    return undefined;
   return where.right.type === 'text' && typeof where.right.value === 'string' ? where.right.value : undefined;
 }
 
@@ -138,7 +153,8 @@ export class SqliteStatements {
     if (sql === undefined) {
       sql = compileStatement(statement).sql;
       // Drop the oldest entry; Map keeps insertion order.
-      if (this.insertTexts.size >= INSERT_TEXT_CACHE_SIZE) this.insertTexts.delete(this.insertTexts.keys().next().value!);
+      if (this.insertTexts.size >= INSERT_TEXT_CACHE_SIZE)
+        this.insertTexts.delete(this.insertTexts.keys().next().value!);
       this.insertTexts.set(shape, sql);
     }
     const params: unknown[] = [];
@@ -198,17 +214,26 @@ export class SqliteStatements {
     const out: InsertResult = { rows: [], changes: 0 };
     const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(SAFE_PARAMETERS / statement.columns.length)));
     // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
-    const echoable = read && statement.returning !== undefined && statement.returning.every((r) => statement.columns.some((c) => c.name === r.name));
+    const echoable =
+      read && statement.returning?.every((r) => statement.columns.some((c) => c.name === r.name)) === true;
     let plain: (readonly unknown[])[] = [];
     const writePlain = () => {
       let i = 0;
-      for (; i + perStatement <= plain.length; i += perStatement) this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
+      for (; i + perStatement <= plain.length; i += perStatement)
+        this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
       for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], read, out);
       plain = [];
     };
-    const single = (values: readonly unknown[]): InsertStatement => ({ ...statement, rows: [values], ...(!read && { returning: undefined }) });
+    const single = (values: readonly unknown[]): InsertStatement => ({
+      ...statement,
+      rows: [values],
+      ...(!read && { returning: undefined }),
+    });
     for (const values of statement.rows) {
-      if (!values.some((value) => value === null || value === undefined) && !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))) {
+      if (
+        !values.some((value) => value === null || value === undefined) &&
+        !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))
+      ) {
         plain.push(values);
         continue;
       }
@@ -221,7 +246,12 @@ export class SqliteStatements {
   }
 
   /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
-  private insertPlain(statement: InsertStatement, rows: readonly (readonly unknown[])[], read: boolean, out: InsertResult): void {
+  private insertPlain(
+    statement: InsertStatement,
+    rows: readonly (readonly unknown[])[],
+    read: boolean,
+    out: InsertResult,
+  ): void {
     const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
     const { sql, params } = this.insertSql(chunk, true);
     const prepared = this.prepare(sql);
@@ -241,7 +271,10 @@ export class SqliteStatements {
     prepared.raw(true);
     let build = this.builders.get(prepared);
     if (!build) {
-      build = buildRowBuilder(prepared.columns().map((column) => column.name), columns);
+      build = buildRowBuilder(
+        prepared.columns().map((column) => column.name),
+        columns,
+      );
       this.builders.set(prepared, build);
     }
     return build;
@@ -250,7 +283,11 @@ export class SqliteStatements {
   private isStrict(table: string): boolean {
     let strict = this.strictTables.get(table);
     if (strict === undefined) {
-      strict = this.connection().prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?').pluck().get(table) === 1;
+      strict =
+        this.connection()
+          .prepare('SELECT "strict" FROM pragma_table_list WHERE "schema" = \'main\' AND "name" = ?')
+          .pluck()
+          .get(table) === 1;
       this.strictTables.set(table, strict);
     }
     return strict;
@@ -277,7 +314,12 @@ export class SqliteStatements {
     if (cached === undefined || cached.generation !== this.generation || cached.table !== statement.table) {
       // The compiled text has one parameter, the id.
       const prepared = this.prepare(compileStatement(statement).sql);
-      cached = { table: statement.table, generation: this.generation, statement: prepared, build: this.selectBuilder(prepared, statement.columns) };
+      cached = {
+        table: statement.table,
+        generation: this.generation,
+        statement: prepared,
+        build: this.selectBuilder(prepared, statement.columns),
+      };
       this.byId.set(statement.columns, cached);
     }
     const raw = cached.statement.get(id) as unknown[] | undefined;
@@ -287,7 +329,11 @@ export class SqliteStatements {
   count(statement: Parameters<Executor['count']>[0]): number {
     try {
       const { sql, params } = compileStatement(statement);
-      return (this.prepare(sql).pluck().get(...(params as never[])) as number) ?? 0;
+      return (
+        (this.prepare(sql)
+          .pluck()
+          .get(...(params as never[])) as number) ?? 0
+      );
     } catch (error) {
       throw translateSqliteError(error);
     }

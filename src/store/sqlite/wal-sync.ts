@@ -87,7 +87,10 @@ export class WalSync {
     try {
       await handle.datasync();
     } catch (error) {
-      this.failure = new Error(`fdatasync of ${this.databaseFile}-wal failed; writes are no longer acknowledged until the server restarts`, { cause: error });
+      this.failure = new Error(
+        `fdatasync of ${this.databaseFile}-wal failed; writes are no longer acknowledged until the server restarts`,
+        { cause: error },
+      );
       throw this.failure;
     }
     this.onSynced();

@@ -31,7 +31,9 @@ describe('argon2id hasher', () => {
     assert.equal(await hasher.dummyHash(), await hasher.dummyHash(), 'made once');
   });
 
-  it('hashes on threads below the event loop priority, and close() ends them', { skip: process.platform !== 'linux' && 'thread priorities are read from /proc' }, async () => {
+  it('hashes on threads below the event loop priority, and close() ends them', {
+    skip: process.platform !== 'linux' && 'thread priorities are read from /proc',
+  }, async () => {
     const own = buildArgon2Hasher({ maxConcurrent: 2 });
     const before = threadNiceValues().filter((nice) => nice > 0).length;
     await Promise.all([own.hash('a'), own.hash('b')]);
@@ -48,8 +50,14 @@ describe('argon2id hasher', () => {
     const small = buildArgon2Hasher({ maxConcurrent: 1, maxWaiting: 1 });
     try {
       const running = [small.hash('a'), small.hash('b')];
-      await assert.rejects(small.hash('c'), (error: unknown) => error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE');
-      await assert.rejects(small.dummyHash(), (error: unknown) => error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE');
+      await assert.rejects(
+        small.hash('c'),
+        (error: unknown) => error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE',
+      );
+      await assert.rejects(
+        small.dummyHash(),
+        (error: unknown) => error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE',
+      );
       await Promise.all(running);
       assert.match(await small.dummyHash(), /^\$argon2id\$/, 'a refused dummy hash is made on the next call');
     } finally {

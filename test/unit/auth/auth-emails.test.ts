@@ -4,7 +4,10 @@ import { escapeHtml, resetMail, verificationMail } from '../../../src/auth/auth-
 
 describe('auth mails', () => {
   const hostile = `<img src=x onerror="alert('x')"> & Co`;
-  for (const [name, render] of [['verification', verificationMail], ['reset', resetMail]] as const) {
+  for (const [name, render] of [
+    ['verification', verificationMail],
+    ['reset', resetMail],
+  ] as const) {
     it(`${name}: names the app in subject, text and HTML; escapes it and the link in HTML`, () => {
       const link = 'https://app.example.com/reset?a=1&token="><script>';
       const mail = render(hostile, link);

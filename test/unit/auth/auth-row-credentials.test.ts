@@ -17,25 +17,42 @@ const hasher: PasswordHasher = {
   dummyHash: async () => 'hashed:',
 };
 const credentials = buildAuthRowCredentials(hasher);
-const refusedWith = (code: string, message?: RegExp) => (error: unknown) => isAppError(error) && error.code === code && (message === undefined || message.test(error.message));
+const refusedWith = (code: string, message?: RegExp) => (error: unknown) =>
+  isAppError(error) && error.code === code && (message === undefined || message.test(error.message));
 
 describe('auth-table credentials written through the row service', () => {
   it('a new user: email lower-cased, password stored as its hash, email_verified false', async () => {
-    const values = await credentials.prepare({ email: 'Ada@Example.COM', password: 'correct horse', name: 'Ada' }, { creating: true, minPasswordLength: 8 });
-    assert.deepEqual(values, { email: 'ada@example.com', password: 'hashed:correct horse', name: 'Ada', email_verified: false });
+    const values = await credentials.prepare(
+      { email: 'Ada@Example.COM', password: 'correct horse', name: 'Ada' },
+      { creating: true, minPasswordLength: 8 },
+    );
+    assert.deepEqual(values, {
+      email: 'ada@example.com',
+      password: 'hashed:correct horse',
+      name: 'Ada',
+      email_verified: false,
+    });
   });
 
   it('a new user the admin marks verified stays verified', async () => {
-    const values = await credentials.prepare({ email: 'a@b.co', password: 'correct horse', email_verified: true }, { creating: true, minPasswordLength: 8 });
+    const values = await credentials.prepare(
+      { email: 'a@b.co', password: 'correct horse', email_verified: true },
+      { creating: true, minPasswordLength: 8 },
+    );
     assert.equal(values.email_verified, true);
   });
 
   it('an update changes only what it names (no email_verified added)', async () => {
-    assert.deepEqual(await credentials.prepare({ name: 'Ada' }, { creating: false, minPasswordLength: 8 }), { name: 'Ada' });
+    assert.deepEqual(await credentials.prepare({ name: 'Ada' }, { creating: false, minPasswordLength: 8 }), {
+      name: 'Ada',
+    });
   });
 
   it('a password shorter than the project minimum → VALIDATION_PASSWORD naming the bulk row', async () => {
-    await assert.rejects(credentials.prepare({ email: 'a@b.co', password: 'short' }, { creating: true, minPasswordLength: 8, index: 3 }), refusedWith('VALIDATION_PASSWORD', /^row 3: password: must be 8 to 256 characters long \(it has 5\)\.$/));
+    await assert.rejects(
+      credentials.prepare({ email: 'a@b.co', password: 'short' }, { creating: true, minPasswordLength: 8, index: 3 }),
+      refusedWith('VALIDATION_PASSWORD', /^row 3: password: must be 8 to 256 characters long \(it has 5\)\.$/),
+    );
   });
 });
 

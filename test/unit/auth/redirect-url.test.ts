@@ -37,7 +37,10 @@ describe('checkRedirectUrl', () => {
   ];
   for (const [name, input] of refused) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => checkRedirectUrl(input, ALLOWED, 'demo'), (error) => isAppError(error) && error.code === 'VALIDATION_REDIRECT_URL');
+      assert.throws(
+        () => checkRedirectUrl(input, ALLOWED, 'demo'),
+        (error) => isAppError(error) && error.code === 'VALIDATION_REDIRECT_URL',
+      );
     });
   }
 
@@ -55,18 +58,35 @@ describe('checkRedirectUrl', () => {
     });
   }
 
-  for (const [name, input] of [['a number', 42], ['an object', { href: 'https://allowed.com/' }], ['null', null], ['an array', ['https://allowed.com/']]] as const) {
+  for (const [name, input] of [
+    ['a number', 42],
+    ['an object', { href: 'https://allowed.com/' }],
+    ['null', null],
+    ['an array', ['https://allowed.com/']],
+  ] as const) {
     it(`refuses ${name} instead of a string`, () => {
-      assert.throws(() => checkRedirectUrl(input, ALLOWED, 'demo'), (error) => isAppError(error) && error.code === 'VALIDATION_REDIRECT_URL');
+      assert.throws(
+        () => checkRedirectUrl(input, ALLOWED, 'demo'),
+        (error) => isAppError(error) && error.code === 'VALIDATION_REDIRECT_URL',
+      );
     });
   }
 
   it('the suggestion names the real project id', () => {
-    assert.throws(() => checkRedirectUrl('https://evil.com/', ALLOWED, 'demo'), (error) => isAppError(error) && /PUT \/p\/demo\/v1\/redirect-origins/.test(error.suggestion) && !error.suggestion.includes('{id}'));
+    assert.throws(
+      () => checkRedirectUrl('https://evil.com/', ALLOWED, 'demo'),
+      (error) =>
+        isAppError(error) &&
+        /PUT \/p\/demo\/v1\/redirect-origins/.test(error.suggestion) &&
+        !error.suggestion.includes('{id}'),
+    );
   });
 
   it('refuses everything when no origin is allowed', () => {
-    assert.throws(() => checkRedirectUrl('https://allowed.com/', [], 'demo'), (error) => isAppError(error) && error.code === 'VALIDATION_REDIRECT_URL');
+    assert.throws(
+      () => checkRedirectUrl('https://allowed.com/', [], 'demo'),
+      (error) => isAppError(error) && error.code === 'VALIDATION_REDIRECT_URL',
+    );
   });
 });
 

@@ -13,14 +13,22 @@ import { closestName, editDistance } from '../../../src/lib/edit-distance.js';
 
 const listedCommands = (): string[] => {
   const section = HELP.main.split('Commands:')[1]!.split('\n\n')[0]!;
-  return [...new Set(section.split('\n').map((line) => line.trim().split(/\s+/)[0]!).filter((word) => /^[a-z]+$/.test(word)))];
+  return [
+    ...new Set(
+      section
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/)[0]!)
+        .filter((word) => /^[a-z]+$/.test(word)),
+    ),
+  ];
 };
 
 describe('known flags', () => {
   it('every command listed in rowbase --help has a help text, so its flags are checked', () => {
     const commands = listedCommands();
     assert.ok(commands.includes('serve') && commands.includes('import'), commands.join(','));
-    for (const command of commands) assert.ok(helpOf(command), `rowbase ${command} has no help text in src/cli/help.ts`);
+    for (const command of commands)
+      assert.ok(helpOf(command), `rowbase ${command} has no help text in src/cli/help.ts`);
   });
 
   it('every setting flag is known to every command (a setting added to SETTINGS needs no second list)', () => {
@@ -30,10 +38,22 @@ describe('known flags', () => {
   });
 
   const table: { name: string; argv: string[]; expect: RegExp | undefined }[] = [
-    { name: 'documented flags pass', argv: ['schema', 'apply', '--project', 'p', 'f.json', '--dry-run', '--allow-destructive', '--json'], expect: undefined },
+    {
+      name: 'documented flags pass',
+      argv: ['schema', 'apply', '--project', 'p', 'f.json', '--dry-run', '--allow-destructive', '--json'],
+      expect: undefined,
+    },
     { name: 'a typo names the closest flag', argv: ['serve', '--prot', '1'], expect: /Did you mean --port\?/ },
-    { name: 'a transposition counts as one edit', argv: ['projects', 'create', '--nmae', 'x'], expect: /Did you mean --name\?/ },
-    { name: 'a flag of another command is refused', argv: ['projects', 'list', '--dry-run'], expect: /unknown flag --dry-run for rowbase projects/ },
+    {
+      name: 'a transposition counts as one edit',
+      argv: ['projects', 'create', '--nmae', 'x'],
+      expect: /Did you mean --name\?/,
+    },
+    {
+      name: 'a flag of another command is refused',
+      argv: ['projects', 'list', '--dry-run'],
+      expect: /unknown flag --dry-run for rowbase projects/,
+    },
     { name: 'an unknown command is left to the dispatcher', argv: ['frobnicate', '--whatever'], expect: undefined },
     { name: 'a missing value is refused after the names', argv: ['serve', '--port'], expect: /--port needs a value/ },
   ];

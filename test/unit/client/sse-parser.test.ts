@@ -20,9 +20,15 @@ describe('event stream parser (SSE spec)', () => {
   });
 
   it('accepts \\r\\n, \\r and \\n line ends, even split between chunks', () => {
-    assert.deepEqual(parseAll('data: a\r\n\r\ndata: b\r\rdata: c\n\n').map((e) => e.data), ['a', 'b', 'c']);
+    assert.deepEqual(
+      parseAll('data: a\r\n\r\ndata: b\r\rdata: c\n\n').map((e) => e.data),
+      ['a', 'b', 'c'],
+    );
     // A \r\n cut between two chunks is one line end, not an empty line that would dispatch early.
-    assert.deepEqual(parseAll('data: x\r', '\ndata: y\r', '\n\r\n').map((e) => e.data), ['x\ny']);
+    assert.deepEqual(
+      parseAll('data: x\r', '\ndata: y\r', '\n\r\n').map((e) => e.data),
+      ['x\ny'],
+    );
   });
 
   it('joins multi-line data with \\n, without a trailing newline', () => {
@@ -30,7 +36,9 @@ describe('event stream parser (SSE spec)', () => {
   });
 
   it('ignores comment lines and keepalives, and dispatches nothing for an event without data', () => {
-    assert.deepEqual(parseAll(': keepalive\n\n', 'event: ping\n\n', ':hi\ndata: kept\n\n'), [{ event: 'message', data: 'kept', id: undefined }]);
+    assert.deepEqual(parseAll(': keepalive\n\n', 'event: ping\n\n', ':hi\ndata: kept\n\n'), [
+      { event: 'message', data: 'kept', id: undefined },
+    ]);
   });
 
   it('names an event without an event field "message", and keeps the last id for later events', () => {
@@ -43,7 +51,9 @@ describe('event stream parser (SSE spec)', () => {
   });
 
   it('keeps a line cut between chunks whole, and drops a leading byte order mark', () => {
-    assert.deepEqual(parseAll('\uFEFFeve', 'nt: connect\nda', 'ta: {"client_id":"c1"}\n', '\n'), [{ event: 'connect', data: '{"client_id":"c1"}', id: undefined }]);
+    assert.deepEqual(parseAll('\uFEFFeve', 'nt: connect\nda', 'ta: {"client_id":"c1"}\n', '\n'), [
+      { event: 'connect', data: '{"client_id":"c1"}', id: undefined },
+    ]);
   });
 
   it('readEventStream decodes UTF-8 split across chunks and waits for each handler', async () => {

@@ -43,7 +43,12 @@ describe('allowedOrigin', () => {
   const cases: [string, readonly string[] | undefined, string, string | undefined][] = [
     ['["*"] allows any origin as *', ['*'], 'https://evil.example', '*'],
     ['an unknown project (no setting) → *', undefined, 'https://evil.example', '*'],
-    ['a listed origin → itself', ['https://a.example', 'http://localhost:5173'], 'http://localhost:5173', 'http://localhost:5173'],
+    [
+      'a listed origin → itself',
+      ['https://a.example', 'http://localhost:5173'],
+      'http://localhost:5173',
+      'http://localhost:5173',
+    ],
     ['an unlisted origin → refused', ['https://a.example'], 'https://b.example', undefined],
     ['exact match only: another scheme', ['https://a.example'], 'http://a.example', undefined],
     ['exact match only: a subdomain', ['https://a.example'], 'https://www.a.example', undefined],

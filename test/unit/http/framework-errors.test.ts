@@ -13,11 +13,16 @@ describe('framework errors → catalogue codes', () => {
   const constructors = Object.values(errorCodes as unknown as Record<string, ErrorConstructor>);
 
   it('maps each Fastify error with a 4xx status to a 4xx code other than INTERNAL_ERROR', () => {
-    const clientErrors = constructors.map((Make) => new Make('a', 'b', 'c')).filter((error) => (error.statusCode ?? 500) < 500);
+    const clientErrors = constructors
+      .map((Make) => new Make('a', 'b', 'c'))
+      .filter((error) => (error.statusCode ?? 500) < 500);
     assert.ok(clientErrors.length >= 10, 'Fastify lists its client errors');
     for (const error of clientErrors) {
       const mapped = toAppError(error);
-      assert.ok(mapped.status >= 400 && mapped.status < 500, `${error.code} (${error.statusCode}) → ${mapped.status} ${mapped.code}`);
+      assert.ok(
+        mapped.status >= 400 && mapped.status < 500,
+        `${error.code} (${error.statusCode}) → ${mapped.status} ${mapped.code}`,
+      );
       assert.notEqual(mapped.code, 'INTERNAL_ERROR', error.code);
     }
   });

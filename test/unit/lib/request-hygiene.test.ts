@@ -15,7 +15,8 @@ describe('addressBucket: per-address rate-limit keys', () => {
     ['::1', '0:0:0:0::/64'],
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
   ];
-  for (const [input, expected] of cases) it(`${input} → ${expected}`, () => assert.equal(addressBucket(input), expected));
+  for (const [input, expected] of cases)
+    it(`${input} → ${expected}`, () => assert.equal(addressBucket(input), expected));
   it('two addresses of one /64 share a bucket, neighbours do not', () => {
     assert.equal(addressBucket('2001:db8:a:b::1'), addressBucket('2001:db8:a:b:ffff:ffff:ffff:ffff'));
     assert.notEqual(addressBucket('2001:db8:a:b::1'), addressBucket('2001:db8:a:c::1'));
@@ -35,8 +36,14 @@ describe('redactUrl: secrets in query strings never reach the logs', () => {
 
 describe('appendToken: the mailed token is the only token in the link', () => {
   it('a token parameter already in redirect_url is dropped; the rest of the query is kept', () => {
-    assert.equal(appendToken(new URL('https://app.example.com/r?token=ATTACKER&next=%2Fhome'), 'T1'), 'https://app.example.com/r?next=%2Fhome&token=T1');
-    assert.equal(appendToken(new URL('https://app.example.com/r?%74oken=ATTACKER'), 'T1'), 'https://app.example.com/r?token=T1');
+    assert.equal(
+      appendToken(new URL('https://app.example.com/r?token=ATTACKER&next=%2Fhome'), 'T1'),
+      'https://app.example.com/r?next=%2Fhome&token=T1',
+    );
+    assert.equal(
+      appendToken(new URL('https://app.example.com/r?%74oken=ATTACKER'), 'T1'),
+      'https://app.example.com/r?token=T1',
+    );
   });
 });
 

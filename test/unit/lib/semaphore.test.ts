@@ -7,7 +7,14 @@ function gate(): { work: () => Promise<string>; release: () => void; started: ()
   let release!: () => void;
   let started = false;
   const done = new Promise<string>((resolve) => (release = () => resolve('done')));
-  return { work: () => ((started = true), done), release, started: () => started };
+  return {
+    work: () => {
+      started = true;
+      return done;
+    },
+    release,
+    started: () => started,
+  };
 }
 
 describe('Semaphore', () => {
@@ -15,7 +22,10 @@ describe('Semaphore', () => {
     const slots = new Semaphore(1, 2);
     const [a, b, c] = [gate(), gate(), gate()];
     const running = [slots.run(a.work), slots.run(b.work), slots.run(c.work)];
-    await assert.rejects(slots.run(async () => 'never'), SemaphoreFullError);
+    await assert.rejects(
+      slots.run(async () => 'never'),
+      SemaphoreFullError,
+    );
     assert.deepEqual([a.started(), b.started(), c.started()], [true, false, false]);
     a.release();
     await running[0];
@@ -23,7 +33,11 @@ describe('Semaphore', () => {
     assert.deepEqual([b.started(), c.started()], [true, false], 'the first waiter got the slot');
     const d = gate();
     running.push(slots.run(d.work));
-    await assert.rejects(slots.run(async () => 'never'), SemaphoreFullError, 'b running, c and d waiting: full again');
+    await assert.rejects(
+      slots.run(async () => 'never'),
+      SemaphoreFullError,
+      'b running, c and d waiting: full again',
+    );
     b.release();
     c.release();
     d.release();

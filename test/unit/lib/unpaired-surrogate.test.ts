@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors/app-error.js';
 import { parseJsonBody } from '../../../src/http/json-body.js';
-import { containsUnpairedSurrogate, findUnpairedSurrogate, hasUnpairedSurrogate, unpairedSurrogateIndex } from '../../../src/lib/unpaired-surrogate.js';
+import {
+  containsUnpairedSurrogate,
+  findUnpairedSurrogate,
+  hasUnpairedSurrogate,
+  unpairedSurrogateIndex,
+} from '../../../src/lib/unpaired-surrogate.js';
 import { applySettingsPatch, DEFAULT_SETTINGS } from '../../../src/projects/settings.js';
 import { parseFilter } from '../../../src/query/filter-parser.js';
 import { parseShorthand } from '../../../src/query/shorthand.js';
@@ -19,7 +24,8 @@ function assertRefused(run: () => unknown, code: string, ...fragments: string[])
   assert.throws(run, (error: unknown) => {
     assert.ok(error instanceof AppError, String(error));
     assert.equal(error.code, code);
-    for (const fragment of fragments) assert.ok(error.message.includes(fragment), `"${error.message}" lacks "${fragment}"`);
+    for (const fragment of fragments)
+      assert.ok(error.message.includes(fragment), `"${error.message}" lacks "${fragment}"`);
     assert.match(error.suggestion, /\\ud800/);
     return true;
   });
@@ -48,7 +54,7 @@ describe('findUnpairedSurrogate: where in a JSON value', () => {
     ['a clean object', { a: ['😀', { b: 1 }] }, undefined],
     ['a root string', 'x\ud800', { path: '', inKey: false, escape: '\\ud800' }],
     ['a nested array item', { doc: { a: [1, 'x\udc00'] } }, { path: 'doc.a[1]', inKey: false, escape: '\\udc00' }],
-    ['a key', { doc: { ['k\udfff']: 1 } }, { path: 'doc', inKey: true, escape: '\\udfff' }],
+    ['a key', { doc: { 'k\udfff': 1 } }, { path: 'doc', inKey: true, escape: '\\udfff' }],
     ['a bulk row', [{ title: 'ok' }, { title: '\ud800' }], { path: '[1].title', inKey: false, escape: '\\ud800' }],
   ];
   for (const [name, value, expected] of cases) {
@@ -73,7 +79,11 @@ describe('parseJsonBody refuses an escaped lone surrogate anywhere', () => {
 
 describe('filters refuse a lone surrogate with its position', () => {
   it('filter= → VALIDATION_FILTER at the character', () => {
-    assertRefused(() => parseFilter('title = "a\ud800"', 'filter'), 'VALIDATION_FILTER', 'filter: an unpaired UTF-16 surrogate \\ud800 (not a character) at character 11');
+    assertRefused(
+      () => parseFilter('title = "a\ud800"', 'filter'),
+      'VALIDATION_FILTER',
+      'filter: an unpaired UTF-16 surrogate \\ud800 (not a character) at character 11',
+    );
   });
   it('a rule (rules.list) the same way', () => {
     assertRefused(() => parseFilter('\udc00', 'rules.list'), 'VALIDATION_FILTER', 'rules.list:', 'character 1');
@@ -82,29 +92,68 @@ describe('filters refuse a lone surrogate with its position', () => {
     assert.equal(parseFilter('title = "😀"').kind, 'comparison');
   });
   it('a shorthand value → VALIDATION_FILTER naming the parameter', () => {
-    assertRefused(() => parseShorthand('title', 'eq.a\ud800', new Map([['title', 'text']]), '2026-01-01T00:00:00.000Z'), 'VALIDATION_FILTER', 'title=eq.');
+    assertRefused(
+      () => parseShorthand('title', 'eq.a\ud800', new Map([['title', 'text']]), '2026-01-01T00:00:00.000Z'),
+      'VALIDATION_FILTER',
+      'title=eq.',
+    );
   });
 });
 
 describe('rows and definitions that did not come through HTTP (import, schema apply)', () => {
-  const table = parseDefinition('notes', { columns: [{ name: 'title', type: 'text' }, { name: 'doc', type: 'json' }] });
+  const table = parseDefinition('notes', {
+    columns: [
+      { name: 'title', type: 'text' },
+      { name: 'doc', type: 'json' },
+    ],
+  });
   const validators = buildRowValidators(table);
   it('a bulk row with a lone surrogate → VALIDATION_FAILED naming the row and column', () => {
-    assert.throws(() => validators.create({ title: 'a\ud800' }, 3), (error: unknown) => error instanceof AppError && error.code === 'VALIDATION_FAILED' && error.message.startsWith('row 3: title:') && /surrogate/.test(error.message));
+    assert.throws(
+      () => validators.create({ title: 'a\ud800' }, 3),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.code === 'VALIDATION_FAILED' &&
+        error.message.startsWith('row 3: title:') &&
+        /surrogate/.test(error.message),
+    );
   });
   it('a json key with one → VALIDATION_FAILED naming the column', () => {
-    assert.throws(() => validators.update({ doc: { ['\udc00']: 1 } }), (error: unknown) => error instanceof AppError && error.code === 'VALIDATION_FAILED' && error.message.startsWith('doc:'));
+    assert.throws(
+      () => validators.update({ doc: { '\udc00': 1 } }),
+      (error: unknown) =>
+        error instanceof AppError && error.code === 'VALIDATION_FAILED' && error.message.startsWith('doc:'),
+    );
   });
   it('an enum value or a default with one → VALIDATION_FAILED', () => {
-    assertRefused(() => parseDefinition('t', { columns: [{ name: 's', type: 'text', enum: ['a', '\ud800'] }] }), 'VALIDATION_FAILED', 's: an enum value');
-    assert.throws(() => parseDefinition('t', { columns: [{ name: 's', type: 'text', default: '\ud800' }] }), (error: unknown) => error instanceof AppError && error.code === 'VALIDATION_FAILED' && /surrogate/.test(error.message));
+    assertRefused(
+      () => parseDefinition('t', { columns: [{ name: 's', type: 'text', enum: ['a', '\ud800'] }] }),
+      'VALIDATION_FAILED',
+      's: an enum value',
+    );
+    assert.throws(
+      () => parseDefinition('t', { columns: [{ name: 's', type: 'text', default: '\ud800' }] }),
+      (error: unknown) =>
+        error instanceof AppError && error.code === 'VALIDATION_FAILED' && /surrogate/.test(error.message),
+    );
   });
 });
 
 describe('settings patched without HTTP in front', () => {
   it('an app_name or a redirect origin with a lone surrogate → VALIDATION_FAILED naming the setting', () => {
-    assertRefused(() => applySettingsPatch(DEFAULT_SETTINGS, { app_name: 'My \ud800app' }), 'VALIDATION_FAILED', 'settings: app_name');
-    assertRefused(() => applySettingsPatch(DEFAULT_SETTINGS, { allowed_redirect_origins: ['https://a.example.com', 'https://\udc00.example.com'] }), 'VALIDATION_FAILED', 'allowed_redirect_origins[1]');
+    assertRefused(
+      () => applySettingsPatch(DEFAULT_SETTINGS, { app_name: 'My \ud800app' }),
+      'VALIDATION_FAILED',
+      'settings: app_name',
+    );
+    assertRefused(
+      () =>
+        applySettingsPatch(DEFAULT_SETTINGS, {
+          allowed_redirect_origins: ['https://a.example.com', 'https://\udc00.example.com'],
+        }),
+      'VALIDATION_FAILED',
+      'allowed_redirect_origins[1]',
+    );
   });
   it('an emoji in app_name is kept', () => {
     assert.equal(applySettingsPatch(DEFAULT_SETTINGS, { app_name: 'Shop 😀' }).app_name, 'Shop 😀');

@@ -9,11 +9,16 @@ describe('openapi identifiers', () => {
     ['a1_b2', 'A1B2'],
     ['x__y', 'XY'],
   ];
-  for (const [name, expected] of cases) it(`pascalCase(${name}) → ${expected}`, () => assert.equal(pascalCase(name), expected));
+  for (const [name, expected] of cases)
+    it(`pascalCase(${name}) → ${expected}`, () => assert.equal(pascalCase(name), expected));
 
   it('two tables with the same PascalCase name get distinct, stable type names', () => {
     const names = typeNames(['a__b', 'a_b', 'tasks']);
-    assert.deepEqual([...names.entries()].sort(), [['a__b', 'AB'], ['a_b', 'AB2'], ['tasks', 'Tasks']]);
+    assert.deepEqual([...names.entries()].sort(), [
+      ['a__b', 'AB'],
+      ['a_b', 'AB2'],
+      ['tasks', 'Tasks'],
+    ]);
     assert.deepEqual(typeNames(['tasks', 'a_b', 'a__b']), names, 'the order they are given in does not matter');
   });
 

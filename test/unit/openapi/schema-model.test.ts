@@ -8,7 +8,10 @@ import { definitionsOf, EVERY_OPTION_SCHEMA, NO_AUTH_SCHEMA } from '../../helper
 const target = { projectId: 'demo', publicUrl: 'https://api.example.com/' };
 
 function keysSorted(value: unknown, path = '$'): void {
-  if (Array.isArray(value)) return value.forEach((item, i) => keysSorted(item, `${path}[${i}]`));
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) keysSorted(item, `${path}[${i}]`);
+    return;
+  }
   if (value === null || typeof value !== 'object') return;
   const keys = Object.keys(value);
   assert.deepEqual(keys, [...keys].sort(), `keys of ${path} are not sorted`);
@@ -22,7 +25,12 @@ describe('openapi schema model', () => {
     assert.deepEqual(users!.readable, ['id', 'created_at', 'updated_at', 'email', 'email_verified', 'nickname']);
     assert.deepEqual(users!.row.required, users!.readable);
     assert.equal(users!.row.properties.password, undefined);
-    assert.deepEqual(tasks!.row.properties.title, { type: 'string', maxLength: 200, pattern: '^[^\\u0000]*$', description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.' });
+    assert.deepEqual(tasks!.row.properties.title, {
+      type: 'string',
+      maxLength: 200,
+      pattern: '^[^\\u0000]*$',
+      description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.',
+    });
     assert.deepEqual(tasks!.row.properties.ratio, { type: ['number', 'null'] });
     assert.deepEqual(tasks!.row.properties.status!.enum, ['open', 'on hold', 'closed', null]);
   });
@@ -54,15 +62,22 @@ describe('openapi schema model', () => {
     const model = buildSchemaModel(definitionsOf(NO_AUTH_SCHEMA));
     const document = buildOpenApiDocument(model, target);
     assert.deepEqual(document.servers, [{ url: 'https://api.example.com/p/demo' }]);
-    const other = buildSchemaModel(definitionsOf([[NO_AUTH_SCHEMA[0]![0], { columns: [{ name: 'body', type: 'text' }] }]]));
+    const other = buildSchemaModel(
+      definitionsOf([[NO_AUTH_SCHEMA[0]![0], { columns: [{ name: 'body', type: 'text' }] }]]),
+    );
     assert.notEqual(other.version, model.version);
   });
 
   it('list parameters: paging, sort, select, filter, and a shorthand filter per column (reserved names left out)', () => {
     const document = buildArtefacts(definitionsOf(EVERY_OPTION_SCHEMA), target).document as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     const names = (document.paths['/api/tasks'].get.parameters as { name: string }[]).map((p) => p.name);
-    for (const name of ['limit', 'offset', 'count', 'sort', 'select', 'filter', 'title', 'due', 'id']) assert.ok(names.includes(name), name);
-    assert.equal(names.filter((n) => n === 'count').length, 1, 'the column "count" does not shadow the count parameter');
+    for (const name of ['limit', 'offset', 'count', 'sort', 'select', 'filter', 'title', 'due', 'id'])
+      assert.ok(names.includes(name), name);
+    assert.equal(
+      names.filter((n) => n === 'count').length,
+      1,
+      'the column "count" does not shadow the count parameter',
+    );
     assert.equal(new Set(names).size, names.length);
   });
 });

@@ -8,8 +8,18 @@ import { definitionsOf, EVERY_OPTION_SCHEMA } from '../../helpers/openapi-fixtur
 /** Type-checks in-memory files (strict); returns the diagnostics as text. */
 function typeCheck(relative: Record<string, string>): string[] {
   // Absolute names under a directory that does not exist, so module resolution finds only these.
-  const files = Object.fromEntries(Object.entries(relative).map(([name, text]) => [`/virtual-rowbase-types/${name}`, text]));
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, types: [], skipLibCheck: true };
+  const files = Object.fromEntries(
+    Object.entries(relative).map(([name, text]) => [`/virtual-rowbase-types/${name}`, text]),
+  );
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    types: [],
+    skipLibCheck: true,
+  };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);
   host.readFile = (name) => files[name] ?? read(name);
@@ -28,7 +38,17 @@ describe('TypeScript declarations', () => {
   const text = buildTypeDeclarations(buildSchemaModel(definitionsOf(EVERY_OPTION_SCHEMA)), 'demo');
 
   it('one interface per table and role, then Database mapping each table to them', () => {
-    for (const name of ['AppUsersRow', 'AppUsersCreate', 'AppUsersUpdate', 'AppUsersRelations', 'TasksRow', 'TasksCreate', 'TasksUpdate', 'TasksRelations']) assert.match(text, new RegExp(`export interface ${name} \\{`));
+    for (const name of [
+      'AppUsersRow',
+      'AppUsersCreate',
+      'AppUsersUpdate',
+      'AppUsersRelations',
+      'TasksRow',
+      'TasksCreate',
+      'TasksUpdate',
+      'TasksRelations',
+    ])
+      assert.match(text, new RegExp(`export interface ${name} \\{`));
     assert.match(
       text,
       /export type Database = \{\n {2}app_users: \{ Row: AppUsersRow; Create: AppUsersCreate; Update: AppUsersUpdate; Relations: AppUsersRelations \};\n {2}tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};\n\};/,
@@ -39,12 +59,26 @@ describe('TypeScript declarations', () => {
     const model = buildSchemaModel(
       definitionsOf([
         ['teams', { columns: [{ name: 'name', type: 'text' }] }],
-        ['people', { columns: [{ name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } }, { name: 'mentor', type: 'text', references: { table: 'people', on_delete: 'set_null' } }] }],
+        [
+          'people',
+          {
+            columns: [
+              { name: 'team', type: 'text', references: { table: 'teams', on_delete: 'set_null' } },
+              { name: 'mentor', type: 'text', references: { table: 'people', on_delete: 'set_null' } },
+            ],
+          },
+        ],
       ]),
     );
     const related = buildTypeDeclarations(model, 'demo');
-    assert.match(related, /export interface PeopleRelations \{\n {2}team: \{ row: TeamsRow; relations: TeamsRelations; many: false \};\n {2}mentor: \{ row: PeopleRow; relations: PeopleRelations; many: false \};\n {2}"people\(mentor\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/);
-    assert.match(related, /export interface TeamsRelations \{\n {2}"people\(team\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/);
+    assert.match(
+      related,
+      /export interface PeopleRelations \{\n {2}team: \{ row: TeamsRow; relations: TeamsRelations; many: false \};\n {2}mentor: \{ row: PeopleRow; relations: PeopleRelations; many: false \};\n {2}"people\(mentor\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/,
+    );
+    assert.match(
+      related,
+      /export interface TeamsRelations \{\n {2}"people\(team\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/,
+    );
     assert.deepEqual(typeCheck({ 'db.ts': related }), []);
   });
 
@@ -52,7 +86,10 @@ describe('TypeScript declarations', () => {
     assert.match(text, /status: "open" \| "on hold" \| "closed" \| null;/);
     assert.match(text, /title: string;/);
     assert.match(text, /meta: Json;/);
-    const row = text.slice(text.indexOf('export interface AppUsersRow'), text.indexOf('export interface AppUsersCreate'));
+    const row = text.slice(
+      text.indexOf('export interface AppUsersRow'),
+      text.indexOf('export interface AppUsersCreate'),
+    );
     assert.doesNotMatch(row, /password/);
   });
 
@@ -66,7 +103,8 @@ describe('TypeScript declarations', () => {
   it('a wrong column name or value type is a compile error', () => {
     const errors = typeCheck({
       'db.ts': text,
-      'use.ts': "import type { TasksCreate } from './db';\nexport const a: TasksCreate = { titel: 'x', started_at: 'x' };\nexport const b: TasksCreate = { title: 1, started_at: 'x' };\n",
+      'use.ts':
+        "import type { TasksCreate } from './db';\nexport const a: TasksCreate = { titel: 'x', started_at: 'x' };\nexport const b: TasksCreate = { title: 1, started_at: 'x' };\n",
     });
     assert.equal(errors.length, 2, errors.join('\n'));
     assert.match(errors[0]!, /titel/);

@@ -44,7 +44,13 @@ const col = (name: string): Expr => ({ kind: 'column', name });
 const val = (value: unknown, type: ValueType): Expr => ({ kind: 'value', value, type });
 const cmp = (op: CompareOp, left: Expr, right: Expr): Expr => ({ kind: 'compare', op, left, right });
 const isNull = (expr: Expr, negated = false): Expr => ({ kind: 'is-null', expr, negated });
-const like = (expr: Expr, pattern: string, negated = false): Expr => ({ kind: 'like', expr, pattern, caseInsensitive: true, negated });
+const like = (expr: Expr, pattern: string, negated = false): Expr => ({
+  kind: 'like',
+  expr,
+  pattern,
+  caseInsensitive: true,
+  negated,
+});
 const bool = (value: boolean): Expr => ({ kind: 'bool', value });
 
 describe('compileFilter: comparisons with a column coerce the literal to its type', () => {
@@ -60,8 +66,16 @@ describe('compileFilter: comparisons with a column coerce the literal to its typ
     ['number <= decimal', 'price <= 9.99', cmp('<=', col('price'), val(9.99, 'number'))],
     ['boolean = false', 'done = false', cmp('=', col('done'), val(false, 'boolean'))],
     ['timestamp < date only', 'due < "2024-01-31"', cmp('<', col('due'), val('2024-01-31T00:00:00.000Z', 'timestamp'))],
-    ['timestamp with offset normalised to UTC', 'due >= "2024-01-31T12:00:00+02:00"', cmp('>=', col('due'), val('2024-01-31T10:00:00.000Z', 'timestamp'))],
-    ['timestamp without zone read as UTC', "due > '2024-01-31 08:30'", cmp('>', col('due'), val('2024-01-31T08:30:00.000Z', 'timestamp'))],
+    [
+      'timestamp with offset normalised to UTC',
+      'due >= "2024-01-31T12:00:00+02:00"',
+      cmp('>=', col('due'), val('2024-01-31T10:00:00.000Z', 'timestamp')),
+    ],
+    [
+      'timestamp without zone read as UTC',
+      "due > '2024-01-31 08:30'",
+      cmp('>', col('due'), val('2024-01-31T08:30:00.000Z', 'timestamp')),
+    ],
     ['timestamp < @now', 'due < @now', cmp('<', col('due'), val(NOW, 'timestamp'))],
     ['literal on the left keeps its side', '3 < n', cmp('<', val(3, 'integer'), col('n'))],
     ['column = null is IS NULL', 'due = null', isNull(col('due'))],
@@ -87,7 +101,10 @@ describe('compileFilter: logic and literal-only comparisons', () => {
       {
         kind: 'or',
         items: [
-          { kind: 'and', items: [cmp('=', col('done'), val(false, 'boolean')), cmp('<', col('due'), val(NOW, 'timestamp'))] },
+          {
+            kind: 'and',
+            items: [cmp('=', col('done'), val(false, 'boolean')), cmp('<', col('due'), val(NOW, 'timestamp'))],
+          },
           like(col('title'), '%urgent%'),
         ],
       },
@@ -96,7 +113,11 @@ describe('compileFilter: logic and literal-only comparisons', () => {
     ['string vs string', '"a" = "a"', cmp('=', val('a', 'text'), val('a', 'text'))],
     ['number vs number', '1 < 2.5', cmp('<', val(1, 'number'), val(2.5, 'number'))],
     ['boolean vs boolean', 'true != false', cmp('!=', val(true, 'boolean'), val(false, 'boolean'))],
-    ['@now vs a date string', '@now > "2024-01-01"', cmp('>', val(NOW, 'timestamp'), val('2024-01-01T00:00:00.000Z', 'timestamp'))],
+    [
+      '@now vs a date string',
+      '@now > "2024-01-01"',
+      cmp('>', val(NOW, 'timestamp'), val('2024-01-01T00:00:00.000Z', 'timestamp')),
+    ],
     ['null = null is true', 'null = null', bool(true)],
     ['null != null is false', 'null != null', bool(false)],
     ['a value = null is false', '1 = null', bool(false)],
@@ -123,37 +144,117 @@ describe('compileFilter: @request.auth and @request.body in rules', () => {
   const scenarios: [name: string, source: string, scope: Partial<FilterScope>, expected: Expr][] = [
     ['anonymous id is ""', 'owner = @request.auth.id', rule(null), cmp('=', col('owner'), val('', 'text'))],
     ['signed-in id', 'owner = @request.auth.id', rule(user), cmp('=', col('owner'), val('u1', 'text'))],
-    ['literal vs auth value: anonymous', '@request.auth.id != ""', rule(null), cmp('!=', val('', 'text'), val('', 'text'))],
-    ['literal vs auth value: signed in', '@request.auth.id != ""', rule(user), cmp('!=', val('u1', 'text'), val('', 'text'))],
+    [
+      'literal vs auth value: anonymous',
+      '@request.auth.id != ""',
+      rule(null),
+      cmp('!=', val('', 'text'), val('', 'text')),
+    ],
+    [
+      'literal vs auth value: signed in',
+      '@request.auth.id != ""',
+      rule(user),
+      cmp('!=', val('u1', 'text'), val('', 'text')),
+    ],
     ['auth field of an anonymous caller is null', 'owner = @request.auth.role', rule(null), isNull(col('owner'))],
-    ['auth field the user lacks is null', 'owner != @request.auth.role', rule({ id: 'u2' }), isNull(col('owner'), true)],
+    [
+      'auth field the user lacks is null',
+      'owner != @request.auth.role',
+      rule({ id: 'u2' }),
+      isNull(col('owner'), true),
+    ],
     ['auth text value', 'owner = @request.auth.role', rule(user), cmp('=', col('owner'), val('admin', 'text'))],
-    ['auth integer vs number column', 'price < @request.auth.age', rule(user), cmp('<', col('price'), val(30, 'number'))],
-    ['auth timestamp is normalised', 'due < @request.auth.joined', rule(user), cmp('<', col('due'), val('2024-01-01T00:00:00.000Z', 'timestamp'))],
-    ['auth boolean vs literal', '@request.auth.verified = true', rule(user), cmp('=', val(true, 'boolean'), val(true, 'boolean'))],
+    [
+      'auth integer vs number column',
+      'price < @request.auth.age',
+      rule(user),
+      cmp('<', col('price'), val(30, 'number')),
+    ],
+    [
+      'auth timestamp is normalised',
+      'due < @request.auth.joined',
+      rule(user),
+      cmp('<', col('due'), val('2024-01-01T00:00:00.000Z', 'timestamp')),
+    ],
+    [
+      'auth boolean vs literal',
+      '@request.auth.verified = true',
+      rule(user),
+      cmp('=', val(true, 'boolean'), val(true, 'boolean')),
+    ],
     ['ordering with a null auth value never holds', 'n < @request.auth.age', rule(null), bool(false)],
-    ['auth value of the wrong runtime type: = never holds', 'n = @request.auth.age', rule({ ...user, age: 1.5 }), bool(false)],
-    ['auth value of the wrong runtime type: != always holds', 'n != @request.auth.age', rule({ ...user, age: 'old' }), bool(true)],
+    [
+      'auth value of the wrong runtime type: = never holds',
+      'n = @request.auth.age',
+      rule({ ...user, age: 1.5 }),
+      bool(false),
+    ],
+    [
+      'auth value of the wrong runtime type: != always holds',
+      'n != @request.auth.age',
+      rule({ ...user, age: 'old' }),
+      bool(true),
+    ],
     ['auth json null = null', '@request.auth.prefs = null', rule(user), bool(true)],
     ['auth value contains', '@request.auth.role ~ "adm"', rule(user), like(val('admin', 'text'), '%adm%')],
-    ['body value takes the column type', 'title = @request.body.title', rule(user, { title: 'x' }), cmp('=', col('title'), val('x', 'text'))],
+    [
+      'body value takes the column type',
+      'title = @request.body.title',
+      rule(user, { title: 'x' }),
+      cmp('=', col('title'), val('x', 'text')),
+    ],
     ['body integer', 'n >= @request.body.n', rule(user, { n: 2 }), cmp('>=', col('n'), val(2, 'integer'))],
-    ['body timestamp', 'due = @request.body.due', rule(user, { due: '2024-02-02T00:00:00+01:00' }), cmp('=', col('due'), val('2024-02-01T23:00:00.000Z', 'timestamp'))],
+    [
+      'body timestamp',
+      'due = @request.body.due',
+      rule(user, { due: '2024-02-02T00:00:00+01:00' }),
+      cmp('=', col('due'), val('2024-02-01T23:00:00.000Z', 'timestamp')),
+    ],
     ['missing body field is null', 'title = @request.body.title', rule(user, {}), isNull(col('title'))],
-    ['body field named like a prototype member is missing, not inherited', 'title = @request.body.constructor', rule(user, {}), isNull(col('title'))],
+    [
+      'body field named like a prototype member is missing, not inherited',
+      'title = @request.body.constructor',
+      rule(user, {}),
+      isNull(col('title')),
+    ],
     ['body value of the wrong type never equals', 'title = @request.body.title', rule(user, { title: 5 }), bool(false)],
-    ['body vs literal by JS type', '@request.body.role != "admin"', rule(user, { role: 'user' }), cmp('!=', val('user', 'text'), val('admin', 'text'))],
-    ['body vs body of the same type', '@request.body.a = @request.body.b', rule(user, { a: 'x', b: 'y' }), cmp('=', val('x', 'text'), val('y', 'text'))],
+    [
+      'body vs literal by JS type',
+      '@request.body.role != "admin"',
+      rule(user, { role: 'user' }),
+      cmp('!=', val('user', 'text'), val('admin', 'text')),
+    ],
+    [
+      'body vs body of the same type',
+      '@request.body.a = @request.body.b',
+      rule(user, { a: 'x', b: 'y' }),
+      cmp('=', val('x', 'text'), val('y', 'text')),
+    ],
     ['body vs body of different types', '@request.body.a = @request.body.b', rule(user, { a: 1, b: '1' }), bool(false)],
     ['body vs body both missing', '@request.body.a = @request.body.b', rule(user, {}), bool(true)],
     ['contains a body value', 'title ~ @request.body.q', rule(user, { q: 'a_b' }), like(col('title'), '%a\\_b%')],
     ['contains a missing body value never holds', 'title ~ @request.body.q', rule(user, {}), bool(false)],
     ['does not contain a missing body value always holds', 'title !~ @request.body.q', rule(user, {}), bool(true)],
     ['isset: a field sent with a value', '@request.body.owner:isset', rule(user, { owner: 'u2' }), bool(true)],
-    ['isset: a field sent as null is set (= null cannot tell)', '@request.body.owner:isset', rule(user, { owner: null }), bool(true)],
+    [
+      'isset: a field sent as null is set (= null cannot tell)',
+      '@request.body.owner:isset',
+      rule(user, { owner: null }),
+      bool(true),
+    ],
     ['isset: a field not sent', '@request.body.owner:isset', rule(user, { title: 'x' }), bool(false)],
-    ['isset: password (writable, not a filterable column)', '@request.body.password:isset', rule(user, { password: 'x' }), bool(true)],
-    ['!isset with && on a column', 'owner = @request.auth.id && !@request.body.owner:isset', rule(user, { owner: null }), { kind: 'and', items: [cmp('=', col('owner'), val('u1', 'text')), { kind: 'not', expr: bool(true) }] }],
+    [
+      'isset: password (writable, not a filterable column)',
+      '@request.body.password:isset',
+      rule(user, { password: 'x' }),
+      bool(true),
+    ],
+    [
+      '!isset with && on a column',
+      'owner = @request.auth.id && !@request.body.owner:isset',
+      rule(user, { owner: null }),
+      { kind: 'and', items: [cmp('=', col('owner'), val('u1', 'text')), { kind: 'not', expr: bool(true) }] },
+    ],
   ];
   for (const [name, source, scope, expected] of scenarios) {
     it(name, () => assert.deepEqual(compile(source, scope), expected));
@@ -162,42 +263,217 @@ describe('compileFilter: @request.auth and @request.body in rules', () => {
 
 describe('compileFilter: errors → VALIDATION_FILTER naming column, type and position', () => {
   const allColumns = 'created_at, done, due, id, meta, n, owner, price, title';
-  const scenarios: [name: string, source: string, message: string | RegExp, suggestion: RegExp, extra?: Partial<FilterScope>][] = [
-    ['unknown column', 'ownr = "x"', 'filter: unknown column "ownr" at character 1', new RegExp(`^Use one of the columns: ${allColumns}\\.$`)],
-    ['unknown column on the right', 'title = titel', 'filter: unknown column "titel" at character 9', /created_at, done/],
-    ['string for a boolean', 'done = "yes"', 'filter: expected true or false (boolean) to compare with column "done" (boolean), found "yes" at character 8', /done = true/],
-    ['number for a text column', 'title = 5', 'filter: expected a quoted string (text) to compare with column "title" (text), found 5 at character 9', /title = "x"/],
-    ['string for an integer', "n = '3'", `filter: expected a whole number (integer) to compare with column "n" (integer), found '3' at character 5`, /n = 3/],
-    ['boolean for a number', 'price = true', 'filter: expected a number to compare with column "price" (number), found true at character 9', /price >= 1.5/],
-    ['number for a timestamp', 'due < 5', /filter: expected a quoted ISO date .* \(timestamp\) to compare with column "due" \(timestamp\), found 5 at character 7/, /due < @now/],
+  const scenarios: [
+    name: string,
+    source: string,
+    message: string | RegExp,
+    suggestion: RegExp,
+    extra?: Partial<FilterScope>,
+  ][] = [
+    [
+      'unknown column',
+      'ownr = "x"',
+      'filter: unknown column "ownr" at character 1',
+      new RegExp(`^Use one of the columns: ${allColumns}\\.$`),
+    ],
+    [
+      'unknown column on the right',
+      'title = titel',
+      'filter: unknown column "titel" at character 9',
+      /created_at, done/,
+    ],
+    [
+      'string for a boolean',
+      'done = "yes"',
+      'filter: expected true or false (boolean) to compare with column "done" (boolean), found "yes" at character 8',
+      /done = true/,
+    ],
+    [
+      'number for a text column',
+      'title = 5',
+      'filter: expected a quoted string (text) to compare with column "title" (text), found 5 at character 9',
+      /title = "x"/,
+    ],
+    [
+      'string for an integer',
+      "n = '3'",
+      `filter: expected a whole number (integer) to compare with column "n" (integer), found '3' at character 5`,
+      /n = 3/,
+    ],
+    [
+      'boolean for a number',
+      'price = true',
+      'filter: expected a number to compare with column "price" (number), found true at character 9',
+      /price >= 1.5/,
+    ],
+    [
+      'number for a timestamp',
+      'due < 5',
+      /filter: expected a quoted ISO date .* \(timestamp\) to compare with column "due" \(timestamp\), found 5 at character 7/,
+      /due < @now/,
+    ],
     ['unparseable date', 'due < "yesterday"', /found the invalid date "yesterday" at character 7$/, /ISO 8601/],
     ['impossible date', 'due < "2024-02-30"', /found the invalid date "2024-02-30" at character 7$/, /ISO 8601/],
-    ['@now for a text column', 'title < @now', 'filter: expected a quoted string (text) to compare with column "title" (text), found @now at character 9', /title = "x"/],
-    ['decimal = integer column', 'n = 1.5', 'filter: expected a whole number (integer) to compare with column "n" (integer), found 1.5 at character 5', /< and >/],
-    ['unsafe integer = integer column', 'n != 9007199254740993', 'filter: expected a whole number (integer) to compare with column "n" (integer), found 9007199254740993 at character 6', /whole numbers/],
-    ['json compared with a value', 'meta = 5', 'filter: expected null (json columns can only be compared with null) to compare with column "meta" (json), found 5 at character 8', /meta != null/],
-    ['json column vs json column', 'meta = meta', 'filter: cannot compare column "meta" (json) with column "meta" (json) at character 6', /json/],
-    ['columns of different types', 'title = n', 'filter: cannot compare column "title" (text) with column "n" (integer) at character 7', /same type/],
+    [
+      '@now for a text column',
+      'title < @now',
+      'filter: expected a quoted string (text) to compare with column "title" (text), found @now at character 9',
+      /title = "x"/,
+    ],
+    [
+      'decimal = integer column',
+      'n = 1.5',
+      'filter: expected a whole number (integer) to compare with column "n" (integer), found 1.5 at character 5',
+      /< and >/,
+    ],
+    [
+      'unsafe integer = integer column',
+      'n != 9007199254740993',
+      'filter: expected a whole number (integer) to compare with column "n" (integer), found 9007199254740993 at character 6',
+      /whole numbers/,
+    ],
+    [
+      'json compared with a value',
+      'meta = 5',
+      'filter: expected null (json columns can only be compared with null) to compare with column "meta" (json), found 5 at character 8',
+      /meta != null/,
+    ],
+    [
+      'json column vs json column',
+      'meta = meta',
+      'filter: cannot compare column "meta" (json) with column "meta" (json) at character 6',
+      /json/,
+    ],
+    [
+      'columns of different types',
+      'title = n',
+      'filter: cannot compare column "title" (text) with column "n" (integer) at character 7',
+      /same type/,
+    ],
     ['null with <', 'n < null', 'filter: null can only be compared with = or !=, not "<" at character 5', /x = null/],
-    ['null with ~', 'title ~ null', 'filter: "~" needs a quoted string on its right, found null at character 9', /title ~ "urgent"/],
-    ['~ on an integer column', 'n ~ "1"', 'filter: "~" needs a text column on its left, found column "n" (integer) at character 1', /title ~ "urgent"/],
-    ['~ with a number', 'title ~ 5', 'filter: "~" needs a quoted string on its right, found 5 at character 9', /quoted string/],
-    ['~ with a column on the right', 'title !~ owner', 'filter: "!~" needs a quoted string on its right, found column "owner" (text) at character 10', /quoted string/],
-    ['~ with a string on the left and a column on the right', '"x" ~ title', 'filter: "~" needs a quoted string on its right, found column "title" (text) at character 7', /quoted string/],
-    ['string literal vs number literal', '"a" = 1', 'filter: expected a quoted string (text) to compare with "a", found 1 at character 7', /same type/],
-    ['@now vs number', '@now = 5', /filter: expected a quoted ISO date .* to compare with @now, found 5 at character 8/, /same type/],
-    ['@request.auth in a filter', 'owner = @request.auth.id', 'filter: @request.auth.id is not available here at character 9', /only in table rules/],
-    ['@request.body in a filter', 'owner = @request.body.owner', 'filter: @request.body.owner is not available here at character 9', /create and update rules/],
-    [':isset in a filter', '!@request.body.owner:isset', 'filter: @request.body.owner:isset is not available here at character 2', /create and update rules/],
-    [':isset in a rule without a body', 'owner = "x" || @request.body.owner:isset', 'rules.view: @request.body.owner:isset is not available here at character 16', /create and update rules/, rule(null)],
-    [':isset on a misspelt column (it would protect nothing)', '!@request.body.ownr:isset', 'rules.view: unknown column "ownr" in @request.body.ownr:isset at character 2', /^Test a column the body may send: created_at, done, due, id, meta, n, owner, price, title\.$/, rule(null, {})],
-    [':isset on a prototype member name', '@request.body.constructor:isset', 'rules.view: unknown column "constructor" in @request.body.constructor:isset at character 1', /Test a column/, rule(null, {})],
-    ['@request.body in a rule without a body', 'owner = @request.body.owner', 'rules.view: @request.body.owner is not available here at character 9', /create and update rules/, rule(null)],
-    ['unknown auth field', '@request.auth.rol = "x"', 'rules.view: unknown auth field "rol" in @request.auth.rol at character 1', /^Use one of the auth fields: age, id, joined, prefs, role, verified\.$/, rule(null)],
-    ['auth field named like a prototype member', '@request.auth.constructor = "x"', 'rules.view: unknown auth field "constructor" in @request.auth.constructor at character 1', /auth fields/, rule(null)],
-    ['auth field of the wrong type, even when anonymous', 'title = @request.auth.age', 'rules.view: expected a quoted string (text) to compare with column "title" (text), found @request.auth.age (integer) at character 9', /title = "x"/, rule(null)],
-    ['auth json field vs a string', '@request.auth.prefs = "x"', 'rules.view: cannot compare @request.auth.prefs (json) with "x" at character 21', /only with null/, rule(null)],
-    ['json column vs a body value', 'meta = @request.body.meta', /rules.view: expected null .* found @request.body.meta at character 8/, /meta != null/, rule(null, {})],
+    [
+      'null with ~',
+      'title ~ null',
+      'filter: "~" needs a quoted string on its right, found null at character 9',
+      /title ~ "urgent"/,
+    ],
+    [
+      '~ on an integer column',
+      'n ~ "1"',
+      'filter: "~" needs a text column on its left, found column "n" (integer) at character 1',
+      /title ~ "urgent"/,
+    ],
+    [
+      '~ with a number',
+      'title ~ 5',
+      'filter: "~" needs a quoted string on its right, found 5 at character 9',
+      /quoted string/,
+    ],
+    [
+      '~ with a column on the right',
+      'title !~ owner',
+      'filter: "!~" needs a quoted string on its right, found column "owner" (text) at character 10',
+      /quoted string/,
+    ],
+    [
+      '~ with a string on the left and a column on the right',
+      '"x" ~ title',
+      'filter: "~" needs a quoted string on its right, found column "title" (text) at character 7',
+      /quoted string/,
+    ],
+    [
+      'string literal vs number literal',
+      '"a" = 1',
+      'filter: expected a quoted string (text) to compare with "a", found 1 at character 7',
+      /same type/,
+    ],
+    [
+      '@now vs number',
+      '@now = 5',
+      /filter: expected a quoted ISO date .* to compare with @now, found 5 at character 8/,
+      /same type/,
+    ],
+    [
+      '@request.auth in a filter',
+      'owner = @request.auth.id',
+      'filter: @request.auth.id is not available here at character 9',
+      /only in table rules/,
+    ],
+    [
+      '@request.body in a filter',
+      'owner = @request.body.owner',
+      'filter: @request.body.owner is not available here at character 9',
+      /create and update rules/,
+    ],
+    [
+      ':isset in a filter',
+      '!@request.body.owner:isset',
+      'filter: @request.body.owner:isset is not available here at character 2',
+      /create and update rules/,
+    ],
+    [
+      ':isset in a rule without a body',
+      'owner = "x" || @request.body.owner:isset',
+      'rules.view: @request.body.owner:isset is not available here at character 16',
+      /create and update rules/,
+      rule(null),
+    ],
+    [
+      ':isset on a misspelt column (it would protect nothing)',
+      '!@request.body.ownr:isset',
+      'rules.view: unknown column "ownr" in @request.body.ownr:isset at character 2',
+      /^Test a column the body may send: created_at, done, due, id, meta, n, owner, price, title\.$/,
+      rule(null, {}),
+    ],
+    [
+      ':isset on a prototype member name',
+      '@request.body.constructor:isset',
+      'rules.view: unknown column "constructor" in @request.body.constructor:isset at character 1',
+      /Test a column/,
+      rule(null, {}),
+    ],
+    [
+      '@request.body in a rule without a body',
+      'owner = @request.body.owner',
+      'rules.view: @request.body.owner is not available here at character 9',
+      /create and update rules/,
+      rule(null),
+    ],
+    [
+      'unknown auth field',
+      '@request.auth.rol = "x"',
+      'rules.view: unknown auth field "rol" in @request.auth.rol at character 1',
+      /^Use one of the auth fields: age, id, joined, prefs, role, verified\.$/,
+      rule(null),
+    ],
+    [
+      'auth field named like a prototype member',
+      '@request.auth.constructor = "x"',
+      'rules.view: unknown auth field "constructor" in @request.auth.constructor at character 1',
+      /auth fields/,
+      rule(null),
+    ],
+    [
+      'auth field of the wrong type, even when anonymous',
+      'title = @request.auth.age',
+      'rules.view: expected a quoted string (text) to compare with column "title" (text), found @request.auth.age (integer) at character 9',
+      /title = "x"/,
+      rule(null),
+    ],
+    [
+      'auth json field vs a string',
+      '@request.auth.prefs = "x"',
+      'rules.view: cannot compare @request.auth.prefs (json) with "x" at character 21',
+      /only with null/,
+      rule(null),
+    ],
+    [
+      'json column vs a body value',
+      'meta = @request.body.meta',
+      /rules.view: expected null .* found @request.body.meta at character 8/,
+      /meta != null/,
+      rule(null, {}),
+    ],
   ];
   for (const [name, source, message, suggestion, extra] of scenarios) {
     it(name, () => {
@@ -234,6 +510,7 @@ describe('value helpers', () => {
     ['', undefined],
   ];
   for (const [input, expected] of timestamps) {
-    it(`normaliseTimestamp(${JSON.stringify(input)}) → ${String(expected)}`, () => assert.equal(normaliseTimestamp(input), expected));
+    it(`normaliseTimestamp(${JSON.stringify(input)}) → ${String(expected)}`, () =>
+      assert.equal(normaliseTimestamp(input), expected));
   }
 });

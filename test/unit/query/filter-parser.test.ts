@@ -52,7 +52,11 @@ function assertSyntaxError(run: () => unknown, message: string): void {
 describe('parseFilter: valid expressions', () => {
   const scenarios: [name: string, source: string, expected: string][] = [
     ['a single comparison', 'title = "x"', '(= title "x")'],
-    ['every comparison operator', 'a = 1 && a != 1 && a > 1 && a >= 1 && a < 1 && a <= 1 && a ~ "x" && a !~ "x"', '(and (= a #1) (!= a #1) (> a #1) (>= a #1) (< a #1) (<= a #1) (~ a "x") (!~ a "x"))'],
+    [
+      'every comparison operator',
+      'a = 1 && a != 1 && a > 1 && a >= 1 && a < 1 && a <= 1 && a ~ "x" && a !~ "x"',
+      '(and (= a #1) (!= a #1) (> a #1) (>= a #1) (< a #1) (<= a #1) (~ a "x") (!~ a "x"))',
+    ],
     ['&& binds tighter than ||', 'a = 1 || b = 2 && c = 3', '(or (= a #1) (and (= b #2) (= c #3)))'],
     ['parentheses override precedence', '(a = 1 || b = 2) && c = 3', '(and (or (= a #1) (= b #2)) (= c #3))'],
     ['chains are flattened', 'a=1&&b=2&&c=3||d=4||e=5', '(or (and (= a #1) (= b #2) (= c #3)) (= d #4) (= e #5))'],
@@ -63,18 +67,38 @@ describe('parseFilter: valid expressions', () => {
     ['no whitespace at all', 'a!=1&&b>=-2||!(c<=3)', '(or (and (!= a #1) (>= b #-2)) (not (<= c #3)))'],
     ['tabs and newlines are whitespace', '\ta =\n1\r\n', '(= a #1)'],
     ['single-quoted string with escaped quote', "name = 'it\\'s'", '(= name "it\'s")'],
-    ['double-quoted string with escaped quote and backslash', 'name = "say \\"hi\\" \\\\ bye"', '(= name "say \\"hi\\" \\\\ bye")'],
+    [
+      'double-quoted string with escaped quote and backslash',
+      'name = "say \\"hi\\" \\\\ bye"',
+      '(= name "say \\"hi\\" \\\\ bye")',
+    ],
     ['the other quote needs no escape', `name = "it's" || name = 'a"b'`, '(or (= name "it\'s") (= name "a\\"b"))'],
     ['empty string', 'name != ""', '(!= name "")'],
     ['unicode inside strings', 'name ~ "héllo 😀"', '(~ name "héllo 😀")'],
-    ['integers, decimals, negatives, exponents', 'a = 0 || a = -7 || a = 1.25 || a = 1e3 || a = -2.5E-3', '(or (= a #0) (= a #-7) (= a #1.25) (= a #1000) (= a #-0.0025))'],
+    [
+      'integers, decimals, negatives, exponents',
+      'a = 0 || a = -7 || a = 1.25 || a = 1e3 || a = -2.5E-3',
+      '(or (= a #0) (= a #-7) (= a #1.25) (= a #1000) (= a #-0.0025))',
+    ],
     ['keywords', 'a = true || a = false || a = null', '(or (= a true) (= a false) (= a null))'],
-    ['@now and request variables', 'due < @now && owner = @request.auth.id && title = @request.body.title', '(and (< due @now) (= owner @auth.id) (= title @body.title))'],
+    [
+      '@now and request variables',
+      'due < @now && owner = @request.auth.id && title = @request.body.title',
+      '(and (< due @now) (= owner @auth.id) (= title @body.title))',
+    ],
     ['literals on both sides', '@request.auth.id != ""', '(!= @auth.id "")'],
     ['column names with digits and underscores', 'a_1 = b2_', '(= a_1 b2_)'],
     ['a body presence test on its own', '@request.body.role:isset', '(isset role)'],
-    ['a negated presence test with && (the protected-column rule)', 'id = @request.auth.id && !@request.body.role:isset', '(and (= id @auth.id) (not (isset role)))'],
-    ['presence tests with || and grouping', '!(@request.body.a:isset || @request.body.b:isset) || x = 1', '(or (not (or (isset a) (isset b))) (= x #1))'],
+    [
+      'a negated presence test with && (the protected-column rule)',
+      'id = @request.auth.id && !@request.body.role:isset',
+      '(and (= id @auth.id) (not (isset role)))',
+    ],
+    [
+      'presence tests with || and grouping',
+      '!(@request.body.a:isset || @request.body.b:isset) || x = 1',
+      '(or (not (or (isset a) (isset b))) (= x #1))',
+    ],
   ];
   for (const [name, source, expected] of scenarios) {
     it(name, () => assert.equal(show(parseFilter(source)), expected));
@@ -87,11 +111,20 @@ describe('parseFilter: valid expressions', () => {
     const [contains, not] = node.items;
     assert.equal(node.position, 2);
     assert.deepEqual(
-      contains?.kind === 'comparison' && [contains.position, contains.operatorPosition, contains.left.position, contains.right.position],
+      contains?.kind === 'comparison' && [
+        contains.position,
+        contains.operatorPosition,
+        contains.left.position,
+        contains.right.position,
+      ],
       [2, 8, 2, 10],
     );
     assert.equal(not?.position, 17);
-    assert.deepEqual(not?.kind === 'not' && not.expr.kind === 'comparison' && [not.expr.position, not.expr.operatorPosition, not.expr.right.position], [19, 21, 24]);
+    assert.deepEqual(
+      not?.kind === 'not' &&
+        not.expr.kind === 'comparison' && [not.expr.position, not.expr.operatorPosition, not.expr.right.position],
+      [19, 21, 24],
+    );
   });
 
   it('keeps the source text of operands for messages', () => {
@@ -119,15 +152,39 @@ describe('parseFilter: valid expressions', () => {
 
 describe('parseFilter: syntax errors → VALIDATION_FILTER with parameter and 1-based position', () => {
   const scenarios: [name: string, source: string, message: string][] = [
-    ['bare operand before &&', 'title && done = false', 'filter: expected a comparison operator after "title" at character 7'],
+    [
+      'bare operand before &&',
+      'title && done = false',
+      'filter: expected a comparison operator after "title" at character 7',
+    ],
     ['bare operand at the end', 'done', 'filter: expected a comparison operator after "done" at character 5'],
-    ['missing right operand', 'a = ', 'filter: expected a value after "=" but found the end of the expression at character 5'],
+    [
+      'missing right operand',
+      'a = ',
+      'filter: expected a value after "=" but found the end of the expression at character 5',
+    ],
     ['operator instead of operand', 'a = = 1', 'filter: expected a value after "=" but found "=" at character 5'],
-    ['empty expression', '', 'filter: expected a comparison, "(" or "!" but found the end of the expression at character 1'],
-    ['whitespace only', '   ', 'filter: expected a comparison, "(" or "!" but found the end of the expression at character 4'],
-    ['dangling &&', 'a = 1 &&', 'filter: expected a comparison, "(" or "!" but found the end of the expression at character 9'],
+    [
+      'empty expression',
+      '',
+      'filter: expected a comparison, "(" or "!" but found the end of the expression at character 1',
+    ],
+    [
+      'whitespace only',
+      '   ',
+      'filter: expected a comparison, "(" or "!" but found the end of the expression at character 4',
+    ],
+    [
+      'dangling &&',
+      'a = 1 &&',
+      'filter: expected a comparison, "(" or "!" but found the end of the expression at character 9',
+    ],
     ['leading ||', '|| a = 1', 'filter: expected a comparison, "(" or "!" but found "||" at character 1'],
-    ['unclosed parenthesis', '(a = 1', 'filter: expected ")" to close the "(" at character 1, found the end of the expression at character 7'],
+    [
+      'unclosed parenthesis',
+      '(a = 1',
+      'filter: expected ")" to close the "(" at character 1, found the end of the expression at character 7',
+    ],
     ['junk inside parentheses', '(a = 1 b = 2)', 'filter: expected "&&", "||" or ")" before "b" at character 8'],
     ['unmatched closing parenthesis', 'a = 1)', 'filter: unexpected ")" without a matching "(" at character 6'],
     ['two comparisons without a connective', 'a = 1 b = 2', 'filter: expected "&&" or "||" before "b" at character 7'],
@@ -155,23 +212,62 @@ describe('parseFilter: syntax errors → VALIDATION_FILTER with parameter and 1-
     ['unknown request part', 'a = @request.query.x', 'filter: unknown variable "@request.query.x" at character 5'],
     ['request without field', 'a = @request.auth', 'filter: unknown variable "@request.auth" at character 5'],
     // @request.auth.team.plan is a relation path since issue 14 (checked by the compiler); body fields have none.
-    ['request field with a dot', 'a = @request.body.id.x', 'filter: invalid field name "id.x" in "@request.body.id.x" at character 5'],
-    ['request field in upper case', 'a = @request.body.Title', 'filter: invalid field name "Title" in "@request.body.Title" at character 5'],
-    [':isset on an auth field', '!@request.auth.role:isset', 'filter: :isset applies only to @request.body.<field>, not to "@request.auth.role" at character 20'],
-    [':isset on @now', '@now:isset', 'filter: :isset applies only to @request.body.<field>, not to "@now" at character 5'],
+    [
+      'request field with a dot',
+      'a = @request.body.id.x',
+      'filter: invalid field name "id.x" in "@request.body.id.x" at character 5',
+    ],
+    [
+      'request field in upper case',
+      'a = @request.body.Title',
+      'filter: invalid field name "Title" in "@request.body.Title" at character 5',
+    ],
+    [
+      ':isset on an auth field',
+      '!@request.auth.role:isset',
+      'filter: :isset applies only to @request.body.<field>, not to "@request.auth.role" at character 20',
+    ],
+    [
+      ':isset on @now',
+      '@now:isset',
+      'filter: :isset applies only to @request.body.<field>, not to "@now" at character 5',
+    ],
     [':isset on a column', 'role:isset', 'filter: :isset applies only to @request.body.<field> at character 5'],
-    ['an unknown modifier', '@request.body.role:length = 1', 'filter: unknown modifier ":length" after "@request.body.role" at character 19'],
-    [':isset compared like PocketBase', '@request.body.role:isset = false', 'filter: "@request.body.role:isset" is a test on its own and cannot be compared with "=" at character 26'],
-    [':isset as a value', 'a = @request.body.role:isset', 'filter: "@request.body.role:isset" is a test on its own and cannot be compared at character 5'],
-    ['! before an operator', 'a = 1 && !', 'filter: expected a comparison, "(" or "!" but found the end of the expression at character 11'],
-    ['the message cuts long tokens short', `a = 1 ${'b'.repeat(100)}`, `filter: expected "&&" or "||" before "${'b'.repeat(40)}…" at character 7`],
+    [
+      'an unknown modifier',
+      '@request.body.role:length = 1',
+      'filter: unknown modifier ":length" after "@request.body.role" at character 19',
+    ],
+    [
+      ':isset compared like PocketBase',
+      '@request.body.role:isset = false',
+      'filter: "@request.body.role:isset" is a test on its own and cannot be compared with "=" at character 26',
+    ],
+    [
+      ':isset as a value',
+      'a = @request.body.role:isset',
+      'filter: "@request.body.role:isset" is a test on its own and cannot be compared at character 5',
+    ],
+    [
+      '! before an operator',
+      'a = 1 && !',
+      'filter: expected a comparison, "(" or "!" but found the end of the expression at character 11',
+    ],
+    [
+      'the message cuts long tokens short',
+      `a = 1 ${'b'.repeat(100)}`,
+      `filter: expected "&&" or "||" before "${'b'.repeat(40)}…" at character 7`,
+    ],
   ];
   for (const [name, source, message] of scenarios) {
     it(name, () => assertSyntaxError(() => parseFilter(source), message));
   }
 
   it('names the parameter it was given', () => {
-    assertSyntaxError(() => parseFilter('ownr', 'rules.view'), 'rules.view: expected a comparison operator after "ownr" at character 5');
+    assertSyntaxError(
+      () => parseFilter('ownr', 'rules.view'),
+      'rules.view: expected a comparison operator after "ownr" at character 5',
+    );
   });
 
   it('suggests a correct example', () => {
@@ -190,16 +286,25 @@ describe('parseFilter: syntax errors → VALIDATION_FILTER with parameter and 1-
 
   it(`refuses parentheses nested deeper than ${MAX_FILTER_DEPTH}`, () => {
     const source = `${'('.repeat(MAX_FILTER_DEPTH + 1)}a = 1${')'.repeat(MAX_FILTER_DEPTH + 1)}`;
-    assertSyntaxError(() => parseFilter(source), `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character ${MAX_FILTER_DEPTH + 1}`);
+    assertSyntaxError(
+      () => parseFilter(source),
+      `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character ${MAX_FILTER_DEPTH + 1}`,
+    );
   });
 
   it('counts ! towards the nesting depth', () => {
     const source = `${'!('.repeat(16)}!a = 1${')'.repeat(16)}`;
-    assertSyntaxError(() => parseFilter(source), `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character 33`);
+    assertSyntaxError(
+      () => parseFilter(source),
+      `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character 33`,
+    );
   });
 
   it('survives 4000 open parentheses without a stack overflow', () => {
-    assertSyntaxError(() => parseFilter('('.repeat(4000)), `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character 33`);
+    assertSyntaxError(
+      () => parseFilter('('.repeat(4000)),
+      `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character 33`,
+    );
   });
 
   it('handles a long flat chain of comparisons iteratively', () => {

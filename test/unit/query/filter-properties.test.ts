@@ -42,7 +42,9 @@ const ruleScope: FilterScope = {
 
 /** An in-memory SQLite table `t` with the columns above and a few rows, so that queries really run. */
 const db = new Database(':memory:');
-db.exec(`CREATE TABLE t (id TEXT PRIMARY KEY, created_at TEXT, title TEXT, owner TEXT, done INTEGER, n INTEGER, price REAL, due TEXT, meta TEXT)`);
+db.exec(
+  `CREATE TABLE t (id TEXT PRIMARY KEY, created_at TEXT, title TEXT, owner TEXT, done INTEGER, n INTEGER, price REAL, due TEXT, meta TEXT)`,
+);
 const insert = db.prepare('INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
 insert.run('a', '2024-01-01T00:00:00.000Z', 'Urgent 50%', 'u1', 1, 3, 1.5, '2024-06-01T00:00:00.000Z', '{"a":1}');
 insert.run('b', '2024-01-02T00:00:00.000Z', 'calm_day', null, 0, -7, null, null, null);
@@ -68,7 +70,8 @@ function compileOrReject(source: string, scope: FilterScope): Expr | undefined {
 }
 
 describe('the SQLite fixture', () => {
-  const ids = (source: string): unknown[] => runOnSqlite(compileFilter(parseFilter(source), filterScope)).map((row) => (row as { id: string }).id);
+  const ids = (source: string): unknown[] =>
+    runOnSqlite(compileFilter(parseFilter(source), filterScope)).map((row) => (row as { id: string }).id);
   it('answers compiled filters as expected', () => {
     assert.deepEqual(ids('title ~ "urgent 50%"'), ['a']);
     assert.deepEqual(ids('title ~ "_"'), ['b']);
@@ -81,18 +84,74 @@ describe('the SQLite fixture', () => {
 // --- arbitrary (mostly invalid) text -------------------------------------------------------
 
 const tokens = [
-  '(', ')', '!', '&&', '||', '&', '|', '=', '==', '!=', '~', '!~', '<', '<=', '>', '>=',
-  'title', 'n', 'done', 'meta', 'due', 'price', 'ownr', 'Title', '_x',
-  '"x"', "'y'", '"', "'", '\\', '"a\\"b"', '"2024-01-31"', '"yesterday"',
-  '1', '-2.5e3', '1.5', '1e999', '9007199254740993', '-', '.', 'true', 'false', 'null',
-  '@now', '@request.auth.id', '@request.auth.role', '@request.auth.nope', '@request.body.title', '@request.body.meta', '@', '@request',
-  'é', '😀', '\u0000', '\ud800', ' ', '\t', '\n',
+  '(',
+  ')',
+  '!',
+  '&&',
+  '||',
+  '&',
+  '|',
+  '=',
+  '==',
+  '!=',
+  '~',
+  '!~',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'title',
+  'n',
+  'done',
+  'meta',
+  'due',
+  'price',
+  'ownr',
+  'Title',
+  '_x',
+  '"x"',
+  "'y'",
+  '"',
+  "'",
+  '\\',
+  '"a\\"b"',
+  '"2024-01-31"',
+  '"yesterday"',
+  '1',
+  '-2.5e3',
+  '1.5',
+  '1e999',
+  '9007199254740993',
+  '-',
+  '.',
+  'true',
+  'false',
+  'null',
+  '@now',
+  '@request.auth.id',
+  '@request.auth.role',
+  '@request.auth.nope',
+  '@request.body.title',
+  '@request.body.meta',
+  '@',
+  '@request',
+  'é',
+  '😀',
+  '\u0000',
+  '\ud800',
+  ' ',
+  '\t',
+  '\n',
 ];
-const tokenSoup = fc.array(fc.constantFrom(...tokens), { maxLength: 40 }).chain((parts) =>
-  fc.constantFrom(' ', '').map((glue) => parts.join(glue)),
-);
+const tokenSoup = fc
+  .array(fc.constantFrom(...tokens), { maxLength: 40 })
+  .chain((parts) => fc.constantFrom(' ', '').map((glue) => parts.join(glue)));
 const deepNesting = fc
-  .record({ depth: fc.nat({ max: 400 }), opener: fc.constantFrom('(', '!', '!(', '(!'), tail: fc.constantFrom('', 'n = 1', 'n = 1)', ')') })
+  .record({
+    depth: fc.nat({ max: 400 }),
+    opener: fc.constantFrom('(', '!', '!(', '(!'),
+    tail: fc.constantFrom('', 'n = 1', 'n = 1)', ')'),
+  })
   .map(({ depth, opener, tail }) => opener.repeat(depth) + tail + ')'.repeat(depth));
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 120 }),
@@ -118,7 +177,12 @@ describe('property: any text → an Expr or VALIDATION_FILTER, nothing else', ()
   it('shorthand filters with any column and value', () => {
     const key = fc.oneof(fc.constantFrom(...columns.keys(), 'nope'), fc.string({ maxLength: 10 }));
     const raw = fc.oneof(
-      fc.tuple(fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is', 'x', ''), fc.oneof(fc.string({ maxLength: 30 }), tokenSoup)).map(([op, value]) => `${op}.${value}`),
+      fc
+        .tuple(
+          fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'in', 'is', 'x', ''),
+          fc.oneof(fc.string({ maxLength: 30 }), tokenSoup),
+        )
+        .map(([op, value]) => `${op}.${value}`),
       fc.string({ unit: 'binary', maxLength: 40 }),
     );
     fc.assert(
@@ -134,8 +198,15 @@ describe('property: any text → an Expr or VALIDATION_FILTER, nothing else', ()
   });
 
   it('list parameters with any values', () => {
-    const value = fc.oneof(fc.string({ maxLength: 20 }), fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }), fc.constant(undefined));
-    const query = fc.dictionary(fc.constantFrom('limit', 'offset', 'count', 'sort', 'select', 'filter', 'title', 'n', 'nope'), value);
+    const value = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+      fc.constant(undefined),
+    );
+    const query = fc.dictionary(
+      fc.constantFrom('limit', 'offset', 'count', 'sort', 'select', 'filter', 'title', 'n', 'nope'),
+      value,
+    );
     fc.assert(
       fc.property(query, (q) => {
         try {
@@ -154,9 +225,9 @@ describe('property: any text → an Expr or VALIDATION_FILTER, nothing else', ()
 // --- generated valid expressions ----------------------------------------------------------
 
 /** A string literal as source text, in either quote, with the needed escapes. */
-const stringLiteral = fc.tuple(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('"', "'")).map(([text, quote]) =>
-  `${quote}${text.replace(/\\/g, '\\\\').replaceAll(quote, `\\${quote}`)}${quote}`,
-);
+const stringLiteral = fc
+  .tuple(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('"', "'"))
+  .map(([text, quote]) => `${quote}${text.replace(/\\/g, '\\\\').replaceAll(quote, `\\${quote}`)}${quote}`);
 const finiteNumber = fc.double({ noNaN: true, noDefaultInfinity: true }).map(String);
 const safeInteger = fc.maxSafeInteger().map(String);
 const isoDate = fc
@@ -173,14 +244,18 @@ const swap = (column: string, op: string, value: string): fc.Arbitrary<string> =
 
 const comparison: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(fc.constantFrom('title', 'owner', 'id'), anyCompare, stringLiteral).chain(([c, op, v]) => swap(c, op, v)),
-  fc.tuple(fc.constantFrom('title', 'owner'), fc.constantFrom('~', '!~'), stringLiteral).map(([c, op, v]) => `${c} ${op} ${v}`),
+  fc
+    .tuple(fc.constantFrom('title', 'owner'), fc.constantFrom('~', '!~'), stringLiteral)
+    .map(([c, op, v]) => `${c} ${op} ${v}`),
   fc.tuple(anyCompare, safeInteger).chain(([op, v]) => swap('n', op, v)),
   fc.tuple(ordering, finiteNumber).chain(([op, v]) => swap('n', op, v)),
   fc.tuple(anyCompare, finiteNumber).chain(([op, v]) => swap('price', op, v)),
   fc.tuple(anyCompare, fc.constantFrom('true', 'false')).chain(([op, v]) => swap('done', op, v)),
   fc.tuple(fc.constantFrom('due', 'created_at'), anyCompare, isoDate).chain(([c, op, v]) => swap(c, op, v)),
   fc.tuple(fc.constantFrom(...columns.keys()), equality).chain(([c, op]) => swap(c, op, 'null')),
-  fc.tuple(anyCompare, fc.constantFrom(['n', 'price'], ['due', 'created_at'], ['title', 'owner'], ['done', 'done'])).map(([op, [a, b]]) => `${a} ${op} ${b}`),
+  fc
+    .tuple(anyCompare, fc.constantFrom(['n', 'price'], ['due', 'created_at'], ['title', 'owner'], ['done', 'done']))
+    .map(([op, [a, b]]) => `${a} ${op} ${b}`),
   fc.tuple(anyCompare, stringLiteral, stringLiteral).map(([op, a, b]) => `${a} ${op} ${b}`),
   fc.tuple(anyCompare, finiteNumber, finiteNumber).map(([op, a, b]) => `${a} ${op} ${b}`),
   fc.constantFrom(
@@ -199,16 +274,22 @@ const comparison: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
-const expression = fc.letrec<{ node: string }>((tie) => ({
-  node: fc.oneof(
-    { maxDepth: 4, depthIdentifier: 'filter' },
-    comparison,
-    fc.array(tie('node'), { minLength: 2, maxLength: 3 }).map((items) => items.map((item) => `(${item})`).join(' && ')),
-    fc.array(tie('node'), { minLength: 2, maxLength: 3 }).map((items) => items.map((item) => `(${item})`).join(' || ')),
-    tie('node').map((item) => `!(${item})`),
-    tie('node').map((item) => ` ( ${item} ) `),
-  ),
-})).node.filter((source) => source.length <= 4096);
+const expression = fc
+  .letrec<{ node: string }>((tie) => ({
+    node: fc.oneof(
+      { maxDepth: 4, depthIdentifier: 'filter' },
+      comparison,
+      fc
+        .array(tie('node'), { minLength: 2, maxLength: 3 })
+        .map((items) => items.map((item) => `(${item})`).join(' && ')),
+      fc
+        .array(tie('node'), { minLength: 2, maxLength: 3 })
+        .map((items) => items.map((item) => `(${item})`).join(' || ')),
+      tie('node').map((item) => `!(${item})`),
+      tie('node').map((item) => ` ( ${item} ) `),
+    ),
+  }))
+  .node.filter((source) => source.length <= 4096);
 
 describe('property: generated valid expressions always compile', () => {
   it('to an Expr that SQLite accepts', () => {

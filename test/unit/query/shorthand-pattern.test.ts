@@ -66,8 +66,47 @@ describe('shorthandPattern: what the document says a shorthand filter may be', (
   }
 
   it('agrees with parseShorthand on 30,000 generated inputs of every column type', () => {
-    const pieces = ['eq.', 'neq.', 'gt.', 'lte.', 'like.', 'ilike.', 'in.(', 'is.', 'in.', 'null', 'not_null', 'true', 'false', ')', '(', ',', '"', '\\', ' ', '\t',
-      '1', '-', '+', '.', 'e', '0x1F', '0b2', '2024-01-31', 'T10:00', ' 10:00:05.123', 'Z', 'z', '+01:00', '@now', 'a', 'x', '5', '*', '%'];
+    const pieces = [
+      'eq.',
+      'neq.',
+      'gt.',
+      'lte.',
+      'like.',
+      'ilike.',
+      'in.(',
+      'is.',
+      'in.',
+      'null',
+      'not_null',
+      'true',
+      'false',
+      ')',
+      '(',
+      ',',
+      '"',
+      '\\',
+      ' ',
+      '\t',
+      '1',
+      '-',
+      '+',
+      '.',
+      'e',
+      '0x1F',
+      '0b2',
+      '2024-01-31',
+      'T10:00',
+      ' 10:00:05.123',
+      'Z',
+      'z',
+      '+01:00',
+      '@now',
+      'a',
+      'x',
+      '5',
+      '*',
+      '%',
+    ];
     let seed = 42;
     const random = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -79,7 +118,10 @@ describe('shorthandPattern: what the document says a shorthand filter may be', (
       let raw = pieces[random(8)]!;
       const length = random(8);
       for (let j = 0; j < length; j++) raw += pieces[random(pieces.length)];
-      if (parses(type, raw) !== matches(type, raw)) disagreements.push(`${type} ${JSON.stringify(raw)}: parser ${parses(type, raw)}, pattern ${matches(type, raw)}`);
+      if (parses(type, raw) !== matches(type, raw))
+        disagreements.push(
+          `${type} ${JSON.stringify(raw)}: parser ${parses(type, raw)}, pattern ${matches(type, raw)}`,
+        );
     }
     assert.deepEqual(disagreements.slice(0, 20), []);
   });

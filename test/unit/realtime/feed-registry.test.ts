@@ -26,11 +26,14 @@ describe('feed registry', () => {
   it('a failed load rejects the asker only, is logged once, leaves nothing unhandled, and is tried again next time', async () => {
     const warnings: string[] = [];
     let fail = true;
-    const feeds = new FeedRegistry(async (id) => {
-      await tick();
-      if (fail) throw new Error('database unreachable');
-      return { id };
-    }, { warn: (_object, message) => warnings.push(message) });
+    const feeds = new FeedRegistry(
+      async (id) => {
+        await tick();
+        if (fail) throw new Error('database unreachable');
+        return { id };
+      },
+      { warn: (_object, message) => warnings.push(message) },
+    );
     const asked = feeds.get('p');
     let used = 0;
     feeds.withFeed('p', () => used++);

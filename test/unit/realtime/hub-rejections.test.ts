@@ -19,7 +19,10 @@ describe('realtime hub while the database is unreachable', () => {
   afterEach(() => process.off('unhandledRejection', record));
 
   /** A schema service whose reads fail like a stopped PostgreSQL, a little later than asked. */
-  const unreachable = { schema: () => new Promise((_, reject) => setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', { message: 'down' })), 5)) } as unknown as SchemaService;
+  const unreachable = {
+    schema: () =>
+      new Promise((_, reject) => setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', { message: 'down' })), 5)),
+  } as unknown as SchemaService;
 
   it('a stream that cannot open while a wake-up and a commit wait on its feed leaves no unhandled rejection, and the failure is logged', async () => {
     const warnings: string[] = [];
@@ -32,7 +35,10 @@ describe('realtime hub while the database is unreachable', () => {
     const opening = hub.prepare('p1');
     hub.wake('p1');
     hub.committed('p1', [{ seq: 1, kind: 'row', change: { table: 't', action: 'insert', row: {} } } as never]);
-    await assert.rejects(opening, (error: unknown) => error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE');
+    await assert.rejects(
+      opening,
+      (error: unknown) => error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE',
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(unhandled, []);
     assert.ok(warnings.length >= 1, 'the failed feed load is logged');

@@ -69,6 +69,9 @@ describe('identity expiry', () => {
     const expiry = new IdentityExpiry(new ManualClock());
     const clients = [client({}), client(undefined)];
     expiry.check(clients, undefined, false);
-    assert.deepEqual(clients.map((c) => c.closed), [true, true]);
+    assert.deepEqual(
+      clients.map((c) => c.closed),
+      [true, true],
+    );
   });
 });

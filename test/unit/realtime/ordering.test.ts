@@ -44,7 +44,10 @@ describe('feed queue', () => {
     release();
     await queue.idle();
     assert.deepEqual(log, ['a start', 'a end', 'c']);
-    assert.deepEqual(errors.map((error) => (error as Error).message), ['b failed']);
+    assert.deepEqual(
+      errors.map((error) => (error as Error).message),
+      ['b failed'],
+    );
   });
 
   it('a drain asked for while one is still waiting is the same drain; one asked for while one runs is queued', async () => {
@@ -59,10 +62,13 @@ describe('feed queue', () => {
     await queue.idle();
     assert.equal(drains, 1);
     let inside!: () => void;
-    queue.drainOnce(() => new Promise<void>((resolve) => {
-      drains++;
-      inside = resolve;
-    }));
+    queue.drainOnce(
+      () =>
+        new Promise<void>((resolve) => {
+          drains++;
+          inside = resolve;
+        }),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     queue.drainOnce(async () => void drains++);
     inside();

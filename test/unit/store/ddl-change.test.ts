@@ -14,16 +14,34 @@ describe('table change comparison', () => {
     const before = tableOf('t', [{ name: 'a' }, { name: 'b', type: 'integer' }, { name: 'gone' }]);
     const after = tableOf('t', [{ name: 'new' }, { name: 'b', type: 'boolean' }, { name: 'a' }]);
     const diff = diffTable(before, after, ['b']);
-    assert.deepEqual(diff.steps.map((s) => [s.column.name, s.kind]), [['new', 'added'], ['b', 'reset'], ['a', 'kept']]);
+    assert.deepEqual(
+      diff.steps.map((s) => [s.column.name, s.kind]),
+      [
+        ['new', 'added'],
+        ['b', 'reset'],
+        ['a', 'kept'],
+      ],
+    );
     assert.deepEqual(diff.dropped, ['gone']);
   });
 
   it('a changed reference drops the old foreign key and adds the new; an unchanged one is left alone', () => {
-    const before = tableOf('t', [{ name: 'p', references: parent }, { name: 'q', references: parent }, { name: 'r', references: parent }]);
-    const after = tableOf('t', [{ name: 'p', references: { ...parent, on_delete: 'restrict' } }, { name: 'q', references: parent }, { name: 's', references: parent }]);
+    const before = tableOf('t', [
+      { name: 'p', references: parent },
+      { name: 'q', references: parent },
+      { name: 'r', references: parent },
+    ]);
+    const after = tableOf('t', [
+      { name: 'p', references: { ...parent, on_delete: 'restrict' } },
+      { name: 'q', references: parent },
+      { name: 's', references: parent },
+    ]);
     const diff = diffTable(before, after, []);
     assert.deepEqual(diff.foreignKeysDropped, ['p', 'r']);
-    assert.deepEqual(diff.foreignKeysAdded.map((c) => c.name), ['p', 's']);
+    assert.deepEqual(
+      diff.foreignKeysAdded.map((c) => c.name),
+      ['p', 's'],
+    );
   });
 
   it('turning auth on or off is reported both ways', () => {

@@ -12,7 +12,12 @@ const byName = (plan: ReturnType<typeof planTableDdl>, name: string) => plan.col
 describe('table DDL plan', () => {
   it('a declared email_verified column is a plain nullable boolean without stored default', () => {
     const plan = planTableDdl(tableOf('things', [{ name: 'email_verified', type: 'boolean' }]));
-    assert.deepEqual(byName(plan, 'email_verified'), { name: 'email_verified', type: 'boolean', primaryKey: false, notNull: false });
+    assert.deepEqual(byName(plan, 'email_verified'), {
+      name: 'email_verified',
+      type: 'boolean',
+      primaryKey: false,
+      notNull: false,
+    });
   });
 
   it("an auth table's email_verified and password_version carry their stored defaults; email and password do not", () => {
@@ -25,14 +30,25 @@ describe('table DDL plan', () => {
 
   it('system columns come first; only id is the primary key; a required column is NOT NULL', () => {
     const plan = planTableDdl(tableOf('things', [{ name: 'title', required: true }, { name: 'note' }]));
-    assert.deepEqual(plan.columns.map((c) => [c.name, c.primaryKey, c.notNull]), [
-      ['id', true, true], ['created_at', false, true], ['updated_at', false, true], ['title', false, true], ['note', false, false],
-    ]);
+    assert.deepEqual(
+      plan.columns.map((c) => [c.name, c.primaryKey, c.notNull]),
+      [
+        ['id', true, true],
+        ['created_at', false, true],
+        ['updated_at', false, true],
+        ['title', false, true],
+        ['note', false, false],
+      ],
+    );
   });
 
   it('a reference becomes a named foreign key with its on-delete action, and its column gets an index', () => {
-    const plan = planTableDdl(tableOf('links', [{ name: 'thing', references: { table: 'things', on_delete: 'set_null' } }]));
-    assert.deepEqual(plan.foreignKeys, [{ name: 'links__fk__thing', column: 'thing', table: 'things', onDelete: 'set_null' }]);
+    const plan = planTableDdl(
+      tableOf('links', [{ name: 'thing', references: { table: 'things', on_delete: 'set_null' } }]),
+    );
+    assert.deepEqual(plan.foreignKeys, [
+      { name: 'links__fk__thing', column: 'thing', table: 'things', onDelete: 'set_null' },
+    ]);
     assert.deepEqual(byName(plan, 'thing').references, plan.foreignKeys[0]);
     assert.ok(plan.indexes.some((index) => !index.unique && index.columns.join() === 'thing'));
   });

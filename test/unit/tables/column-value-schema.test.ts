@@ -9,9 +9,15 @@ import { columnSchema } from '../../../src/openapi/column-schemas.js';
 import { columnJsonSchema } from '../../../src/tables/column-schema.js';
 import type { ColumnDefinition } from '../../../src/schema/definition.js';
 
-const column = (extra: Partial<ColumnDefinition> & Pick<ColumnDefinition, 'type'>): ColumnDefinition => ({ name: 'c', required: true, unique: false, ...extra });
+const column = (extra: Partial<ColumnDefinition> & Pick<ColumnDefinition, 'type'>): ColumnDefinition => ({
+  name: 'c',
+  required: true,
+  unique: false,
+  ...extra,
+});
 const SHARED = ['type', 'maxLength', 'enum', 'minimum', 'maximum'] as const;
-const shared = (schema: object) => Object.fromEntries(SHARED.filter((k) => k in schema).map((k) => [k, (schema as Record<string, unknown>)[k]]));
+const shared = (schema: object) =>
+  Object.fromEntries(SHARED.filter((k) => k in schema).map((k) => [k, (schema as Record<string, unknown>)[k]]));
 
 const CASES: [string, ColumnDefinition][] = [
   ['text', column({ type: 'text' })],
@@ -29,17 +35,35 @@ describe('column value schemas: validators and the OpenAPI document agree', () =
   for (const [name, definition] of CASES) {
     it(`${name}: the same type, length, enum and bounds on both sides`, () => {
       const validator = columnJsonSchema(definition, { nullable: false });
-      for (const direction of ['read', 'create', 'update'] as const) assert.deepEqual(shared(columnSchema(definition, direction, { nullable: false })), shared(validator), direction);
+      for (const direction of ['read', 'create', 'update'] as const)
+        assert.deepEqual(
+          shared(columnSchema(definition, direction, { nullable: false })),
+          shared(validator),
+          direction,
+        );
     });
   }
 
   it('integers are bounded by ±(2^53-1) even when the column allows more', () => {
-    assert.deepEqual(shared(columnJsonSchema(column({ type: 'integer', min: -1e300, max: 1e300 }), { nullable: false })), { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER });
+    assert.deepEqual(
+      shared(columnJsonSchema(column({ type: 'integer', min: -1e300, max: 1e300 }), { nullable: false })),
+      { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+    );
   });
 
   it('text: the validator refuses NUL and lone surrogates by keyword, the document states NUL by pattern (not beside an enum)', () => {
-    assert.deepEqual(columnJsonSchema(column({ type: 'text', max_length: 3 }), { nullable: false }), { type: 'string', noNul: true, wellFormed: true, maxLength: 3 });
-    assert.deepEqual(columnSchema(column({ type: 'text', max_length: 3 }), 'read', { nullable: false }), { type: 'string', maxLength: 3, pattern: '^[^\\u0000]*$', description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.' });
+    assert.deepEqual(columnJsonSchema(column({ type: 'text', max_length: 3 }), { nullable: false }), {
+      type: 'string',
+      noNul: true,
+      wellFormed: true,
+      maxLength: 3,
+    });
+    assert.deepEqual(columnSchema(column({ type: 'text', max_length: 3 }), 'read', { nullable: false }), {
+      type: 'string',
+      maxLength: 3,
+      pattern: '^[^\\u0000]*$',
+      description: 'Text without U+0000 (NUL) or unpaired UTF-16 surrogates.',
+    });
     assert.equal('pattern' in columnSchema(column({ type: 'text', enum: ['a'] }), 'read', { nullable: false }), false);
   });
 });

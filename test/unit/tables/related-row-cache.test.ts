@@ -21,7 +21,12 @@ const definition: TableDefinition = {
 };
 const table = compileTable(definition, new Map());
 const sameSchemaAgain = compileTable(definition, new Map());
-const row = (id: string, name = 'Ada') => ({ id, name, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+const row = (id: string, name = 'Ada') => ({
+  id,
+  name,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+});
 
 describe('RelatedRowCache', () => {
   it('gives an entry back at its generation and for its compiled table only', () => {
@@ -29,14 +34,22 @@ describe('RelatedRowCache', () => {
     const ada = row('a1');
     cache.store('k', table, 5, ada);
     assert.equal(cache.lookup('k', table, 5), ada);
-    assert.equal(cache.lookup('k', sameSchemaAgain, 5), undefined, 'another compiled table (a schema change) never matches');
+    assert.equal(
+      cache.lookup('k', sameSchemaAgain, 5),
+      undefined,
+      'another compiled table (a schema change) never matches',
+    );
     assert.equal(cache.lookup('k', table, 5), undefined, 'and the stale entry was dropped');
   });
 
   it('drops an entry asked for at a later generation; an older view leaves a newer entry alone', () => {
     const cache = new RelatedRowCache();
     cache.store('k', table, 7, row('a1'));
-    assert.equal(cache.lookup('k', table, 6), undefined, 'a request that looked before the write does not get the newer rows');
+    assert.equal(
+      cache.lookup('k', table, 6),
+      undefined,
+      'a request that looked before the write does not get the newer rows',
+    );
     assert.ok(cache.lookup('k', table, 7), 'the newer entry is still there');
     assert.equal(cache.lookup('k', table, 8), undefined);
     assert.equal(cache.bytes, 0, 'nothing held once the only entry went stale');

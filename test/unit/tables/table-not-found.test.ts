@@ -16,7 +16,7 @@ describe('tableNotFound', () => {
     assert.match(error.suggestion, /GET \/p\/\{id\}\/v1\/tables/);
   });
 
-  it('lists the project\'s tables, sorted, when they are known', () => {
+  it("lists the project's tables, sorted, when they are known", () => {
     assert.equal(tableNotFound('taks', { tables: ['tasks', 'projects'] }).suggestion, 'Tables: projects, tasks.');
   });
 
@@ -25,6 +25,9 @@ describe('tableNotFound', () => {
   });
 
   it('quotes the realtime topic that named the table', () => {
-    assert.equal(tableNotFound('taks', { tables: [], topic: 'taks?filter=x' }).message, 'This project has no table "taks" (topic "taks?filter=x").');
+    assert.equal(
+      tableNotFound('taks', { tables: [], topic: 'taks?filter=x' }).message,
+      'This project has no table "taks" (topic "taks?filter=x").',
+    );
   });
 });

@@ -27,14 +27,26 @@ describe('tableETag', () => {
   });
 
   it('does not depend on the order of keys (PostgreSQL jsonb reorders them)', () => {
-    const reordered = JSON.parse(JSON.stringify({ indexes: tasks.indexes, rules: tasks.rules, verify_email: false, auth_table: false, columns: tasks.columns.map((c) => Object.fromEntries(Object.entries(c).reverse())), name: 'tasks' })) as TableDefinition;
+    const reordered = JSON.parse(
+      JSON.stringify({
+        indexes: tasks.indexes,
+        rules: tasks.rules,
+        verify_email: false,
+        auth_table: false,
+        columns: tasks.columns.map((c) => Object.fromEntries(Object.entries(c).reverse())),
+        name: 'tasks',
+      }),
+    ) as TableDefinition;
     assert.equal(tableETag(reordered), tableETag(tasks));
   });
 
   it('changes with any change of the definition', () => {
     const etag = tableETag(tasks);
     assert.notEqual(tableETag({ ...tasks, rules: { ...tasks.rules, create: '' } }), etag);
-    assert.notEqual(tableETag({ ...tasks, columns: [{ ...tasks.columns[0]!, max_length: 201 }, tasks.columns[1]!] }), etag);
+    assert.notEqual(
+      tableETag({ ...tasks, columns: [{ ...tasks.columns[0]!, max_length: 201 }, tasks.columns[1]!] }),
+      etag,
+    );
     assert.notEqual(tableETag({ ...tasks, name: 'todos' }), etag);
   });
 });
@@ -48,7 +60,12 @@ describe('checkPreconditions', () => {
     ['If-Match with the current ETag', tasks, { ifMatch: [etag] }, null],
     ['If-Match with one of several ETags', tasks, { ifMatch: ['"old"', etag] }, null],
     ['If-Match with a stale ETag', tasks, { ifMatch: ['"old"'] }, 'SCHEMA_CHANGED'],
-    ['If-Match with the weak form of the ETag (strong comparison)', tasks, { ifMatch: [`W/${etag}`] }, 'SCHEMA_CHANGED'],
+    [
+      'If-Match with the weak form of the ETag (strong comparison)',
+      tasks,
+      { ifMatch: [`W/${etag}`] },
+      'SCHEMA_CHANGED',
+    ],
     ['If-Match on a missing table', null, { ifMatch: [etag] }, 'SCHEMA_CHANGED'],
     ['If-Match: * on an existing table', tasks, { ifMatch: '*' }, null],
     ['If-Match: * on a missing table', null, { ifMatch: '*' }, 'SCHEMA_CHANGED'],
@@ -64,7 +81,13 @@ describe('checkPreconditions', () => {
 
 describe('applyTablePatch', () => {
   it('merges rules per operation', () => {
-    assert.deepEqual(applyTablePatch(tasks, { rules: { create: '' } }).rules, { list: '', view: '', create: '', update: null, delete: null });
+    assert.deepEqual(applyTablePatch(tasks, { rules: { create: '' } }).rules, {
+      list: '',
+      view: '',
+      create: '',
+      update: null,
+      delete: null,
+    });
   });
 
   it('keeps what the patch does not name', () => {
@@ -75,8 +98,19 @@ describe('applyTablePatch', () => {
   });
 
   it('adds a new column at the end and merges options into a named one; null removes an option', () => {
-    const merged = parseDefinition('tasks', applyTablePatch(tasks, { columns: [{ name: 'note', type: 'text' }, { name: 'title', max_length: null, unique: true }] }));
-    assert.deepEqual(merged.columns.map((c) => c.name), ['title', 'done', 'note']);
+    const merged = parseDefinition(
+      'tasks',
+      applyTablePatch(tasks, {
+        columns: [
+          { name: 'note', type: 'text' },
+          { name: 'title', max_length: null, unique: true },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      merged.columns.map((c) => c.name),
+      ['title', 'done', 'note'],
+    );
     assert.deepEqual(merged.columns[0], { name: 'title', type: 'text', required: true, unique: true });
   });
 
@@ -90,7 +124,15 @@ describe('applyTablePatch', () => {
     ['rules that are not an object', { rules: '' }],
     ['columns that are not an array', { columns: { name: 'x' } }],
     ['a column without a name', { columns: [{ type: 'text' }] }],
-    ['a column named twice', { columns: [{ name: 'note', type: 'text' }, { name: 'note', type: 'text' }] }],
+    [
+      'a column named twice',
+      {
+        columns: [
+          { name: 'note', type: 'text' },
+          { name: 'note', type: 'text' },
+        ],
+      },
+    ],
   ] as const) {
     it(`${name} → VALIDATION_FAILED`, () => {
       assert.throws(() => applyTablePatch(tasks, patch), refusedWith('VALIDATION_FAILED'));

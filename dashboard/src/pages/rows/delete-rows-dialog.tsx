@@ -18,7 +18,15 @@ export interface DeleteRowsDialogProps {
 }
 
 /** Deletes `ids` one by one after Delete is clicked. */
-export function DeleteRowsDialog({ session, projectId, tableName, ids, onClose, onDeleted, onFailed }: DeleteRowsDialogProps) {
+export function DeleteRowsDialog({
+  session,
+  projectId,
+  tableName,
+  ids,
+  onClose,
+  onDeleted,
+  onFailed,
+}: DeleteRowsDialogProps) {
   const [error, setError] = useState<unknown>(null);
   const deleteAll = async () => {
     setError(null);
@@ -32,7 +40,9 @@ export function DeleteRowsDialog({ session, projectId, tableName, ids, onClose, 
   };
   return (
     <Modal title={`Delete ${ids.size} row${ids.size === 1 ? '' : 's'}?`} onClose={onClose}>
-      <p>The selected rows of {tableName} are deleted for good (rows that reference them follow their on_delete rule).</p>
+      <p>
+        The selected rows of {tableName} are deleted for good (rows that reference them follow their on_delete rule).
+      </p>
       <ErrorBox error={error} />
       <div class="actions">
         <button type="button" onClick={onClose}>

@@ -32,7 +32,8 @@ export function usePageTrail(): PageTrail {
   return {
     position: trail[trail.length - 1]!,
     atFirst: trail.length === 1,
-    next: (shownOffset, pageSize, cursor) => setTrail([...trail, { offset: shownOffset + pageSize, after: typeof cursor === 'string' ? cursor : undefined }]),
+    next: (shownOffset, pageSize, cursor) =>
+      setTrail([...trail, { offset: shownOffset + pageSize, after: typeof cursor === 'string' ? cursor : undefined }]),
     previous: () => setTrail(trail.slice(0, -1)),
     restart: () => setTrail([FIRST_PAGE]),
   };

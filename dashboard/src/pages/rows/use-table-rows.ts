@@ -35,14 +35,28 @@ export interface TableRows {
 export function useTableRows(session: Session, projectId: string, tableName: string, query: RowsQuery): TableRows {
   const table = useLoad(() => api.getTable(session, projectId, tableName), [projectId, tableName]);
   const definition = table.data;
-  const referenced = new Map((definition?.columns ?? []).filter((c) => c.references).map((c) => [c.name, c.references!.table] as const));
+  const referenced = new Map(
+    (definition?.columns ?? []).filter((c) => c.references).map((c) => [c.name, c.references!.table] as const),
+  );
   // Without a definition (it failed to load), the rows come plain.
   const expand = definition ? [...referenced.keys()].join(',') : table.error ? '' : undefined;
   const { position, pageSize, sort, filter } = query;
   // The answer keeps the offset it was asked for: while the next page loads, the range shown stays the one on screen.
   const rows = useLoad(
     async () =>
-      expand === undefined ? undefined : { offset: position.offset, answer: await api.listRows(session, projectId, tableName, { limit: pageSize, offset: position.offset, after: position.after, sort, filter, expand }) },
+      expand === undefined
+        ? undefined
+        : {
+            offset: position.offset,
+            answer: await api.listRows(session, projectId, tableName, {
+              limit: pageSize,
+              offset: position.offset,
+              after: position.after,
+              sort,
+              filter,
+              expand,
+            }),
+          },
     [projectId, tableName, position.offset, position.after, sort, filter, expand],
   );
   // A reference column dropped since the definition loaded (another admin, another tab) makes
