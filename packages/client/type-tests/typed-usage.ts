@@ -180,11 +180,9 @@ export function typedRealtime(): () => void {
   rowbase.realtime.subscribe('taskz', () => undefined);
   // @ts-expect-error: a row-id topic of a table the database does not have
   rowbase.realtime.subscribe('taskz/1', () => undefined);
+  const usersHandler = (event: { action: 'create'; record: UsersRow; id: string } | { action: 'reset' }) => void event;
   // @ts-expect-error: the handler expects another table's row
-  rowbase.realtime.subscribe(
-    'tasks',
-    (event: { action: 'create'; record: UsersRow; id: string } | { action: 'reset' }) => void event,
-  );
+  rowbase.realtime.subscribe('tasks', usersHandler);
   return () => {
     for (const stop of [stopAll, stopOne, stopFiltered, stopUsers]) stop();
   };
