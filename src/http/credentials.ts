@@ -146,7 +146,7 @@ export function resolveCaller(
   tokens: AccessTokenVerifier | undefined,
 ): Caller | Promise<Caller> {
   // A dashboard token is an admin credential: checked first, so it is never ignored beside another.
-  if (request.dashboardToken !== undefined) {
+  if (request.dashboardToken !== null) {
     requireAdminKey(request, state, registry);
     return { kind: 'admin' };
   }
