@@ -17,6 +17,7 @@ import pg from 'pg';
 import { startProcessPair, type ProcessPair } from '../helpers/process-pair.js';
 import { call, type ServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
+import { holdLowerEntry } from '../helpers/held-log-entries.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,23 +116,8 @@ describe('realtime reading the shared PostgreSQL log', () => {
     const late = new pg.Client({ connectionString: pair.database.url });
     await Promise.all([early.connect(), late.connect()]);
     try {
-      const entry = (n: number) => [
-        new Date().toISOString(),
-        'items',
-        'create',
-        JSON.stringify({ id: `held-${n}`, n }),
-      ];
-      const append = `INSERT INTO ${schema}._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq`;
-      // As in a real write, each transaction has its id (from its row write) before it takes a
-      // number; `late` gets its id after `early`, takes the lower number, and commits last.
-      await early.query('BEGIN');
-      await early.query('SELECT pg_current_xact_id()');
-      await late.query('BEGIN');
-      await late.query('SELECT pg_current_xact_id()');
-      const low = Number((await late.query(append, entry(101))).rows[0].seq);
-      const high = Number((await early.query(append, entry(102))).rows[0].seq);
-      assert.equal(high, low + 1);
-      await early.query('COMMIT');
+      // `late` gets its transaction id after `early`, takes the lower number, and commits last.
+      await holdLowerEntry(schema, early, late, [101, 102]);
       // Process A now sees `high` without `low`: it must wait (well past its retries and polls).
       await sleep(2_500);
       assert.deepEqual(numbers(stream.received()), [], 'nothing passes a number still being committed');

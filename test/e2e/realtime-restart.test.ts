@@ -21,6 +21,7 @@ import {
   type ServerProcess,
 } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
+import { holdLowerEntry } from '../helpers/held-log-entries.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/test-database.js';
 
@@ -219,23 +220,8 @@ describe('realtime across a server restart', () => {
     const held = new pg.Client({ connectionString: database!.url });
     await Promise.all([early.connect(), held.connect()]);
     try {
-      const entry = (n: number) => [
-        new Date().toISOString(),
-        'items',
-        'create',
-        JSON.stringify({ id: `held-${n}`, n }),
-      ];
-      const append =
-        'INSERT INTO p_restart._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq';
       // As in a real write, each transaction has its id (from its row write) before its number.
-      await early.query('BEGIN');
-      await early.query('SELECT pg_current_xact_id()');
-      await held.query('BEGIN');
-      await held.query('SELECT pg_current_xact_id()');
-      const low = Number((await held.query(append, entry(31))).rows[0].seq);
-      const high = Number((await early.query(append, entry(32))).rows[0].seq);
-      assert.equal(high, low + 1);
-      await early.query('COMMIT');
+      await holdLowerEntry('p_restart', early, held, [31, 32]);
       const stream = await reconnect(server.url);
       await subscribe(server.url, stream, last);
       await sleep(1_500);
