@@ -164,6 +164,15 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     return Number.POSITIVE_INFINITY;
   };
 
+  /** Waits until the traffic has had `count` more writes acknowledged. */
+  const acknowledgedMore = async (count: number, when: string): Promise<void> => {
+    const from = acknowledged.size;
+    await eventually(() => acknowledged.size >= from + count, {
+      timeoutMs: 20_000,
+      what: `${count} writes acknowledged ${when}`,
+    });
+  };
+
   /** Stops the database (mode), keeps traffic on it for `outageMs`, starts it again; returns the outage window. */
   const outage = async (
     mode: 'fast' | 'immediate' | 'freeze',
@@ -172,7 +181,9 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
   ): Promise<{ down: number; up: number; recoveredInMs: number }> => {
     let endTraffic!: () => void;
     const running = traffic(new Promise<void>((resolve) => (endTraffic = resolve)));
-    await sleep(500);
+    // Enough acknowledged writes on each side of the outage to mean something, counted rather
+    // than hoped for from a fixed pause (a loaded machine writes fewer rows per second).
+    await acknowledgedMore(10, 'before the outage');
     if (mode === 'freeze') await cluster.freeze();
     else await cluster.stop(mode);
     const down = Date.now();
@@ -182,7 +193,7 @@ describe('PostgreSQL stopped and started under a running server with traffic', (
     if (mode === 'freeze') await cluster.resume();
     else await cluster.start();
     const recoveredInMs = await timeToRecover();
-    await sleep(500);
+    await acknowledgedMore(10, 'after the recovery');
     endTraffic();
     await running;
     return { down, up, recoveredInMs };
