@@ -52,7 +52,9 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         events: options.events,
         posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0,
         onProgress: (rows) => {
-          if (rows - shown >= 100_000) log(`  events: ${((shown = rows)).toLocaleString('en-US')}`);
+          if (rows - shown < 100_000) return;
+          shown = rows;
+          log(`  events: ${shown.toLocaleString('en-US')}`);
         },
       });
     } finally {

@@ -170,7 +170,10 @@ function reused<T extends Expr | OrderTerm[]>(
   if (hit !== undefined) return hit as T;
   const result = compile();
   if (text.includes('@') || followsPath(result)) return result;
-  if (!cache) compiledBefore.set(columns, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    compiledBefore.set(columns, cache);
+  }
   if (cache.size >= COMPILED_LIMIT) cache.clear();
   cache.set(key, result);
   return result;

@@ -382,7 +382,10 @@ function expandedJson(
   tables: ReadonlyMap<string, CompiledTable>,
 ): RowJson {
   let byText = expandedJsonCache.get(table);
-  if (!byText) expandedJsonCache.set(table, (byText = new Map()));
+  if (!byText) {
+    byText = new Map();
+    expandedJsonCache.set(table, byText);
+  }
   let json = byText.get(text);
   if (!json) {
     if (byText.size >= EXPANDED_JSON_LIMIT) byText.clear();

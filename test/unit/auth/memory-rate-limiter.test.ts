@@ -5,7 +5,12 @@ import type { Clock } from '../../../src/lib/clock.js';
 
 function fakeClock(): Clock & { advance(seconds: number): void } {
   let ms = 1_000_000;
-  return { now: () => ms, advance: (seconds) => void (ms += seconds * 1000) };
+  return {
+    now: () => ms,
+    advance: (seconds) => {
+      ms += seconds * 1000;
+    },
+  };
 }
 
 describe('buildMemoryRateLimiter', () => {
