@@ -135,7 +135,10 @@ export class ListenConnection {
     if (reconnected) for (const handler of this.reconnectHandlers) handler();
   }
 
-  /** Every HEARTBEAT_INTERVAL_MS, a trivial query that must answer within HEARTBEAT_TIMEOUT_MS, or the connection counts as lost. */
+  /**
+   * Every HEARTBEAT_INTERVAL_MS, a trivial query that must answer
+   * within HEARTBEAT_TIMEOUT_MS, or the connection counts as lost.
+   */
   private startHeartbeat(client: pg.Client): void {
     this.stopHeartbeat();
     let inFlight = false;
