@@ -14,7 +14,7 @@ function fakeClock(): Clock & { advance(seconds: number): void } {
 }
 
 describe('buildMemoryRateLimiter', () => {
-  it('allows `limit` hits per window, refuses the next with the seconds left, opens again after the window', async () => {
+  it('allows `limit` hits per window, refuses the next with the seconds left, opens after the window', async () => {
     const clock = fakeClock();
     const limiter = buildMemoryRateLimiter({ clock });
     for (let i = 0; i < 3; i++) assert.equal((await limiter.consume('k', 3, 60)).allowed, true);
