@@ -144,7 +144,7 @@ describe('mail delivery over SMTP', () => {
     await queueSettles(async () => (await statuses(app, project))['user1@example.com'] === 'sent');
   });
 
-  it('gives up on a server that never answers within the greeting timeout, and closes without waiting for it', async () => {
+  it('gives up on a server that never answers within the greeting timeout, and closes without waiting', async () => {
     const smtp = await receiver({ delayMs: 60_000 });
     const app = await server(smtp.url, { ...FAST, smtpTimeouts: { greetingMs: 200 } });
     const project = await createProject(app);
