@@ -37,17 +37,22 @@ export interface BuiltApp {
 }
 
 /** What tests may replace when building the app: the clock, mail worker and SMTP tunables. */
-export type AppOptions = Omit<ServiceOptions, 'log'>;
+export type AppOptions = Omit<ServiceOptions, 'log'> & {
+  /** Where JSON log lines go instead of stdout: a test reads what its in-process server logged. */
+  readonly logStream?: { write(line: string): void };
+};
 
 /**
  * Builds the app and its services; closing the app stops the
  * mail request worker and the mail worker, then closes storage.
  */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
-  // `auto` reads as pretty only when a person is watching the terminal.
-  const logFormat = config.logFormat === 'auto' ? (process.stdout.isTTY ? 'pretty' : 'json') : config.logFormat;
+  const { logStream, ...serviceOptions } = options;
+  // `auto` reads as pretty only when a person is watching the terminal; a test's stream reads JSON.
+  const auto = process.stdout.isTTY ? 'pretty' : 'json';
+  const logFormat = logStream ? 'json' : config.logFormat === 'auto' ? auto : config.logFormat;
   const app = Fastify({
-    logger: buildLoggerOptions(config.logLevel, logFormat),
+    logger: { ...buildLoggerOptions(config.logLevel, logFormat), ...(logStream && { stream: logStream }) },
     // Pretty logs write one line per request themselves (registerRequestLines below).
     ...(logFormat === 'pretty' && { logController: new LogController({ disableRequestLogging: true }) }),
     // The per-request child logger is made only when a request logs something (see logging.ts).
@@ -69,7 +74,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   // Services are built after the app so that they log through the app's (redacting) logger.
   // A server holds its SQLite data folder until it closes: one process per folder (docs/deploy.md).
-  const services = await buildServices(config, { lockDataDirAs: 'rowbase serve', ...options, log: app.log });
+  const services = await buildServices(config, { lockDataDirAs: 'rowbase serve', ...serviceOptions, log: app.log });
   // Bodies are JSON only: drop Fastify's text/plain parser so anything else is a 415.
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);

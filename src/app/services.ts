@@ -116,10 +116,13 @@ export async function buildRateLimiter(
   return buildMemoryRateLimiter({ clock });
 }
 
+/** The logger services write to: the mail queue's levels, and debug where a logger has it (the app's). */
+export type ServiceLog = MailLog & { debug?(fields: object, message: string): void };
+
 /** What callers of buildServices may replace: the clock (tests) and the logger (the app's). */
 export interface ServiceOptions {
   readonly clock?: Clock;
-  readonly log?: MailLog;
+  readonly log?: ServiceLog;
   /** Mail worker tunables (poll interval, backoff...); tests shorten them. */
   readonly mailWorker?: Partial<MailWorkerOptions>;
   /** SMTP timeouts; tests shorten them. */
@@ -138,7 +141,7 @@ export interface ServiceOptions {
 /** Builds every service for a config; `clock` may be replaced in tests. */
 export async function buildServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const clock = options.clock ?? systemClock;
-  const log = options.log ?? silentMailLog;
+  const log: ServiceLog = options.log ?? silentMailLog;
   const storage = await buildStorage(config, log, options.lockDataDirAs);
   const hasher = buildArgon2Hasher(options.hasher);
   const schemas = new SchemaService(storage, clock);
@@ -148,7 +151,10 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     clock,
     projectState: async (id) => registryRef?.find(id),
     ...(storage.eventWakeups && { wakeups: storage.eventWakeups }),
-    log: { warn: (object, message) => log.warn(object, message) },
+    log: {
+      warn: (object, message) => log.warn(object, message),
+      debug: (object, message) => log.debug?.(object, message),
+    },
     ...(options.realtime && { limits: options.realtime }),
   });
   const rows = new RowService({

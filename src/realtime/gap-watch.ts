@@ -26,13 +26,19 @@ export interface GapVerdict {
   readonly skipped: boolean;
 }
 
+/** Told once per gap, the first time a look after its first sight finds it still open. */
+export type OnHold = (gap: { readonly at: number; readonly next: number }) => void;
+
 /** The gap one feed is waiting at, if any, on the injected clock. */
 export class GapWatch {
-  private gap: { readonly at: number; readonly since: number; readonly horizon: string | undefined } | undefined;
+  private gap:
+    | { readonly at: number; readonly since: number; readonly horizon: string | undefined; held: boolean }
+    | undefined;
 
   constructor(
     private readonly clock: Clock,
     private readonly giveUpMs = GAP_GIVE_UP_MS,
+    private readonly onHold?: OnHold,
   ) {}
 
   /** The feed moved on: no gap is pending. */
@@ -42,7 +48,8 @@ export class GapWatch {
 
   /**
    * Judges the gap from `cursor + 1` to `next - 1`: undefined while it may still fill (the
-   * first sight of a gap only records it), else where the cursor goes.
+   * first sight of a gap only records it; the first look after that to find it open tells
+   * `onHold`), else where the cursor goes.
    */
   async judge(cursor: number, next: number, log: GapLog): Promise<GapVerdict | undefined> {
     const at = cursor + 1;
@@ -51,16 +58,22 @@ export class GapWatch {
         at,
         since: this.clock.now(),
         horizon: log.transactionHorizon ? await log.transactionHorizon() : undefined,
+        held: false,
       };
       return undefined;
     }
-    const { horizon, since } = this.gap;
+    const gap = this.gap;
+    const { horizon, since } = gap;
     // The horizon is cluster-wide: a long write transaction anywhere (another project, a migration)
     // holds it back, so an old gap is given up too (a number is taken by the last statement before
     // COMMIT: a commit still under way after that long is not expected).
     const timedOut = this.clock.now() - since > this.giveUpMs;
     const settled = timedOut || (horizon !== undefined && log.hasSettled ? await log.hasSettled(horizon) : false);
-    if (!settled) return undefined;
+    if (!settled) {
+      if (!gap.held) this.onHold?.({ at, next });
+      gap.held = true;
+      return undefined;
+    }
     const found = await log.firstAfter(cursor);
     if (found === at) return { cursor, skipped: false };
     return { cursor: (found ?? next) - 1, skipped: timedOut };

@@ -28,7 +28,7 @@ import {
 } from '../changes/event-log.js';
 import { deliverTo, preparePaths } from './delivery.js';
 import { FeedRegistry } from './feed-registry.js';
-import { GapWatch } from './gap-watch.js';
+import { GAP_GIVE_UP_MS, GapWatch } from './gap-watch.js';
 import { IdentityExpiry } from './identity-expiry.js';
 import { Intervals } from './intervals.js';
 import { FeedQueue, nextInLine } from './ordering.js';
@@ -72,7 +72,7 @@ export interface RealtimeHubDeps {
   /** The project's current state (keys, JWT secret), undefined once it is deleted. */
   readonly projectState: (projectId: string) => Promise<ProjectState | undefined>;
   readonly wakeups?: EventWakeups;
-  readonly log: { warn(object: object, message: string): void };
+  readonly log: { warn(object: object, message: string): void; debug?(object: object, message: string): void };
   readonly limits?: Partial<RealtimeLimits>;
 }
 
@@ -320,7 +320,13 @@ export class RealtimeHub implements ChangeFeed {
         ),
       ),
       identities: new IdentityExpiry(this.deps.clock),
-      gap: new GapWatch(this.deps.clock),
+      // At debug level: what a feed waits for, and what tests wait for instead of a pause.
+      gap: new GapWatch(this.deps.clock, GAP_GIVE_UP_MS, ({ at, next }) =>
+        this.deps.log.debug?.(
+          { project: projectId, at, next },
+          `realtime: holding event ${next} behind uncommitted ${at}`,
+        ),
+      ),
       pathless: new WeakMap(),
     };
   }

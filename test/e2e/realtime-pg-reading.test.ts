@@ -18,9 +18,8 @@ import { startProcessPair, type ProcessPair } from '../helpers/process-pair.js';
 import { call, type ServerProcess } from '../helpers/server-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { holdLowerEntry } from '../helpers/held-log-entries.js';
+import { heldBehind } from '../helpers/server-log.js';
 import { openStream, type SseEvent, type SseStream } from '../helpers/sse-client.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('realtime reading the shared PostgreSQL log', () => {
   let pair: ProcessPair;
@@ -33,7 +32,8 @@ describe('realtime reading the shared PostgreSQL log', () => {
   const schema = 'p_shared_log';
 
   before(async () => {
-    pair = await startProcessPair(project);
+    // Debug level: a feed logs when it holds an event behind a number still committing.
+    pair = await startProcessPair(project, { LOG_LEVEL: 'debug' });
     ({ a, b, admin } = pair);
     const table = await call(a.url, 'PUT', `/p/${project}/v1/tables/items`, admin, {
       columns: [{ name: 'n', type: 'integer' }],
@@ -117,9 +117,13 @@ describe('realtime reading the shared PostgreSQL log', () => {
     await Promise.all([early.connect(), late.connect()]);
     try {
       // `late` gets its transaction id after `early`, takes the lower number, and commits last.
-      await holdLowerEntry(schema, early, late, [101, 102]);
-      // Process A now sees `high` without `low`: it must wait (well past its retries and polls).
-      await sleep(2_500);
+      const { low, high } = await holdLowerEntry(schema, early, late, [101, 102]);
+      // Process A now sees `high` without `low`: it must wait. Its log says once it looked again
+      // after first seeing the gap and still held `high` (or the stream shows it passed).
+      await eventually(() => stream.received().length > 0 || heldBehind(a.output(), project, low, high), {
+        timeoutMs: 10_000,
+        what: `process A to hold event ${high} behind ${low}`,
+      });
       assert.deepEqual(numbers(stream.received()), [], 'nothing passes a number still being committed');
       await late.query('COMMIT');
       await stream.waitFor(2, undefined, 10_000);

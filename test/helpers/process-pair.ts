@@ -19,11 +19,11 @@ export interface ProcessPair {
   stop(): Promise<void>;
 }
 
-/** Starts the pair and creates `project` (its id and name) through `a`. */
-export async function startProcessPair(project: string): Promise<ProcessPair> {
+/** Starts the pair and creates `project` (its id and name) through `a`; `env` adds settings to both. */
+export async function startProcessPair(project: string, env: Record<string, string> = {}): Promise<ProcessPair> {
   const database = await createTestDatabase();
   const dirs = [0, 1].map(() => mkdtempSync(path.join(tmpdir(), 'rowbase-pair-')));
-  const [a, b] = await Promise.all(dirs.map((dir) => startServerProcess(dir, { DATABASE_URL: database.url })));
+  const [a, b] = await Promise.all(dirs.map((dir) => startServerProcess(dir, { ...env, DATABASE_URL: database.url })));
   const created = await call(
     a!.url,
     'POST',

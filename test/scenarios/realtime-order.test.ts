@@ -8,15 +8,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { appendRowChanges } from '../../src/changes/event-log.js';
+import { eventually } from '../helpers/eventually.js';
+import { heldBehind, LogCapture } from '../helpers/server-log.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { createProject, putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
 let server: TestServer;
 let project: TestProject;
 const streams: SseStream[] = [];
+// The feed says at debug level when it holds an event behind a number still committing.
+const log = new LogCapture();
 
 before(async () => {
-  server = await startTestServer({}, { realtime: { pollMs: 100 } });
+  server = await startTestServer({ LOG_LEVEL: 'debug' }, { realtime: { pollMs: 100 }, logStream: log });
   project = await createProject(server);
   await putTable(server, project, 'tasks', { columns: [{ name: 'title', type: 'text' }], rules: { list: '' } });
 });
@@ -25,23 +29,26 @@ after(async () => {
   await server.close();
 });
 
-/** Opens a transaction that appends an event and waits for `release` to commit (true) or roll back (false). */
+/**
+ * Opens a transaction that appends an event and waits for `release` to commit (true) or roll back
+ * (false); `taken` resolves with the event's number once it has one.
+ */
 async function heldWrite(
   title: string,
-): Promise<{ taken: Promise<void>; release: (commit: boolean) => Promise<void> }> {
+): Promise<{ taken: Promise<number>; release: (commit: boolean) => Promise<void> }> {
   const { db } = await server.built.services.schemas.schema(project.id);
-  let signalTaken!: () => void;
-  const taken = new Promise<void>((resolve) => (signalTaken = resolve));
+  let signalTaken!: (seq: number) => void;
+  const taken = new Promise<number>((resolve) => (signalTaken = resolve));
   let decide!: (commit: boolean) => void;
   const decision = new Promise<boolean>((resolve) => (decide = resolve));
   const done = db
     .transaction(async (tx) => {
-      await appendRowChanges(
+      const [event] = await appendRowChanges(
         tx,
         [{ table: 'tasks', action: 'create', record: { id: `held-${title}`, title } }],
         new Date().toISOString(),
       );
-      signalTaken();
+      signalTaken(event!.seq);
       if (!(await decision)) throw new Error('rolled back on purpose');
     })
     .catch((error: unknown) => {
@@ -76,13 +83,23 @@ const create = async (title: string) => {
 };
 const titles = (stream: SseStream) => stream.received().map((e) => e.json.record.title as string);
 
+/**
+ * Waits until the feed has read the event after `held` and judged the gap at `held` still open
+ * (its debug line), or until the stream got anything (which the caller's assertion then shows).
+ */
+async function judgedHeld(stream: SseStream, held: number): Promise<void> {
+  await eventually(() => stream.received().length > 0 || heldBehind(log.output(), project.id, held, held + 1), {
+    what: `the feed to hold event ${held + 1} behind ${held}`,
+  });
+}
+
 describe('events never overtake a write that is still committing', () => {
   it('a held transaction with a lower number holds back later events, then goes first when it commits', async () => {
     const stream = await subscribed();
     const held = await heldWrite('first');
-    await held.taken;
+    const seq = await held.taken;
     await create('second');
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await judgedHeld(stream, seq);
     assert.deepEqual(titles(stream), [], 'nothing may pass the open transaction');
     await held.release(true);
     await stream.waitFor(2);
@@ -92,10 +109,10 @@ describe('events never overtake a write that is still committing', () => {
   it('a held transaction that rolls back: the later events follow, without it', async () => {
     const stream = await subscribed();
     const held = await heldWrite('doomed');
-    await held.taken;
+    const seq = await held.taken;
     await create('after the doomed one');
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    assert.deepEqual(titles(stream), []);
+    await judgedHeld(stream, seq);
+    assert.deepEqual(titles(stream), [], 'nothing may pass the open transaction');
     await held.release(false);
     // Settled once no write transaction older than the gap runs anywhere in the cluster (other
     // suites share it here), or after 10 s at most.

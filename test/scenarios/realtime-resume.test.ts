@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, createAuthProject, signUp } from '../helpers/auth-fixtures.js';
+import { eventually } from '../helpers/eventually.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import {
   createProject,
@@ -248,7 +249,11 @@ describe('writes while nobody listens', () => {
     await server.request('POST', `/p/${quiet.id}/api/tasks`, { headers: quiet.admin, body: { n: 1 } });
     const [seen] = await first.waitFor(1);
     first.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Nobody listens once the server has let the stream go.
+    const hub = server.built.services.realtime;
+    await eventually(() => hub.find(quiet.id, first.clientId) === undefined, {
+      what: 'the server to close the stream',
+    });
     clock.advance(11 * 60);
     const after = new Date(clock.now()).toISOString();
     const response = await server.request('POST', `/p/${quiet.id}/api/tasks/bulk`, {

@@ -59,4 +59,19 @@ describe('gap watch', () => {
     clock.advance(GAP_GIVE_UP_MS + 1);
     assert.equal(await watch.judge(4, 6, log), undefined, 'after clear: first sight again');
   });
+
+  it('tells onHold once per gap, on the first look after its first sight that finds it open', async () => {
+    const held: unknown[] = [];
+    const log = new MemoryLog();
+    log.commit(1, 3);
+    const watch = new GapWatch(new ManualClock(), GAP_GIVE_UP_MS, (gap) => held.push(gap));
+    await watch.judge(1, 3, log);
+    assert.deepEqual(held, [], 'first sight only records the gap');
+    await watch.judge(1, 3, log);
+    await watch.judge(1, 3, log);
+    assert.deepEqual(held, [{ at: 2, next: 3 }], 'once, however often it is looked at');
+    log.settle();
+    assert.deepEqual(await watch.judge(1, 3, log), { cursor: 2, skipped: false });
+    assert.equal(held.length, 1, 'a gap judged final is not a hold');
+  });
 });
