@@ -24,7 +24,7 @@ async function outputOf(env: Record<string, string>): Promise<string> {
   const server = await startServerProcess(dataDir(), { LOG_LEVEL: 'info', ...env });
   await fetch(`${server.url}/health?token=query-secret-0123456789`);
   await fetch(`${server.url}/no/such/route`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // No pause: a clean stop flushes the log (pino's transport thread included) before exiting.
   server.child.kill('SIGTERM');
   await server.exited;
   return server.output();
@@ -66,10 +66,13 @@ describe('log format', () => {
       LOG_LEVEL: 'info',
       PLATFORM_KEY: 'rb_e2e_platform_key_0123456789abcdef',
     };
-    // script(1) runs the server on a pseudo-terminal; `timeout` ends it after it has answered.
+    // script(1) runs the server on a pseudo-terminal; the shell asks /health until it answers
+    // (however long the start takes), then stops the server. `timeout` only bounds a hang.
+    const health = `curl -sf -o /dev/null http://127.0.0.1:${port}/health`;
     const command =
-      `(sleep 6; curl -s http://127.0.0.1:${port}/health ` +
-      '>/dev/null) & timeout -s TERM 9 node --import tsx src/main.ts serve';
+      'timeout -s TERM 60 node --import tsx src/main.ts serve & server=$!; ' +
+      `for i in $(seq 1 400); do ${health} && break; sleep 0.1; done; ` +
+      'kill -TERM $server; wait $server';
     const result = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], {
       env,
       encoding: 'utf8',

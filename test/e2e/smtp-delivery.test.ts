@@ -224,16 +224,14 @@ describe('mail delivery over SMTP', () => {
     });
     assert.equal(patched.status, 200);
 
-    const started = performance.now();
     const signup = await app.request('POST', `/p/${project.id}/auth/signup`, {
       headers: project.anon,
       body: { email: 'Ada@Example.com', password: 'correct horse battery' },
     });
-    const took = performance.now() - started;
     assert.equal(signup.status, 201, signup.text);
     assert.equal(signup.body.user.email_verified, false);
-    // Argon2 hashing dominates; a mail server wait (seconds) would show.
-    assert.ok(took < 2000, `signup took ${took} ms`);
+    // Nothing listens on the mail port, so an answer at all shows the signup did not wait for
+    // its mail. (That it does not wait for a send in progress either: the never-answering test.)
     await queueSettles(async () => Number((await queueRow(app, 'ada@example.com'))?.attempts) >= 1);
     assert.equal((await statuses(app, project))['ada@example.com'], 'pending');
 

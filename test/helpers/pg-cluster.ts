@@ -60,20 +60,26 @@ export async function startPgCluster(): Promise<PgCluster> {
   const port = await freePort();
   const ctl = (args: string[]) => exec('pg_ctl', ['-D', dataDir, ...args]);
   let running = false;
-  /** Sends `signal` to the postmaster and its children (the pids are read afresh each time). */
-  const signalAll = async (signal: NodeJS.Signals): Promise<void> => {
+  const signal = (pid: number, name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // a backend that exited meanwhile
+    }
+  };
+  /**
+   * Sends `signal` to the postmaster and its children (the pids are read afresh each time). The
+   * postmaster is signalled first: once it is stopped it forks no new backend, so the children
+   * listed afterwards are all there are (listed first, a backend forked meanwhile kept running).
+   */
+  const signalAll = async (name: NodeJS.Signals): Promise<void> => {
     const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+    signal(postmaster, name);
     const children = await run('pgrep', ['-P', String(postmaster)]).then(
       ({ stdout }) => stdout.split(/\s+/).filter(Boolean).map(Number),
       () => [],
     );
-    for (const pid of [postmaster, ...children]) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // a backend that exited meanwhile
-      }
-    }
+    for (const pid of children) signal(pid, name);
   };
   const cluster: PgCluster = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
