@@ -242,22 +242,28 @@ export async function lockSchema(runner: QueryRunner, schema: string): Promise<v
   await runner.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
 }
 
+/** What `migrateSchema` does with a schema that does not exist yet. */
+export interface MigrateOptions {
+  /** Create it (else leave it missing and answer false). */
+  readonly createIfMissing: boolean;
+}
+
 /**
- * Creates the schema if `create` (else throws when it does not exist) and brings it up to the
- * latest step, all in one transaction on `runner` (a dedicated client) under the schema's
- * advisory lock. Returns false when the schema does not exist and `create` is false.
+ * Brings the schema up to the latest step, creating it first when missing if `createIfMissing`,
+ * all in one transaction on `runner` (a dedicated client) under the schema's advisory lock.
+ * Returns false when the schema does not exist and is not to be created.
  */
 export async function migrateSchema(
   runner: QueryRunner,
   schema: string,
   steps: readonly Step[],
-  create: boolean,
+  { createIfMissing }: MigrateOptions,
 ): Promise<boolean> {
   await runner.query('BEGIN');
   try {
     await lockSchema(runner, schema);
     const exists = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount === 1;
-    if (!exists && !create) {
+    if (!exists && !createIfMissing) {
       await runner.query('ROLLBACK');
       return false;
     }
