@@ -10,8 +10,10 @@ module.exports = {
     {
       name: 'dashboard-uses-only-the-http-api',
       comment:
-        'The dashboard (dashboard/) talks to the server over HTTP only: it imports nothing from src/, and src/ nothing from it. ' +
-        'The one package it may import is the SDK (packages/client/src): the SDK is the HTTP API\'s client, so the dashboard ' +
+        'The dashboard (dashboard/) talks to the server over HTTP only: ' +
+        'it imports nothing from src/, and src/ nothing from it. ' +
+        'The one package it may import is the SDK (packages/client/src): ' +
+        'the SDK is the HTTP API\'s client, so the dashboard ' +
         'shares its request core, event stream parser and error type instead of keeping copies.',
       severity: 'error',
       from: { path: '^dashboard/' },
@@ -19,12 +21,19 @@ module.exports = {
     },
     {
       name: 'sdk-knows-only-itself',
-      comment: 'The SDK (packages/client/src) is shipped alone: it imports nothing from the server, the dashboard or any package.',
+      comment:
+        'The SDK (packages/client/src) is shipped alone: ' +
+        'it imports nothing from the server, the dashboard or any package.',
       severity: 'error',
       from: { path: '^packages/client/src/' },
       to: { path: '^(src|dashboard|node_modules)/' },
     },
-    { name: 'server-does-not-import-the-dashboard', severity: 'error', from: { path: '^src/' }, to: { path: '^dashboard/' } },
+    {
+      name: 'server-does-not-import-the-dashboard',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^dashboard/' },
+    },
     { name: 'no-import-of-main', severity: 'error', from: {}, to: { path: '^src/main\\.ts$' } },
     {
       name: 'engines-only-from-app',
@@ -67,7 +76,9 @@ module.exports = {
     },
     {
       name: 'schema-is-pure-data',
-      comment: 'src/schema/ is the table model: plain data and helpers, below store/, importing only query types, errors and lib.',
+      comment:
+        'src/schema/ is the table model: plain data and helpers, below store/, ' +
+        'importing only query types, errors and lib.',
       severity: 'error',
       from: { path: '^src/schema/' },
       to: { path: '^src/|^node_modules/', pathNot: '^src/(schema|query|errors|lib)/' },
@@ -81,24 +92,33 @@ module.exports = {
     },
     {
       name: 'realtime-is-above-tables',
-      comment: 'src/realtime/ (hub, topics, predicates) uses tables, query, projects and the store ports; no HTTP, no auth flows, no mail, no engine.',
+      comment:
+        'src/realtime/ (hub, topics, predicates) uses tables, query, projects and the store ports; ' +
+        'no HTTP, no auth flows, no mail, no engine.',
       severity: 'error',
       from: { path: '^src/realtime/' },
       to: { path: '^src/(http|app|cli|auth|email|openapi)/|fastify|better-sqlite3|node_modules/(pg|redis)/' },
     },
     {
       name: 'writers-reach-realtime-only-through-changes',
-      comment: 'Write paths append to the event log in src/changes/; the realtime hub above them is theirs only through the ChangeFeed port.',
+      comment:
+        'Write paths append to the event log in src/changes/; ' +
+        'the realtime hub above them is theirs only through the ChangeFeed port.',
       severity: 'error',
       from: { path: '^src/(tables|auth|projects|query|schema|store|email|changes)/' },
       to: { path: '^src/realtime/' },
     },
     {
       name: 'changes-sit-below-their-writers',
-      comment: 'src/changes/ (the event log) is SQL trees over the store ports: it imports only query, the store ports, schema, lib and errors.',
+      comment:
+        'src/changes/ (the event log) is SQL trees over the store ports: ' +
+        'it imports only query, the store ports, schema, lib and errors.',
       severity: 'error',
       from: { path: '^src/changes/' },
-      to: { path: '^src/|^node_modules/', pathNot: '^src/(changes|query|schema|lib|errors)/|^src/store/(types|system-tables)\\.ts$' },
+      to: {
+        path: '^src/|^node_modules/',
+        pathNot: '^src/(changes|query|schema|lib|errors)/|^src/store/(types|system-tables)\\.ts$',
+      },
     },
     {
       name: 'store-and-query-are-below-changes',

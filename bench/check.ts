@@ -31,9 +31,15 @@ export function judgeCheck(results: readonly ScenarioResult[]): CheckVerdict {
       const pass = result.ratio.median >= target - noise;
       if (!pass) ok = false;
       const baselineCpu = result.series.find((series) => series.target === 'baseline')?.serverCpu.median;
-      const cpu = `${result.cpuRatio ? `, CPU efficiency ${result.cpuRatio.median.toFixed(2)}` : ''}${baselineCpu === undefined ? '' : `, baseline server ${(baselineCpu * 100).toFixed(0)} % of its core`}`;
+      const efficiency = result.cpuRatio ? `, CPU efficiency ${result.cpuRatio.median.toFixed(2)}` : '';
+      const baselineCore =
+        baselineCpu === undefined ? '' : `, baseline server ${(baselineCpu * 100).toFixed(0)} % of its core`;
+      const cpu = `${efficiency}${baselineCore}`;
       lines.push(
-        `  ${result.id.padEnd(18)} ${result.ratio.median.toFixed(2)} × (${result.ratio.min.toFixed(2)}–${result.ratio.max.toFixed(2)}, noise ±${noise.toFixed(2)}${cpu}) target ≥ ${target}  ${pass ? (result.ratio.median >= target ? 'ok' : 'ok within noise') : 'FAIL'}`,
+        `  ${result.id.padEnd(18)} ${result.ratio.median.toFixed(2)} × ` +
+          `(${result.ratio.min.toFixed(2)}–${result.ratio.max.toFixed(2)}, ` +
+          `noise ±${noise.toFixed(2)}${cpu}) target ≥ ${target}  ` +
+          `${pass ? (result.ratio.median >= target ? 'ok' : 'ok within noise') : 'FAIL'}`,
       );
     }
   }

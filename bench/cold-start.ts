@@ -51,7 +51,10 @@ export async function measureColdStart(
         try {
           const response = await fetch(url, { headers: { 'x-api-key': seeded.publishableKey } });
           await response.arrayBuffer();
-          if (response.status === 200) return (answered = performance.now() - spawned);
+          if (response.status === 200) {
+            answered = performance.now() - spawned;
+            return answered;
+          }
           throw new Error(`cold start: GET answered ${response.status}`);
         } catch (error) {
           if (error instanceof Error && error.message.startsWith('cold start')) throw error;

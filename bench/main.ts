@@ -39,7 +39,9 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
   if (scenarios.length > 0) {
     const dataDir = path.join(runDir, 'rowbase');
     log(
-      `Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ${options.events.toLocaleString('en-US')} events through the bulk API...`,
+      `Seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users, ` +
+        `${(options.users * options.notesPerUser).toLocaleString('en-US')} notes and ` +
+        `${options.events.toLocaleString('en-US')} events through the bulk API...`,
     );
     const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
     let seeded: Awaited<ReturnType<typeof seedBenchProject>>;
@@ -52,7 +54,9 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         events: options.events,
         posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0,
         onProgress: (rows) => {
-          if (rows - shown >= 100_000) log(`  events: ${((shown = rows)).toLocaleString('en-US')}`);
+          if (rows - shown < 100_000) return;
+          shown = rows;
+          log(`  events: ${shown.toLocaleString('en-US')}`);
         },
       });
     } finally {
@@ -72,7 +76,8 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     if (wanted('cold-start')) {
       coldStart = await measureColdStart(dataDir, platformKey, seeded, pinning?.server);
       log(
-        `cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`,
+        `cold start to first answered GET: median ${coldStart.ms.median.toFixed(0)} ` +
+          `ms (${coldStart.ms.min.toFixed(0)}–${coldStart.ms.max.toFixed(0)})`,
       );
     }
     log(
@@ -147,7 +152,9 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       log,
     });
     log(
-      `  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`,
+      `  RSS after touching all: ${(footprint.rssAfterTouch / 2 ** 20).toFixed(0)} ` +
+        `MiB; cold first request p50 ${footprint.coldFirstRequest.p50.toFixed(2)} ` +
+        `ms, p99 ${footprint.coldFirstRequest.p99.toFixed(2)} ms`,
     );
   }
 

@@ -44,7 +44,9 @@ export interface BenchOptions {
   readonly check: boolean;
   /** The dist/ folder of the Rowbase build under test (default dist/, built by scripts/bench.mjs). */
   readonly dist: string | undefined;
-  /** A/B: a dist/ folder of another Rowbase build that takes the baseline's place (ratios become this build / that one). */
+  /**
+   * A/B: a dist/ folder of another Rowbase build that takes the baseline's place (ratios become this build / that one).
+   */
   readonly ab: string | undefined;
   /** Also run the PostgreSQL scenarios against this database URL (its own scratch database is created and dropped). */
   readonly postgresUrl: string | undefined;

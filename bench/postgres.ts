@@ -102,7 +102,8 @@ export async function runPostgresBench(
   } catch (error) {
     // No PostgreSQL here: the SQLite figures still stand; say so rather than lose the run.
     log(
-      `PostgreSQL at ${options.postgresUrl} does not answer (${(error as Error).message}): PostgreSQL scenarios skipped (--postgres URL to choose a server, --postgres off to silence this).`,
+      `PostgreSQL at ${options.postgresUrl} does not answer (${(error as Error).message}): PostgreSQL ` +
+        'scenarios skipped (--postgres URL to choose a server, --postgres off to silence this).',
     );
     return { scenarios: [], seeding: {} };
   }
@@ -114,7 +115,8 @@ export async function runPostgresBench(
   let seeding: Record<string, number> = {};
   try {
     log(
-      `PostgreSQL: seeding ${options.items.toLocaleString('en-US')} items, ${options.users} users and their notes in database ${database} (no 1M-row table)...`,
+      `PostgreSQL: seeding ${options.items.toLocaleString('en-US')} items, ${options.users} ` +
+        `users and their notes in database ${database} (no 1M-row table)...`,
     );
     const seeder = await startRowbase(path.join(runDir, 'pg-seed'), platformKey, { env, name: 'rowbase-pg-seed' });
     const seeded = await seedBenchProject(seeder.url, platformKey, {
@@ -151,7 +153,8 @@ export async function runPostgresBench(
     }
 
     if (wantTwo) {
-      // Two processes cannot each have a core of their own on a 2-core machine: neither is pinned, the load generator keeps its core.
+      // Two processes cannot each have a core of their own on a 2-core
+      // machine: neither is pinned, the load generator keeps its core.
       log('pg-two-processes: GET by id over two Rowbase processes on one database (5 connections to each)');
       const a = await startRowbase(path.join(runDir, 'pg-one'), platformKey, { env, name: 'rowbase-pg-1' });
       const b = await startRowbase(path.join(runDir, 'pg-two'), platformKey, { env, name: 'rowbase-pg-2' });
@@ -197,7 +200,9 @@ export async function runPostgresBench(
           rps.push(ra.rps + rb.rps);
           p99.push(Math.max(ra.latency.p99, rb.latency.p99));
           log(
-            `  run ${run}/${options.runs}: one process ${formatCount(single.rps)} req/s; two processes ${formatCount(ra.rps + rb.rps)} req/s (p99 ${formatMs(p99.at(-1)!)} ms), ${connections} PostgreSQL connections`,
+            `  run ${run}/${options.runs}: one process ${formatCount(single.rps)} ` +
+              `req/s; two processes ${formatCount(ra.rps + rb.rps)} req/s (p99 ` +
+              `${formatMs(p99.at(-1)!)} ms), ${connections} PostgreSQL connections`,
           );
         }
         twoProcesses = {

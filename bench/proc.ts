@@ -7,7 +7,8 @@ const CLOCK_TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 export function cpuSecondsOf(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')'; utime and stime are fields 14 and 15.
+    // Fields after the command name (which may hold spaces) start
+    // after the last ')'; utime and stime are fields 14 and 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
   } catch {

@@ -86,10 +86,12 @@ export async function runProfiles(
       );
       if (result.errors > 0 || result.non2xx > 0)
         throw new Error(
-          `${scenario.id}: ${result.errors} errors, ${result.non2xx} non-2xx; first: ${JSON.stringify(result.firstFailure)}`,
+          `${scenario.id}: ${result.errors} errors, ${result.non2xx} ` +
+            `non-2xx; first: ${JSON.stringify(result.firstFailure)}`,
         );
       log(
-        `${scenario.id} under --cpu-prof: ${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms`,
+        `${scenario.id} under --cpu-prof: ${formatCount(result.rps)} req/s, p50 ` +
+          `${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms`,
       );
     } finally {
       await server.stop(); // the profile is written when the process exits normally
@@ -105,7 +107,8 @@ export async function runProfiles(
     writeFileSync(out, text);
     log(text.split('\n').slice(0, 40).join('\n'));
     log(
-      `Full summary: ${path.relative(ROOT, out)}${options.keep ? `; raw profile: ${path.relative(ROOT, path.join(profileDir, file))}` : ''}`,
+      `Full summary: ${path.relative(ROOT, out)}` +
+        (options.keep ? `; raw profile: ${path.relative(ROOT, path.join(profileDir, file))}` : ''),
     );
   }
 }

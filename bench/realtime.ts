@@ -44,9 +44,15 @@ export interface FanOutResult {
   readonly latency: Latency;
   /** How long the creates took to be answered (201): delivery cannot beat the commit. */
   readonly writeLatency: Latency;
-  /** CPU seconds the server processes used from the first write to the last delivery: the cost of fan-out, less noisy than latency on a busy machine. */
+  /**
+   * CPU seconds the server processes used from the first write to the last
+   * delivery: the cost of fan-out, less noisy than latency on a busy machine.
+   */
   readonly serverCpuSeconds: number;
-  /** CPU seconds this harness (the 1,000 readers) used meanwhile: when it is near the wall time, the readers are the limit. */
+  /**
+   * CPU seconds this harness (the 1,000 readers) used meanwhile:
+   * when it is near the wall time, the readers are the limit.
+   */
   readonly readerCpuSeconds: number;
 }
 
@@ -107,8 +113,14 @@ export async function runRealtimeBench(options: RealtimeBenchOptions): Promise<R
   const goals: GoalResult[] = fanOut.map((f) => {
     const limit = f.engine === 'sqlite' ? 50 : 100;
     return {
-      text: `write-to-delivery p99 < ${limit} ms (${f.subscribers} subscribers, ${options.writesPerSecond} writes/s, ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''})`,
-      measured: `${formatMs(f.latency.p99)} ms (p50 ${formatMs(f.latency.p50)} ms; writes answered p50 ${formatMs(f.writeLatency.p50)} ms, p99 ${formatMs(f.writeLatency.p99)} ms; ${f.deliveries}/${f.expectedDeliveries} delivered; CPU: servers ${f.serverCpuSeconds.toFixed(1)} s, readers ${f.readerCpuSeconds.toFixed(1)} s)`,
+      text:
+        `write-to-delivery p99 < ${limit} ms (${f.subscribers} subscribers, ${options.writesPerSecond} ` +
+        `writes/s, ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''})`,
+      measured:
+        `${formatMs(f.latency.p99)} ms (p50 ${formatMs(f.latency.p50)} ms; writes ` +
+        `answered p50 ${formatMs(f.writeLatency.p50)} ms, p99 ${formatMs(f.writeLatency.p99)} ` +
+        `ms; ${f.deliveries}/${f.expectedDeliveries} delivered; CPU: servers ` +
+        `${f.serverCpuSeconds.toFixed(1)} s, readers ${f.readerCpuSeconds.toFixed(1)} s)`,
       met: f.latency.p99 < limit && f.deliveries === f.expectedDeliveries,
     };
   });
@@ -120,7 +132,11 @@ export async function runRealtimeBench(options: RealtimeBenchOptions): Promise<R
     },
     {
       text: 'GET by id with them connected ≥ 0.9 × without',
-      measured: `${(idle.rpsWith / idle.rpsWithout).toFixed(2)} (medians: ${idle.rpsWith.toFixed(0)} vs ${idle.rpsWithout.toFixed(0)} req/s; runs with ${idle.runsWith.map((r) => r.toFixed(0)).join(', ')}; without ${idle.runsWithout.map((r) => r.toFixed(0)).join(', ')})`,
+      measured:
+        `${(idle.rpsWith / idle.rpsWithout).toFixed(2)} (medians: ` +
+        `${idle.rpsWith.toFixed(0)} vs ${idle.rpsWithout.toFixed(0)} req/s; ` +
+        `runs with ${idle.runsWith.map((r) => r.toFixed(0)).join(', ')}; ` +
+        `without ${idle.runsWithout.map((r) => r.toFixed(0)).join(', ')})`,
       met: idle.rpsWith >= 0.9 * idle.rpsWithout,
     },
   );
@@ -262,7 +278,8 @@ async function measureFanOut(
     );
   }
   options.log(
-    `  ${engine}: ${options.subscribers} subscribers on ${servers.length} process(es); writing ${options.writesPerSecond}/s for ${options.seconds} s`,
+    `  ${engine}: ${options.subscribers} subscribers on ${servers.length} ` +
+      `process(es); writing ${options.writesPerSecond}/s for ${options.seconds} s`,
   );
   const total = Math.round(options.writesPerSecond * options.seconds);
   const cpuBefore = servers.reduce((sum, server) => sum + server.cpuSeconds(), 0);

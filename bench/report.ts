@@ -49,7 +49,8 @@ function cores(value: Spread | undefined): string {
 
 function scenarioRows(report: BenchReport): string[] {
   const rows = [
-    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | CPU µs/req | server CPU, cores (min–max) | load generator CPU | errors / non-2xx | peak RSS |',
+    '| Scenario | Server | Conn. | req/s median (min–max) | p50 ms | p99 ms | max ms | CPU ' +
+      'µs/req | server CPU, cores (min–max) | load generator CPU | errors / non-2xx | peak RSS |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of report.scenarios) {
@@ -60,12 +61,17 @@ function scenarioRows(report: BenchReport): string[] {
     for (const series of scenario.series) {
       const s = series.summary;
       rows.push(
-        `| ${scenario.title} | ${series.label ? `rowbase, ${series.label}` : series.target} | ${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} | ${cores(series.serverCpu)} | ${series.loaderCpu ? cores(series.loaderCpu) : ''} | ${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
+        `| ${scenario.title} | ${series.label ? `rowbase, ${series.label}` : series.target} | ` +
+          `${scenario.connections} | ${range(s)} | ${formatMs(s.p50.median)} | ` +
+          `${formatMs(s.p99.median)} | ${formatMs(s.max)} | ${formatCount(series.cpuPerRequest.median)} ` +
+          `| ${cores(series.serverCpu)} | ${series.loaderCpu ? cores(series.loaderCpu) : ''} | ` +
+          `${s.errors} / ${s.non2xx} | ${formatMiB(series.peakRss)} |`,
       );
       if (series.background) {
         const b = series.background;
         rows.push(
-          `| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ${formatMs(b.p99.median)} | ${formatMs(b.max)} | | | | ${b.errors} / ${b.non2xx} | |`,
+          `| ↳ concurrent login burst | rowbase | 20 | ${range(b)} | ${formatMs(b.p50.median)} | ` +
+            `${formatMs(b.p99.median)} | ${formatMs(b.max)} | | | | ${b.errors} / ${b.non2xx} | |`,
         );
       }
     }
@@ -75,14 +81,23 @@ function scenarioRows(report: BenchReport): string[] {
 
 function ratioRows(report: BenchReport): string[] {
   const rows = [
-    '| Scenario | Rowbase req/s | Baseline req/s | Rowbase / baseline req/s, median of pairs (range) | Rowbase / baseline CPU efficiency (range) |',
+    '| Scenario | Rowbase req/s | Baseline req/s | Rowbase / baseline req/s, ' +
+      'median of pairs (range) | Rowbase / baseline CPU efficiency (range) |',
     '|---|---:|---:|---:|---:|',
   ];
   for (const scenario of report.scenarios) {
     if (!scenario.ratio) continue;
     const [rowbase, baseline] = scenario.series;
     rows.push(
-      `| ${scenario.title} | ${formatCount(rowbase!.summary.rps.median)} | ${formatCount(baseline!.summary.rps.median)} | **${scenario.ratio.median.toFixed(2)}** (${scenario.ratio.min.toFixed(2)}–${scenario.ratio.max.toFixed(2)}) | ${scenario.cpuRatio ? `${scenario.cpuRatio.median.toFixed(2)} (${scenario.cpuRatio.min.toFixed(2)}–${scenario.cpuRatio.max.toFixed(2)})` : ''} |`,
+      `| ${scenario.title} | ${formatCount(rowbase!.summary.rps.median)} | ` +
+        `${formatCount(baseline!.summary.rps.median)} | **${scenario.ratio.median.toFixed(2)}** ` +
+        `(${scenario.ratio.min.toFixed(2)}–${scenario.ratio.max.toFixed(2)}) | ` +
+        (scenario.cpuRatio
+          ? `${scenario.cpuRatio.median.toFixed(2)} ` +
+            `(${scenario.cpuRatio.min.toFixed(2)}–${scenario.cpuRatio.max.toFixed(2)})`
+          : '') +
+        ' ' +
+        '|',
     );
   }
   return rows;
@@ -105,7 +120,8 @@ function goalRows(report: BenchReport): string[] {
     if (!baseline || scenario.connections < 10 || /create|bulk/.test(scenario.id)) continue;
     const loader = baseline.loaderCpu ? `; load generator ${baseline.loaderCpu.median.toFixed(2)} core` : '';
     rows.push(
-      `| ${scenario.title} | baseline server ≥ 0.95 of its core (the load generator is not the limit) | ${cores(baseline.serverCpu)}${loader} | ${met(baseline.serverCpu.median >= 0.95)} |`,
+      `| ${scenario.title} | baseline server ≥ 0.95 of its core (the load generator is not the limit) ` +
+        `| ${cores(baseline.serverCpu)}${loader} | ${met(baseline.serverCpu.median >= 0.95)} |`,
     );
   }
   for (const goal of report.footprint?.goals ?? [])
@@ -113,7 +129,9 @@ function goalRows(report: BenchReport): string[] {
   const c = report.coldStart;
   if (c)
     rows.push(
-      `| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ${c.starts} starts) | ${met(c.target.met)} |`,
+      `| cold start (spawn → first answered GET by id, SQLite) | < ${c.target.maxMs} ms | ` +
+        `${c.ms.median.toFixed(0)} ms (${c.ms.min.toFixed(0)}–${c.ms.max.toFixed(0)}, ` +
+        `${c.starts} starts) | ${met(c.target.met)} |`,
     );
   for (const goal of report.realtime?.goals ?? [])
     rows.push(`| realtime | ${goal.text} | ${goal.measured} | ${met(goal.met)} |`);
@@ -126,7 +144,8 @@ function footprintLines(report: BenchReport): string[] {
   const latency = (l: FootprintResult['coldFirstRequest']) =>
     `p50 ${formatMs(l.p50)} ms, p99 ${formatMs(l.p99)} ms, max ${formatMs(l.max)} ms`;
   return [
-    `${f.projects} projects × ${f.tablesPerProject} tables (created in ${f.seedSeconds.toFixed(0)} s through the API, then a fresh server process):`,
+    `${f.projects} projects × ${f.tablesPerProject} tables (created in ` +
+      `${f.seedSeconds.toFixed(0)} s through the API, then a fresh server process):`,
     '',
     `- RSS idle, before touching any project: ${formatMiB(f.rssIdle)}`,
     `- RSS after touching every project once: **${formatMiB(f.rssAfterTouch)}** (peak ${formatMiB(f.peakRss)})`,
@@ -140,11 +159,15 @@ function realtimeLines(report: BenchReport): string[] {
   if (!r) return ['Realtime: not run (select it with `--only realtime`, or run without `--only`).'];
   const lines = r.fanOut.map(
     (f) =>
-      `- ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''}, ${f.subscribers} subscribers (half owner-only), ${f.writes} writes: write-to-delivery p50 ${formatMs(f.latency.p50)} ms, p99 **${formatMs(f.latency.p99)} ms**, max ${formatMs(f.latency.max)} ms; ${f.deliveries} of ${f.expectedDeliveries} deliveries`,
+      `- ${f.engine}, ${f.processes} process${f.processes > 1 ? 'es' : ''}, ${f.subscribers} ` +
+      `subscribers (half owner-only), ${f.writes} writes: write-to-delivery p50 ` +
+      `${formatMs(f.latency.p50)} ms, p99 **${formatMs(f.latency.p99)} ms**, max ` +
+      `${formatMs(f.latency.max)} ms; ${f.deliveries} of ${f.expectedDeliveries} deliveries`,
   );
   const i = r.idle;
   lines.push(
-    `- ${i.clients} idle subscribed clients: RSS ${formatMiB(i.rssBefore)} → ${formatMiB(i.rssAfter)}; GET by id ${i.rpsWithout.toFixed(0)} req/s without, ${i.rpsWith.toFixed(0)} req/s with them`,
+    `- ${i.clients} idle subscribed clients: RSS ${formatMiB(i.rssBefore)} → ${formatMiB(i.rssAfter)}; ` +
+      `GET by id ${i.rpsWithout.toFixed(0)} req/s without, ${i.rpsWith.toFixed(0)} req/s with them`,
   );
   return lines;
 }
@@ -160,7 +183,8 @@ function twoProcessLines(report: BenchReport): string[] {
     '',
     `- two processes: **${r(t.rps)} req/s** in all, worse p99 of the two ${formatMs(t.p99.median)} ms`,
     `- one process, same load, same conditions: ${r(t.oneProcessRps)} req/s`,
-    `- PostgreSQL connections the two processes held (most seen): **${t.pgConnections}** (pool of 10 per process, plus one LISTEN connection each)`,
+    '- PostgreSQL connections the two processes held (most seen): ' +
+      `**${t.pgConnections}** (pool of 10 per process, plus one LISTEN connection each)`,
     '',
   ];
 }
@@ -177,11 +201,18 @@ export function renderResults(report: BenchReport): string {
     '',
     `Run of ${report.startedAt}${report.quick ? ' — **smoke run (`--quick`): too short to be representative**' : ''}.`,
     '',
-    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; ${m.os}; load average ${m.loadAtStart.toFixed(2)} at the start`,
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memory}; ${m.os}; ` +
+      `load average ${m.loadAtStart.toFixed(2)} at the start`,
     `- Software: Node ${m.node}, SQLite ${m.sqlite}; commit ${m.commit}`,
     `- Command: \`${report.command}\` (${report.wallSeconds.toFixed(0)} s wall time in all)`,
-    `- Load: ${report.plan.loader ?? 'autocannon'}${report.plan.pinning ? `, servers pinned to CPU ${report.plan.pinning.server} and the load generator to CPU ${report.plan.pinning.load} (taskset)` : ', not pinned'}`,
-    `- Plan: per scenario and server a ${report.plan.warmupSeconds} s warm-up, then ${report.plan.runs} run${report.plan.runs === 1 ? '' : 's'} of ${report.plan.durationSeconds} s, Rowbase and baseline alternating; figures are medians over runs with the range in brackets`,
+    `- Load: ${report.plan.loader ?? 'autocannon'}` +
+      (report.plan.pinning
+        ? `, servers pinned to CPU ${report.plan.pinning.server} ` +
+          `and the load generator to CPU ${report.plan.pinning.load} (taskset)`
+        : ', not pinned'),
+    `- Plan: per scenario and server a ${report.plan.warmupSeconds} s warm-up, then ` +
+      `${report.plan.runs} run${report.plan.runs === 1 ? '' : 's'} of ${report.plan.durationSeconds} ` +
+      's, Rowbase and baseline alternating; figures are medians over runs with the range in brackets',
     `- Seeding through the API (not measured): ${seeding}`,
     failures.length > 0
       ? `- **FAILURES** (errors or non-2xx answers):\n${failures.map((f) => `  - ${f}`).join('\n')}`

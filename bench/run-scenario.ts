@@ -65,7 +65,10 @@ export interface ScenarioResult {
   readonly skipped?: string;
   readonly series: readonly SeriesResult[];
   readonly ratio?: Spread;
-  /** Baseline CPU per request / Rowbase CPU per request, per pair of runs: efficiency, less sensitive to noise than req/s. */
+  /**
+   * Baseline CPU per request / Rowbase CPU per request, per pair
+   * of runs: efficiency, less sensitive to noise than req/s.
+   */
   readonly cpuRatio?: Spread;
   readonly goals: readonly GoalResult[];
   /** Runs with errors or non-2xx answers: the scenario failed. */
@@ -77,7 +80,10 @@ const BACKGROUND_LEAD_SECONDS = 1;
 const percent = (cores: number) => `${(cores * 100).toFixed(0)} %`;
 
 function describe(result: LoadResult): string {
-  return `${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, p99 ${formatMs(result.latency.p99)} ms, max ${formatMs(result.latency.max)} ms`;
+  return (
+    `${formatCount(result.rps)} req/s, p50 ${formatMs(result.latency.p50)} ms, ` +
+    `p99 ${formatMs(result.latency.p99)} ms, max ${formatMs(result.latency.max)} ms`
+  );
 }
 
 function failureOf(label: string, result: LoadResult): string | undefined {
@@ -118,7 +124,9 @@ function judgeReference(
     );
     return {
       text,
-      measured: `${ratioText(r)}; ${formatCount(spread(measured.map((m) => m.rps)).median)} vs ${formatCount(spread(reference.map((m) => m.rps)).median)} req/s${note}`,
+      measured:
+        `${ratioText(r)}; ${formatCount(spread(measured.map((m) => m.rps)).median)} ` +
+        `vs ${formatCount(spread(reference.map((m) => m.rps)).median)} req/s${note}`,
       met: r.median >= goal.min,
     };
   }
@@ -128,7 +136,9 @@ function judgeReference(
   );
   return {
     text,
-    measured: `${ratioText(r)}; ${formatMs(spread(measured.map((m) => m.latency[goal.stat])).median)} vs ${formatMs(spread(reference.map((m) => m.latency[goal.stat])).median)} ms${note}`,
+    measured:
+      `${ratioText(r)}; ${formatMs(spread(measured.map((m) => m.latency[goal.stat])).median)} ` +
+      `vs ${formatMs(spread(reference.map((m) => m.latency[goal.stat])).median)} ms${note}`,
     met: r.median <= goal.maxRatio,
   };
 }
@@ -263,7 +273,11 @@ export async function runScenario(
       const failure = failureOf(`${scenario.id} ${labelOf(target)} run ${run}`, result);
       if (failure) failures.push(failure);
       plan.log(
-        `  ${scenario.id.padEnd(16)} ${labelOf(target).padEnd(8)} run ${run}/${plan.runs}: ${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ${percent(serverCpu.get(target)!.at(-1)!)} of a core${result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : ''}${failure ? '  ** FAILED **' : ''}`,
+        `  ${scenario.id.padEnd(16)} ${labelOf(target).padEnd(8)} run ${run}/${plan.runs}: ` +
+          `${describe(result)}, ${formatCount(cpu.get(target)!.at(-1)!)} µs CPU/req, server ` +
+          `${percent(serverCpu.get(target)!.at(-1)!)} of a core` +
+          (result.loaderCpu !== undefined ? `, ${result.loader} ${percent(result.loaderCpu)}` : '') +
+          (failure ? '  ** FAILED **' : ''),
       );
     }
   }

@@ -114,7 +114,9 @@ function listPage(
 ): LoadRequest[] {
   return values.map((value) => ({
     method: 'GET',
-    path: `${api(context, table)}?filter=${encodeURIComponent(`${column} = '${value}'`)}&sort=-created_at&limit=20${count ? '' : '&count=none'}`,
+    path:
+      `${api(context, table)}?filter=${encodeURIComponent(`${column} = '${value}'`)}&sort=-created_at&limit=20` +
+      (count ? '' : '&count=none'),
     headers: pk(context),
   }));
 }
@@ -128,7 +130,9 @@ const topics = Array.from({ length: POST_TOPICS }, (_, n) => `t${n}`);
 function postPages(context: ScenarioContext, expand: string | undefined, limit = 20): LoadRequest[] {
   return topics.map((topic) => ({
     method: 'GET',
-    path: `${api(context, POSTS.name)}?filter=${encodeURIComponent(`topic = '${topic}'`)}&sort=-created_at&limit=${limit}&count=none${expand ? `&expand=${encodeURIComponent(expand)}` : ''}`,
+    path:
+      `${api(context, POSTS.name)}?filter=${encodeURIComponent(`topic = '${topic}'`)}` +
+      `&sort=-created_at&limit=${limit}&count=none${expand ? `&expand=${encodeURIComponent(expand)}` : ''}`,
     headers: pk(context),
   }));
 }
@@ -290,7 +294,8 @@ export const SCENARIOS: readonly Scenario[] = [
     ...EXPAND_LIST,
     id: 'expand-list-uncached',
     title:
-      'list 20 posts with expand=author,comments(post), no rows kept (EXPAND_CACHE_MB=0) (vs the same list without expand)',
+      'list 20 posts with expand=author,comments(post), no rows ' +
+      'kept (EXPAND_CACHE_MB=0) (vs the same list without expand)',
     rowbaseEnv: { EXPAND_CACHE_MB: '0' },
     goals: [],
   },

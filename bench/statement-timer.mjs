@@ -25,7 +25,10 @@ for (const method of ['all', 'get', 'run']) {
     const result = original.apply(this, args);
     const ns = Number(process.hrtime.bigint() - started);
     let entry = totals.get(this.source);
-    if (!entry) totals.set(this.source, (entry = { calls: 0, ns: 0, rows: 0 }));
+    if (!entry) {
+      entry = { calls: 0, ns: 0, rows: 0 };
+      totals.set(this.source, entry);
+    }
     entry.calls++;
     entry.ns += ns;
     entry.rows += method === 'all' ? result.length : method === 'get' ? (result === undefined ? 0 : 1) : 0;

@@ -106,7 +106,9 @@ async function measure(
 function formatWindow(window: Window): string[] {
   const lines = [
     `### ${window.label}`,
-    `${formatCount(window.rps)} req/s; per request: ${window.cpuMicros.toFixed(0)} µs server CPU, of which ${window.sqliteMicros.toFixed(0)} µs inside SQLite statements (${((100 * window.sqliteMicros) / window.cpuMicros).toFixed(0)} %)`,
+    `${formatCount(window.rps)} req/s; per request: ${window.cpuMicros.toFixed(0)} ` +
+      `µs server CPU, of which ${window.sqliteMicros.toFixed(0)} µs inside SQLite ` +
+      `statements (${((100 * window.sqliteMicros) / window.cpuMicros).toFixed(0)} %)`,
     '',
     '  calls/req   µs/call   rows/call   µs/req   statement',
   ];
@@ -115,7 +117,10 @@ function formatWindow(window: Window): string[] {
     if (perRequest < 0.01) continue;
     const sql = s.sql.replace(/\s+/g, ' ');
     lines.push(
-      `  ${perRequest.toFixed(2).padStart(9)}   ${(s.ns / s.calls / 1000).toFixed(1).padStart(7)}   ${(s.rows / s.calls).toFixed(1).padStart(9)}   ${(s.ns / 1000 / window.requests).toFixed(1).padStart(6)}   ${sql.length > 140 ? `${sql.slice(0, 140)}…` : sql}`,
+      `  ${perRequest.toFixed(2).padStart(9)}   ${(s.ns / s.calls / 1000).toFixed(1).padStart(7)}   ` +
+        `${(s.rows / s.calls).toFixed(1).padStart(9)}   ` +
+        `${(s.ns / 1000 / window.requests).toFixed(1).padStart(6)}   ` +
+        `${sql.length > 140 ? `${sql.slice(0, 140)}…` : sql}`,
     );
   }
   return lines;
@@ -174,7 +179,8 @@ export async function runStatementTimes(
       await server.stop();
     }
     const text = [
-      `# SQLite statement times under ${scenario.id} (${options.profileSeconds} s of load each, timer preloaded, server CPU ${pinning?.server ?? 'unpinned'})`,
+      `# SQLite statement times under ${scenario.id} (${options.profileSeconds} s of ` +
+        `load each, timer preloaded, server CPU ${pinning?.server ?? 'unpinned'})`,
       '',
       ...windows.flatMap((w) => [...formatWindow(w), '']),
     ].join('\n');

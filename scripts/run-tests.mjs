@@ -90,7 +90,8 @@ if (engine !== 'sqlite' && httpFiles.length > 0) {
   if (!reachable) {
     const where = new URL(url).host;
     console.log(
-      `\n${'='.repeat(72)}\nSKIPPED: PostgreSQL suite (no server at ${where}; set TEST_DATABASE_URL)\n${'='.repeat(72)}`,
+      `\n${'='.repeat(72)}\nSKIPPED: PostgreSQL suite (no server ` +
+        `at ${where}; set TEST_DATABASE_URL)\n${'='.repeat(72)}`,
     );
     if (process.env.ROWBASE_REQUIRE_POSTGRES === '1') {
       console.log('ROWBASE_REQUIRE_POSTGRES=1: the PostgreSQL suite is mandatory here; failing.');

@@ -29,8 +29,12 @@ const INT8_OID = 20;
 const pool = new pg.Pool({
   connectionString: url,
   max: 10,
-  // bigint as a number (the benchmark's integers are small); timestamptz stays a Date, written as ISO by the serialiser.
-  types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format ?? 'text')) } as pg.CustomTypesConfig,
+  // bigint as a number (the benchmark's integers are small);
+  // timestamptz stays a Date, written as ISO by the serialiser.
+  types: {
+    getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+      oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format ?? 'text'),
+  } as pg.CustomTypesConfig,
 });
 
 type Row = Record<string, unknown>;
@@ -46,7 +50,9 @@ function rowSchema(table: BenchTable): Record<string, unknown> {
 }
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-const notFound = (what: string) => ({ error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' } });
+const notFound = (what: string) => ({
+  error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' },
+});
 
 type TableRoute = { Params: { id: string } };
 type RowRoute = { Params: { id: string; rowId: string } };
@@ -54,56 +60,118 @@ type RowRoute = { Params: { id: string; rowId: string } };
 for (const table of BENCH_TABLES) {
   const name = `${q(schema)}.${q(table.name)}`;
   const columns = table.columns.map((c) => q(c.name)).join(', ');
-  const declared = table.columns.map((c) => c.name).filter((n) => !['id', 'created_at', 'updated_at', 'email', 'email_verified'].includes(n));
+  const declared = table.columns
+    .map((c) => c.name)
+    .filter((n) => !['id', 'created_at', 'updated_at', 'email', 'email_verified'].includes(n));
   const insertColumns = ['id', 'created_at', 'updated_at', ...declared];
-  const insertSql = `INSERT INTO ${name} (${insertColumns.map(q).join(', ')}) VALUES (${insertColumns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${columns}`;
-  const values = (body: Row, now: string) => [uuidv7(), now, now, ...declared.map((n) => body[n] ?? (n === 'done' ? false : null))];
+  const placeholders = insertColumns.map((_, i) => `$${i + 1}`).join(', ');
+  const insertSql =
+    `INSERT INTO ${name} (${insertColumns.map(q).join(', ')}) ` + `VALUES (${placeholders}) RETURNING ${columns}`;
+  const values = (body: Row, now: string) => [
+    uuidv7(),
+    now,
+    now,
+    ...declared.map((n) => body[n] ?? (n === 'done' ? false : null)),
+  ];
   const row = rowSchema(table);
-  const one = { response: { 200: { type: 'object', properties: { data: row } }, 201: { type: 'object', properties: { data: row } } } };
+  const one = {
+    response: {
+      200: { type: 'object', properties: { data: row } },
+      201: { type: 'object', properties: { data: row } },
+    },
+  };
   const page = {
     type: 'object',
     properties: {
       data: { type: 'array', items: row },
-      meta: { type: 'object', properties: { total: { type: ['integer', 'null'] }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_cursor: { type: 'null' } } },
+      meta: {
+        type: 'object',
+        properties: {
+          total: { type: ['integer', 'null'] },
+          limit: { type: 'integer' },
+          offset: { type: 'integer' },
+          next_cursor: { type: 'null' },
+        },
+      },
     },
   };
   const base = `/p/:id/api/${table.name}`;
 
   app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
-    const result = await pool.query({ name: `${table.name}:byId`, text: `SELECT ${columns} FROM ${name} WHERE "id" = $1`, values: [request.params.rowId] });
+    const result = await pool.query({
+      name: `${table.name}:byId`,
+      text: `SELECT ${columns} FROM ${name} WHERE "id" = $1`,
+      values: [request.params.rowId],
+    });
     if (result.rows.length === 0) return reply.code(404).send(notFound('row'));
     return { data: result.rows[0] };
   });
 
   // Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, count=none.
-  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(base, { schema: { response: { 200: page } } }, async (request) => {
-    const query = request.query;
-    const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
-    const sort = query.sort ?? 'created_at';
-    const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
-    const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
-    const where = filter ? ` WHERE ${q(filter[1]!)} = $1` : '';
-    const params = filter ? [filter[2]!] : [];
-    const order = `${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC`;
-    const rows = pool.query({ name: `${table.name}:page:${filter?.[1]}:${sort}`, text: `SELECT ${columns} FROM ${name}${where} ORDER BY ${order} LIMIT $${params.length + 1}`, values: [...params, limit] });
-    const total = query.count === 'none' ? undefined : pool.query({ name: `${table.name}:count:${filter?.[1]}`, text: `SELECT count(*)::int AS n FROM ${name}${where}`, values: params });
-    return { data: (await rows).rows, meta: { total: total ? ((await total).rows[0] as { n: number }).n : null, limit, offset: 0, next_cursor: null } };
-  });
+  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(
+    base,
+    { schema: { response: { 200: page } } },
+    async (request) => {
+      const query = request.query;
+      const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
+      const sort = query.sort ?? 'created_at';
+      const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
+      const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+      const where = filter ? ` WHERE ${q(filter[1]!)} = $1` : '';
+      const params = filter ? [filter[2]!] : [];
+      const order = `${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC`;
+      const rows = pool.query({
+        name: `${table.name}:page:${filter?.[1]}:${sort}`,
+        text: `SELECT ${columns} FROM ${name}${where} ORDER BY ${order} LIMIT $${params.length + 1}`,
+        values: [...params, limit],
+      });
+      const total =
+        query.count === 'none'
+          ? undefined
+          : pool.query({
+              name: `${table.name}:count:${filter?.[1]}`,
+              text: `SELECT count(*)::int AS n FROM ${name}${where}`,
+              values: params,
+            });
+      return {
+        data: (await rows).rows,
+        meta: { total: total ? ((await total).rows[0] as { n: number }).n : null, limit, offset: 0, next_cursor: null },
+      };
+    },
+  );
 
   app.post<TableRoute & { Body: Row }>(base, { schema: one }, async (request, reply) => {
-    const result = await pool.query({ name: `${table.name}:insert`, text: insertSql, values: values(request.body, new Date().toISOString()) });
+    const result = await pool.query({
+      name: `${table.name}:insert`,
+      text: insertSql,
+      values: values(request.body, new Date().toISOString()),
+    });
     return reply.code(201).send({ data: result.rows[0] });
   });
 
-  app.post<TableRoute & { Body: Row[] }>(`${base}/bulk`, { bodyLimit: BULK_BODY_LIMIT, schema: { response: { 201: { type: 'object', properties: { data: { type: 'array', items: row } } } } } }, async (request, reply) => {
-    // One multi-row INSERT: all rows or none, one round trip.
-    const now = new Date().toISOString();
-    const width = insertColumns.length;
-    const tuples = request.body.map((_, r) => `(${insertColumns.map((__, c) => `$${r * width + c + 1}`).join(', ')})`);
-    const text = `INSERT INTO ${name} (${insertColumns.map(q).join(', ')}) VALUES ${tuples.join(', ')} RETURNING ${columns}`;
-    const result = await pool.query(text, request.body.flatMap((body) => values(body, now)));
-    return reply.code(201).send({ data: result.rows });
-  });
+  app.post<TableRoute & { Body: Row[] }>(
+    `${base}/bulk`,
+    {
+      bodyLimit: BULK_BODY_LIMIT,
+      schema: { response: { 201: { type: 'object', properties: { data: { type: 'array', items: row } } } } },
+    },
+    async (request, reply) => {
+      // One multi-row INSERT: all rows or none, one round trip.
+      const now = new Date().toISOString();
+      const width = insertColumns.length;
+      const tuples = request.body.map(
+        (_, r) => `(${insertColumns.map((__, c) => `$${r * width + c + 1}`).join(', ')})`,
+      );
+      const text =
+        `INSERT INTO ${name} (${insertColumns.map(q).join(', ')}) ` +
+        `VALUES ${tuples.join(', ')} RETURNING ${columns}`;
+      const result = await pool.query(
+        text,
+        request.body.flatMap((body) => values(body, now)),
+      );
+      return reply.code(201).send({ data: result.rows });
+    },
+  );
 }
 
 app.get('/health', async () => ({ status: 'ok' }));

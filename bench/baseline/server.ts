@@ -49,12 +49,24 @@ interface ServedTable {
 function serve(table: BenchTable): ServedTable {
   const columns = table.columns.map((c) => q(c.name)).join(', ');
   const booleans = table.columns.filter((c) => c.type === 'boolean').map((c) => c.name);
-  const declared = table.columns.map((c) => c.name).filter((name) => name !== 'id' && name !== 'created_at' && name !== 'updated_at' && name !== 'email' && name !== 'email_verified');
+  const declared = table.columns
+    .map((c) => c.name)
+    .filter(
+      (name) =>
+        name !== 'id' &&
+        name !== 'created_at' &&
+        name !== 'updated_at' &&
+        name !== 'email' &&
+        name !== 'email_verified',
+    );
   const insertColumns = ['id', 'created_at', 'updated_at', ...declared];
   return {
     table,
     byId: db.prepare(`SELECT ${columns} FROM ${q(table.name)} WHERE ${q('id')} = ?`),
-    insert: db.prepare(`INSERT INTO ${q(table.name)} (${insertColumns.map(q).join(', ')}) VALUES (${insertColumns.map(() => '?').join(', ')}) RETURNING ${columns}`),
+    insert: db.prepare(
+      `INSERT INTO ${q(table.name)} (${insertColumns.map(q).join(', ')}) ` +
+        `VALUES (${insertColumns.map(() => '?').join(', ')}) RETURNING ${columns}`,
+    ),
     declared,
     statements: new Map(),
     decode(row) {
@@ -84,28 +96,51 @@ function insertRow(served: ServedTable, body: Row, now: string): Row {
 }
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-const notFound = (what: string) => ({ error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' } });
+const notFound = (what: string) => ({
+  error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' },
+});
 
 type TableRoute = { Params: { id: string } };
 type RowRoute = { Params: { id: string; rowId: string } };
 
 /** The JSON schema of a table's rows: Fastify compiles it into a serialiser (fast-json-stringify). */
 function rowSchema(table: BenchTable): Record<string, unknown> {
-  const types = { text: ['string', 'null'], integer: ['integer', 'null'], boolean: 'boolean', timestamp: 'string' } as const;
-  return { type: 'object', properties: Object.fromEntries(table.columns.map((c) => [c.name, { type: types[c.type] }])) };
+  const types = {
+    text: ['string', 'null'],
+    integer: ['integer', 'null'],
+    boolean: 'boolean',
+    timestamp: 'string',
+  } as const;
+  return {
+    type: 'object',
+    properties: Object.fromEntries(table.columns.map((c) => [c.name, { type: types[c.type] }])),
+  };
 }
 
 // One set of routes per table (static paths), each with response schemas, as a hand-written server would have.
 for (const served of tables.values()) {
   const base = `/p/:id/api/${served.table.name}`;
   const row = rowSchema(served.table);
-  const one = { response: { 200: { type: 'object', properties: { data: row } }, 201: { type: 'object', properties: { data: row } } } };
+  const one = {
+    response: {
+      200: { type: 'object', properties: { data: row } },
+      201: { type: 'object', properties: { data: row } },
+    },
+  };
   const many = { type: 'object', properties: { data: { type: 'array', items: row } } };
   const page = {
     type: 'object',
     properties: {
       data: { type: 'array', items: row },
-      meta: { type: 'object', properties: { total: { type: ['integer', 'null'] }, limit: { type: 'integer' }, offset: { type: 'integer' }, next_cursor: { type: 'null' } } },
+      meta: {
+        type: 'object',
+        properties: {
+          total: { type: ['integer', 'null'] },
+          limit: { type: 'integer' },
+          offset: { type: 'integer' },
+          next_cursor: { type: 'null' },
+        },
+      },
     },
   };
 
@@ -116,37 +151,58 @@ for (const served of tables.values()) {
   });
 
   // Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, offset, count=none.
-  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(base, { schema: { response: { 200: page } } }, async (request) => {
-    const query = request.query;
-    const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
-    const sort = query.sort ?? 'created_at';
-    const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
-    const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
-    const offset = query.offset === undefined ? 0 : Number(query.offset);
-    const where = filter ? ` WHERE ${q(filter[1]!)} = ?` : '';
-    const params = filter ? [filter[2]!] : [];
-    const columns = served.table.columns.map((c) => q(c.name)).join(', ');
-    const pageStatement = statement(served, `page:${filter?.[1]}:${sort}:${offset > 0}`, () =>
-      `SELECT ${columns} FROM ${q(served.table.name)}${where} ORDER BY ${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC LIMIT ?${offset > 0 ? ' OFFSET ?' : ''}`,
-    );
-    const rows = (pageStatement.all(...params, limit, ...(offset > 0 ? [offset] : [])) as Row[]).map((r) => served.decode(r));
-    let total: number | null = null;
-    if (query.count !== 'none') {
-      total = statement(served, `count:${filter?.[1]}`, () => `SELECT count(*) AS n FROM ${q(served.table.name)}${where}`).pluck().get(...params) as number;
-    }
-    return { data: rows, meta: { total, limit, offset, next_cursor: null } };
-  });
+  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(
+    base,
+    { schema: { response: { 200: page } } },
+    async (request) => {
+      const query = request.query;
+      const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
+      const sort = query.sort ?? 'created_at';
+      const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
+      const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+      const offset = query.offset === undefined ? 0 : Number(query.offset);
+      const where = filter ? ` WHERE ${q(filter[1]!)} = ?` : '';
+      const params = filter ? [filter[2]!] : [];
+      const columns = served.table.columns.map((c) => q(c.name)).join(', ');
+      const pageStatement = statement(
+        served,
+        `page:${filter?.[1]}:${sort}:${offset > 0}`,
+        () =>
+          `SELECT ${columns} FROM ${q(served.table.name)}${where} ` +
+          `ORDER BY ${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC ` +
+          `LIMIT ?${offset > 0 ? ' OFFSET ?' : ''}`,
+      );
+      const rows = (pageStatement.all(...params, limit, ...(offset > 0 ? [offset] : [])) as Row[]).map((r) =>
+        served.decode(r),
+      );
+      let total: number | null = null;
+      if (query.count !== 'none') {
+        total = statement(
+          served,
+          `count:${filter?.[1]}`,
+          () => `SELECT count(*) AS n FROM ${q(served.table.name)}${where}`,
+        )
+          .pluck()
+          .get(...params) as number;
+      }
+      return { data: rows, meta: { total, limit, offset, next_cursor: null } };
+    },
+  );
 
   app.post<TableRoute & { Body: Row }>(base, { schema: one }, async (request, reply) => {
     const created = insertRow(served, request.body, new Date().toISOString());
     return reply.code(201).send({ data: created });
   });
 
-  app.post<TableRoute & { Body: Row[] }>(`${base}/bulk`, { bodyLimit: BULK_BODY_LIMIT, schema: { response: { 201: many } } }, async (request, reply) => {
-    const now = new Date().toISOString();
-    const rows = db.transaction((bodies: Row[]) => bodies.map((body) => insertRow(served, body, now)))(request.body);
-    return reply.code(201).send({ data: rows });
-  });
+  app.post<TableRoute & { Body: Row[] }>(
+    `${base}/bulk`,
+    { bodyLimit: BULK_BODY_LIMIT, schema: { response: { 201: many } } },
+    async (request, reply) => {
+      const now = new Date().toISOString();
+      const rows = db.transaction((bodies: Row[]) => bodies.map((body) => insertRow(served, body, now)))(request.body);
+      return reply.code(201).send({ data: rows });
+    },
+  );
 }
 
 app.get('/health', async () => ({ status: 'ok' }));

@@ -216,7 +216,10 @@ export const api = {
       ? { kind: 'platform', token, expiresAt }
       : { kind: 'project', projectId, token, expiresAt };
   },
-  /** Signs the token out on the server. Its refusal (already ended) is the caller's to ignore: it does not end another session. */
+  /**
+   * Signs the token out on the server. Its refusal (already ended)
+   * is the caller's to ignore: it does not end another session.
+   */
   signOut: (s: Session) =>
     request<void>(credentialHeaders(s), 'DELETE', `${SESSIONS_PATH}/current`).then(() => undefined),
 
@@ -284,7 +287,10 @@ export const api = {
     call<{ data: UserSession[] }>(s, 'GET', `${project(id)}/v1/users/${enc(userId)}/sessions`).then((r) => r.data),
   endUserSessions: (s: Session, id: string, userId: string) =>
     call<void>(s, 'DELETE', `${project(id)}/v1/users/${enc(userId)}/sessions`),
-  /** Asks the auth API for a reset mail to `email` (contract §5); the answer is the same whether or not the email exists. */
+  /**
+   * Asks the auth API for a reset mail to `email` (contract §5);
+   * the answer is the same whether or not the email exists.
+   */
   sendPasswordReset: (s: Session, id: string, body: { email: string; redirect_url: string }) =>
     call<{ message: string }>(s, 'POST', `${project(id)}/auth/forgot-password`, body),
   subscribe: (s: Session, id: string, clientId: string, subscriptions: string[]) =>

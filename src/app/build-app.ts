@@ -39,7 +39,10 @@ export interface BuiltApp {
 /** What tests may replace when building the app: the clock, mail worker and SMTP tunables. */
 export type AppOptions = Omit<ServiceOptions, 'log'>;
 
-/** Builds the app and its services; closing the app stops the mail request worker and the mail worker, then closes storage. */
+/**
+ * Builds the app and its services; closing the app stops the
+ * mail request worker and the mail worker, then closes storage.
+ */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<BuiltApp> {
   // `auto` reads as pretty only when a person is watching the terminal.
   const logFormat = config.logFormat === 'auto' ? (process.stdout.isTTY ? 'pretty' : 'json') : config.logFormat;

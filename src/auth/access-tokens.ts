@@ -106,6 +106,7 @@ function keySentAsBearer(token: string): AppError | undefined {
   const [, kind, header] = match;
   return invalidToken(
     `Authorization: Bearer carries ${kind}, not an access token.`,
-    `Send the key in the ${header} header instead (${header}: ${match[0]}...); Authorization: Bearer is for the access token from signup, login or refresh.`,
+    `Send the key in the ${header} header instead (${header}: ${match[0]}...); ` +
+      'Authorization: Bearer is for the access token from signup, login or refresh.',
   );
 }

@@ -65,7 +65,8 @@ export const BODIES = {
     { current_password: PASSWORD, new_password: PASSWORD },
     '{"current_password": "...", "new_password": "..."}',
   ),
-  // redirect_url is only required here: checkRedirectUrl refuses a bad one (any type, any length) with VALIDATION_REDIRECT_URL.
+  // redirect_url is only required here: checkRedirectUrl refuses a
+  // bad one (any type, any length) with VALIDATION_REDIRECT_URL.
   forgotPassword: spec<ForgotPasswordBody>(
     { email: string(320), redirect_url: {} },
     '{"email": "ada@example.com", "redirect_url": "https://app.example.com/reset"}',

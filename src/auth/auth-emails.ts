@@ -27,7 +27,8 @@ function layout(appName: string, paragraphs: readonly string[], link: string, bu
     '<body style="font-family: sans-serif; line-height: 1.5; color: #222;">',
     `<h2>${app}</h2>`,
     ...paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`),
-    `<p><a href="${href}" style="display: inline-block; padding: 10px 16px; background: #2563eb; color: #fff; text-decoration: none; border-radius: 4px;">${escapeHtml(button)}</a></p>`,
+    `<p><a href="${href}" style="display: inline-block; padding: 10px 16px; background: #2563eb; ` +
+      `color: #fff; text-decoration: none; border-radius: 4px;">${escapeHtml(button)}</a></p>`,
     `<p>If the button does not work, copy this address into your browser:<br><a href="${href}">${href}</a></p>`,
     `<p style="color: #666; font-size: 0.9em;">${escapeHtml(footer)}</p>`,
     '</body></html>',
@@ -54,7 +55,8 @@ export function verificationMail(appName: string, link: string): RenderedMail {
 export function resetMail(appName: string, link: string): RenderedMail {
   const intro = `Someone asked to reset the password of your ${appName} account.`;
   const footer =
-    'The link works once and expires in 1 hour. If you did not ask for it, ignore this email: your password stays as it is.';
+    'The link works once and expires in 1 hour. If you did not ask ' +
+    'for it, ignore this email: your password stays as it is.';
   return {
     subject: `Reset your ${subjectName(appName)} password`,
     text: `${intro}\n\nOpen this link to choose a new password:\n${link}\n\n${footer}\n`,

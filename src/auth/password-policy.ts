@@ -12,7 +12,9 @@ export function checkPasswordLength(password: string, min: number, index?: numbe
   const length = [...password].length;
   if (length < min || length > MAX_PASSWORD_LENGTH) {
     throw new AppError('VALIDATION_PASSWORD', {
-      message: `${index === undefined ? '' : `row ${index}: `}password: must be ${min} to ${MAX_PASSWORD_LENGTH} characters long (it has ${length}).`,
+      message:
+        `${index === undefined ? '' : `row ${index}: `}password: must be ` +
+        `${min} to ${MAX_PASSWORD_LENGTH} characters long (it has ${length}).`,
       suggestion: `Choose a password of at least ${min} characters; a passphrase of several words works well.`,
     });
   }

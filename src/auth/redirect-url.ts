@@ -28,7 +28,8 @@ export function checkRedirectUrl(input: unknown, allowedOrigins: readonly string
       suggestion:
         allowedOrigins.length === 0
           ? `This project allows no redirect origins yet: add yours with PUT /p/${projectId}/v1/redirect-origins.`
-          : `Send an absolute URL on one of: ${allowedOrigins.join(', ')}; or add its origin with PUT /p/${projectId}/v1/redirect-origins.`,
+          : `Send an absolute URL on one of: ${allowedOrigins.join(', ')}; ` +
+            `or add its origin with PUT /p/${projectId}/v1/redirect-origins.`,
     });
   if (typeof input !== 'string') throw refuse('must be a string holding an absolute http(s) URL.');
   if (input.length > MAX_REDIRECT_URL_LENGTH)

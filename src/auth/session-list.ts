@@ -37,7 +37,10 @@ export class SessionList {
     private readonly clock: Clock,
   ) {}
 
-  /** The bearer's live sessions, oldest first. Throws AUTH_NOT_CONFIGURED, AUTH_REQUIRED, AUTH_INVALID_TOKEN, AUTH_TOKEN_EXPIRED. */
+  /**
+   * The bearer's live sessions, oldest first. Throws AUTH_NOT_CONFIGURED,
+   * AUTH_REQUIRED, AUTH_INVALID_TOKEN, AUTH_TOKEN_EXPIRED.
+   */
   async list(state: ProjectState, bearerToken: string | undefined): Promise<SessionView[]> {
     const auth = await openAuthTable(this.schemas, state.project.id);
     const { session } = await this.tokens.verifyBearer(state, bearerToken, auth);
@@ -64,7 +67,10 @@ export class SessionList {
     await auth.db.transaction((tx) => revokeSession(tx, sessionId, nowMs));
   }
 
-  /** Ends the bearer's session (`local`), every other one (`others`) or all of them (`global`). Throws like `list`, and VALIDATION_FAILED for another scope. */
+  /**
+   * Ends the bearer's session (`local`), every other one (`others`) or all of
+   * them (`global`). Throws like `list`, and VALIDATION_FAILED for another scope.
+   */
   async logout(state: ProjectState, bearerToken: string | undefined, scope: unknown): Promise<void> {
     const chosen = parseScope(scope);
     const auth = await openAuthTable(this.schemas, state.project.id);
@@ -77,7 +83,10 @@ export class SessionList {
     );
   }
 
-  /** Admin: a user's live sessions (`current` is always false). Throws AUTH_NOT_CONFIGURED, ROW_NOT_FOUND for an unknown user. */
+  /**
+   * Admin: a user's live sessions (`current` is always false).
+   * Throws AUTH_NOT_CONFIGURED, ROW_NOT_FOUND for an unknown user.
+   */
   async listForUser(state: ProjectState, userId: string): Promise<SessionView[]> {
     const auth = await openAuthTable(this.schemas, state.project.id);
     if (!(await findUserById(auth.db, auth.table, userId))) throw userNotFound(auth.table.name, userId);

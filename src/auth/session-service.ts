@@ -120,7 +120,10 @@ export class SessionService {
     await auth.db.transaction((tx) => revokeSession(tx, session.id, this.deps.clock.now()));
   }
 
-  /** Refuses an unverified user (require_verified_email gates refresh like login, or a session from signup would outlive it). */
+  /**
+   * Refuses an unverified user (require_verified_email gates
+   * refresh like login, or a session from signup would outlive it).
+   */
   private async admitVerified(tx: Executor, auth: AuthTable, userId: string): Promise<void> {
     const user = await findUserById(tx, auth.table, userId);
     if (user && !user.emailVerified) throw new AppError('AUTH_EMAIL_NOT_VERIFIED');

@@ -42,7 +42,8 @@ export async function createSignupUser(
     if (error instanceof AppError && error.code === 'CONFLICT_UNIQUE' && typeof email === 'string') {
       const taken = await db.count({ kind: 'count', table: authTable.name, where: sql.eq('email', email) });
       if (taken > 0) {
-        // Only a caller the create rule admits may learn that the email is registered (an open rule admits all: no probe).
+        // Only a caller the create rule admits may learn that the
+        // email is registered (an open rule admits all: no probe).
         if (plan.rows[0]!.condition) await probeCreateRuleForTakenEmail(db, plan, email);
         throw new AppError('AUTH_EMAIL_TAKEN');
       }

@@ -57,7 +57,8 @@ export class TokenVerifier {
     if (!session) {
       // Logout and revocation end the refresh token too: refreshing cannot help here.
       throw invalidToken(
-        'The session of this access token has ended (logout, revocation or expiry); its refresh token no longer works either.',
+        'The session of this access token has ended (logout, revocation ' +
+          'or expiry); its refresh token no longer works either.',
         `Sign in again with POST /p/${state.project.id}/auth/login.`,
       );
     }

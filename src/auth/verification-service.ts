@@ -25,7 +25,9 @@ export class VerificationService {
     if (retryAfter > 0) return retryAfter;
     const token = await issueOneTimeToken(auth.db, 'verify', user.id, user.passwordVersion, this.deps.clock.now());
     // Built from PUBLIC_URL only: request headers (Host, X-Forwarded-Host) never shape a link.
-    const link = `${this.deps.publicUrl}/p/${encodeURIComponent(state.project.id)}/auth/verify?token=${encodeURIComponent(token)}`;
+    const link =
+      `${this.deps.publicUrl}/p/${encodeURIComponent(state.project.id)}` +
+      `/auth/verify?token=${encodeURIComponent(token)}`;
     const mail = verificationMail(appNameOf(state), link);
     const from = mailFromOf(state);
     await this.deps.mail.enqueue({

@@ -70,7 +70,8 @@ export async function exportCommand(config: Config, args: ParsedArgs, out: Outpu
   out.result(
     { project: projectId, file, counts },
     () =>
-      `Exported project ${projectId} to ${file}: ${counts.tables ?? 0} tables, ${rows} rows. The file holds password hashes and secrets; keep it safe.`,
+      `Exported project ${projectId} to ${file}: ${counts.tables ?? 0} tables, ` +
+      `${rows} rows. The file holds password hashes and secrets; keep it safe.`,
   );
   return 0;
 }

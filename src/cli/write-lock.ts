@@ -42,9 +42,14 @@ export function refusalFor(error: unknown, command: WritingCommand, project = 'I
   } else {
     const instead: Record<Exclude<WritingCommand, 'serve'>, string> = {
       'projects create':
-        'Create the project through the running server instead (POST /v1/projects with X-Platform-Key), or stop the server',
-      'projects delete': `Delete the project through the running server instead (DELETE /v1/projects/${project} with X-Platform-Key), or stop the server`,
-      'schema apply': `Declare each table through the running server instead (PUT /p/${project}/v1/tables/NAME with X-Admin-Key; --dry-run works beside it), or stop the server`,
+        'Create the project through the running server instead (POST ' +
+        '/v1/projects with X-Platform-Key), or stop the server',
+      'projects delete':
+        'Delete the project through the running server instead ' +
+        `(DELETE /v1/projects/${project} with X-Platform-Key), or stop the server`,
+      'schema apply':
+        'Declare each table through the running server instead (PUT ' +
+        `/p/${project}/v1/tables/NAME with X-Admin-Key; --dry-run works beside it), or stop the server`,
       import: 'Stop the server',
     };
     suggestion = `${instead[command]} (${pid}), run this command, and start the server again.`;

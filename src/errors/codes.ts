@@ -136,13 +136,15 @@ const catalogue = {
     status: 412,
     message: 'A table of this name exists already, and the request asked only to create it (If-None-Match: *).',
     suggestion:
-      'Choose another name, or change the existing table: GET it, apply your change and send it with If-Match: <its ETag>, or use PATCH /p/{id}/v1/tables/{table}.',
+      'Choose another name, or change the existing table: GET it, apply your change and ' +
+      'send it with If-Match: <its ETag>, or use PATCH /p/{id}/v1/tables/{table}.',
   },
   SCHEMA_CHANGED: {
     status: 412,
     message: 'The table changed since you read it (its ETag no longer matches If-Match).',
     suggestion:
-      'GET /p/{id}/v1/tables/{table} again, apply your change to it and send it with If-Match: <its new ETag>, or use PATCH to change only what you name.',
+      'GET /p/{id}/v1/tables/{table} again, apply your change to it and send it ' +
+      'with If-Match: <its new ETag>, or use PATCH to change only what you name.',
   },
   TABLE_IN_USE: {
     status: 409,
@@ -238,7 +240,9 @@ const catalogue = {
   VALIDATION_REDIRECT_URL: {
     status: 400,
     message:
-      "The redirect_url is refused: not an absolute http(s) URL exactly as sent (no control characters or whitespace, at most 2048 characters), or its origin is not in this project's allowed_redirect_origins.",
+      'The redirect_url is refused: not an absolute http(s) URL exactly as sent ' +
+      '(no control characters or whitespace, at most 2048 characters), or ' +
+      "its origin is not in this project's allowed_redirect_origins.",
     suggestion: 'Add the origin with PUT /p/{id}/v1/redirect-origins, or use an allowed one.',
   },
 } as const satisfies Record<string, ErrorSpec>;

@@ -33,7 +33,8 @@ function writeRawError(socket: Socket, error: AppError, { headOnly }: { readonly
     .join('');
   socket.write(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${extra}` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${headOnly ? '' : body}`,
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ` +
+      `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${headOnly ? '' : body}`,
   );
 }
 

@@ -90,7 +90,8 @@ export function requireAdminOrPublishableKey(
   state: ProjectState,
   registry: ProjectRegistry,
 ): 'admin' | 'public' {
-  // An admin or platform key, when sent, decides (and is checked): a typo there never falls back to a pk_ key sent alongside.
+  // An admin or platform key, when sent, decides (and is checked):
+  // a typo there never falls back to a pk_ key sent alongside.
   if (
     header(request, 'x-admin-key') !== undefined ||
     header(request, 'x-platform-key') !== undefined ||
@@ -127,7 +128,8 @@ export function requireCurrentAdminKey(
   if (key !== undefined && key.expires_at !== null) {
     throw new AppError('AUTH_INVALID_KEY', {
       message:
-        'This admin key was replaced by a rotation and only works until its grace period ends; it cannot rotate keys or the JWT secret.',
+        'This admin key was replaced by a rotation and only works until ' +
+        'its grace period ends; it cannot rotate keys or the JWT secret.',
       suggestion: 'Send the current admin key (the admin_key of the latest rotate-keys answer) in X-Admin-Key.',
     });
   }
@@ -191,7 +193,8 @@ function presentsPlatformKey(request: FastifyRequest, registry: ProjectRegistry)
   throw new AppError('AUTH_INVALID_KEY', {
     message: 'The platform key is wrong.',
     suggestion:
-      'Use the key printed at first start or set through PLATFORM_KEY, or send the project admin key in X-Admin-Key instead.',
+      'Use the key printed at first start or set through PLATFORM_KEY, ' +
+      'or send the project admin key in X-Admin-Key instead.',
   });
 }
 
@@ -203,7 +206,8 @@ function keyOfGrant(grant: DashboardGrant, state: ProjectState, registry: Projec
   if (grant.scope.kind === 'platform') return undefined;
   if (grant.scope.projectId !== state.project.id) {
     throw invalidToken(
-      `This dashboard token was made from the admin key of another project; it opens that project only, not "${state.project.id}".`,
+      'This dashboard token was made from the admin key of another ' +
+        `project; it opens that project only, not "${state.project.id}".`,
     );
   }
   const key = registry.liveKey(state, grant.scope.keyId);
@@ -231,7 +235,8 @@ export async function proveKeyForDashboard(
       throw new AppError('VALIDATION_FAILED', {
         message: 'project_id: the platform key signs in to every project; a project_id goes with an admin key only.',
         suggestion:
-          'Send the platform key with an empty body ({}), or a project admin key in X-Admin-Key with {"project_id": "..."}.',
+          'Send the platform key with an empty body ({}), or a project ' +
+          'admin key in X-Admin-Key with {"project_id": "..."}.',
       });
     }
     return { kind: 'platform' };
@@ -259,6 +264,8 @@ export async function proveKeyForDashboard(
 function invalidKey(headerName: string, prefix: string): AppError {
   return new AppError('AUTH_INVALID_KEY', {
     message: `The ${headerName} is not a current ${prefix} key of this project.`,
-    suggestion: `Send a current ${prefix} key of this project in ${headerName}; keys are shown when a project is created or its keys are rotated.`,
+    suggestion:
+      `Send a current ${prefix} key of this project in ${headerName}; ` +
+      'keys are shown when a project is created or its keys are rotated.',
   });
 }

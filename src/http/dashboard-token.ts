@@ -47,7 +47,10 @@ export function registerDashboardTokenCheck(app: FastifyInstance, tokens: Dashbo
   });
 }
 
-/** The grant of the request's dashboard token, or undefined when it sent none. Throws the token's refusal (AUTH_INVALID_TOKEN, AUTH_TOKEN_EXPIRED). */
+/**
+ * The grant of the request's dashboard token, or undefined when it sent
+ * none. Throws the token's refusal (AUTH_INVALID_TOKEN, AUTH_TOKEN_EXPIRED).
+ */
 export function dashboardGrantOf(request: FastifyRequest): DashboardGrant | undefined {
   const check = request.dashboardToken;
   if (check === null) return undefined;

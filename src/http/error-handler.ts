@@ -101,7 +101,9 @@ function clientFault(status: number, error: unknown): AppError {
   return new AppError(CLIENT_FAULTS[status] ?? 'BAD_REQUEST', { cause: error });
 }
 
-/** Seconds a client should wait after a storage fault: a restart or failover takes a few seconds, a busy moment less. */
+/**
+ * Seconds a client should wait after a storage fault: a restart or failover takes a few seconds, a busy moment less.
+ */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 2;
 const RETRY_AFTER_BUSY_SECONDS = 1;
 
@@ -113,7 +115,9 @@ function storageFault(error: StoreError): AppError {
   if (error.kind === 'unavailable') {
     return new AppError('SERVICE_UNAVAILABLE', {
       message: 'The database cannot be reached (it is down, restarting, or the server is shutting down).',
-      suggestion: `Retry after the Retry-After header's ${RETRY_AFTER_UNAVAILABLE_SECONDS} seconds; GET /health answers 200 again once the database is back.`,
+      suggestion:
+        `Retry after the Retry-After header's ${RETRY_AFTER_UNAVAILABLE_SECONDS} ` +
+        'seconds; GET /health answers 200 again once the database is back.',
       headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
       cause: error,
     });
@@ -121,13 +125,18 @@ function storageFault(error: StoreError): AppError {
   return new AppError('SERVICE_UNAVAILABLE', {
     message:
       'The database is busy: it held a lock, had no free connection in time, or a statement ran past its time limit.',
-    suggestion: `Retry after the Retry-After header's ${RETRY_AFTER_BUSY_SECONDS} second; if it keeps happening, ask for less at once (a smaller limit, a simpler filter).`,
+    suggestion:
+      `Retry after the Retry-After header's ${RETRY_AFTER_BUSY_SECONDS} second; ` +
+      'if it keeps happening, ask for less at once (a smaller limit, a simpler filter).',
     headers: { 'retry-after': String(RETRY_AFTER_BUSY_SECONDS) },
     cause: error,
   });
 }
 
-/** Installs the error and not-found handlers: 404 NOT_FOUND, or 405 METHOD_NOT_ALLOWED for a path that has other methods. */
+/**
+ * Installs the error and not-found handlers: 404 NOT_FOUND, or
+ * 405 METHOD_NOT_ALLOWED for a path that has other methods.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, noRouteError(app, request.method, request.url));

@@ -48,8 +48,10 @@ function refuseUnpairedSurrogates(value: unknown): void {
   const where = describePath(found.path);
   throw new AppError('VALIDATION_FAILED', {
     message: found.inKey
-      ? `${where}: a key holds an unpaired UTF-16 surrogate (${found.escape}), which is not a character and cannot be stored.`
-      : `${where}: holds an unpaired UTF-16 surrogate (${found.escape}), which is not a character and cannot be stored.`,
+      ? `${where}: a key holds an unpaired UTF-16 surrogate ` +
+        `(${found.escape}), which is not a character and cannot be stored.`
+      : `${where}: holds an unpaired UTF-16 surrogate (${found.escape}), ` +
+        'which is not a character and cannot be stored.',
     suggestion: UNPAIRED_SURROGATE_SUGGESTION,
   });
 }
@@ -71,8 +73,14 @@ function refuseForbiddenKeys(value: unknown): void {
         (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
       if (isPrototypeKey) {
         throw new AppError('INVALID_JSON', {
-          message: `The body holds the key "${key === '__proto__' ? '__proto__' : 'constructor.prototype'}" (at ${at}), which is refused: in JavaScript it would reach the prototype of every object (prototype pollution).`,
-          suggestion: `Remove or rename that key; no column can be named __proto__${key === 'constructor' ? ', and a json value cannot hold "constructor": {"prototype": ...}' : ''}.`,
+          message:
+            'The body holds the key ' +
+            `"${key === '__proto__' ? '__proto__' : 'constructor.prototype'}" (at ${at}), which is ` +
+            'refused: in JavaScript it would reach the prototype of every object (prototype pollution).',
+          suggestion:
+            'Remove or rename that key; no column can be named __proto__' +
+            (key === 'constructor' ? ', and a json value cannot hold "constructor": {"prototype": ...}' : '') +
+            '.',
         });
       }
       pending.push({ value: child, path: at });

@@ -22,7 +22,8 @@ export function tablePreconditions(headers: IncomingHttpHeaders): TablePrecondit
     throw new AppError('VALIDATION_FAILED', {
       message: `If-None-Match: ${ifNoneMatch} is not supported here; only If-None-Match: * (create only) is.`,
       suggestion:
-        'Send If-None-Match: * to create the table only if it does not exist, or If-Match: <ETag> to change the version you read.',
+        'Send If-None-Match: * to create the table only if it does not ' +
+        'exist, or If-Match: <ETag> to change the version you read.',
     });
   }
   return {
@@ -41,7 +42,8 @@ function parseIfMatch(value: string): '*' | readonly string[] {
     throw new AppError('VALIDATION_FAILED', {
       message: `If-Match: ${value} is not a list of ETags.`,
       suggestion:
-        'Send the ETag header of GET /p/{id}/v1/tables/{table} exactly as received, quotes included, e.g. If-Match: "abc…".',
+        'Send the ETag header of GET /p/{id}/v1/tables/{table} exactly ' +
+        'as received, quotes included, e.g. If-Match: "abc…".',
     });
   }
   return tags;

@@ -14,13 +14,17 @@ import { PAGE_SECURITY_HEADERS } from './page-headers.js';
 export const PAGE_STYLESHEET_PATH = '/_pages/verify.css';
 
 const STYLESHEET = `
-:root { color-scheme: light dark; --fg: #1f2933; --muted: #52606d; --bg: #f5f7fa; --card: #fff; --ok: #0f7b3f; --bad: #b42318; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e4e7eb; --muted: #9aa5b1; --bg: #12161b; --card: #1f2630; --ok: #4ade80; --bad: #f87171; } }
+:root { color-scheme: light dark; --fg: #1f2933; --muted: #52606d; --bg: #f5f7fa; --card: #fff; --ok: #0f7b3f; \
+--bad: #b42318; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e4e7eb; --muted: #9aa5b1; --bg: #12161b; --card: #1f2630; \
+--ok: #4ade80; --bad: #f87171; } }
 * { box-sizing: border-box; }
 body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; padding: 24px;
   background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-main { width: 100%; max-width: 28rem; background: var(--card); border-radius: 12px; padding: 32px; box-shadow: 0 2px 12px rgba(0, 0, 0, .08); text-align: center; }
-.mark { width: 56px; height: 56px; margin: 0 auto 16px; border-radius: 50%; display: flex; align-items: center; justify-content: center; font-size: 28px; font-weight: 700; color: #fff; }
+main { width: 100%; max-width: 28rem; background: var(--card); border-radius: 12px; padding: 32px; \
+box-shadow: 0 2px 12px rgba(0, 0, 0, .08); text-align: center; }
+.mark { width: 56px; height: 56px; margin: 0 auto 16px; border-radius: 50%; display: flex; align-items: center; \
+justify-content: center; font-size: 28px; font-weight: 700; color: #fff; }
 .ok .mark { background: var(--ok); }
 .failed .mark { background: var(--bad); }
 h1 { font-size: 1.4rem; margin: 0 0 12px; }

@@ -20,7 +20,10 @@ export class Semaphore {
     private readonly maxWaiting = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** Runs `work` once a slot is free, and frees the slot when it settles. Throws SemaphoreFullError when the queue is full. */
+  /**
+   * Runs `work` once a slot is free, and frees the slot when it
+   * settles. Throws SemaphoreFullError when the queue is full.
+   */
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.active >= this.limit) {
       if (this.waiting.length >= this.maxWaiting) throw new SemaphoreFullError(this.waiting.length);

@@ -8,7 +8,8 @@
 
 /** What to tell a caller who sent one; the escape is spelt out so that it reads as the culprit. */
 export const UNPAIRED_SURROGATE_SUGGESTION =
-  'Send well-formed UTF-16/UTF-8 text: a lone surrogate such as \\ud800 cannot be stored. Pair it (an emoji is two, "\\ud83d\\ude00") or remove it.';
+  'Send well-formed UTF-16/UTF-8 text: a lone surrogate such as \\ud800 cannot ' +
+  'be stored. Pair it (an emoji is two, "\\ud83d\\ude00") or remove it.';
 
 // Node 20 has String.prototype.isWellFormed; the ES2022 lib the project compiles against does not name it.
 type WellFormedCheck = { isWellFormed(): boolean };
@@ -40,7 +41,10 @@ export function describeUnpairedSurrogate(text: string): string | undefined {
   return at < 0 ? undefined : `\\u${text.charCodeAt(at).toString(16).padStart(4, '0')}`;
 }
 
-/** Where in a JSON value an unpaired surrogate sits: the path (`rows[2].title`, '' for the root) and whether it is in a key. */
+/**
+ * Where in a JSON value an unpaired surrogate sits: the path
+ * (`rows[2].title`, '' for the root) and whether it is in a key.
+ */
 export interface SurrogateLocation {
   readonly path: string;
   readonly inKey: boolean;

@@ -63,7 +63,8 @@ function withPage(responses: Record<string, object>): Record<string, object> {
     out[status] = { ...response, content: { ...(response as { content?: object }).content, ...HTML } };
   out['303'] = {
     description:
-      'For a browser (Accept: text/html) when the setting verify_redirect_url is set: a redirect there with verified=true, or verified=false&error=CODE.',
+      'For a browser (Accept: text/html) when the setting verify_redirect_url is ' +
+      'set: a redirect there with verified=true, or verified=false&error=CODE.',
     headers: { Location: { schema: { type: 'string', format: 'uri' } } },
   };
   return out;
@@ -86,7 +87,8 @@ export function authPaths(table: TableModel): Record<string, object> {
       operationId: 'signUp',
       summary: 'Create a user and sign in',
       description:
-        "A create on the auth table: its create rule applies (403 FORBIDDEN), so a project can stop users choosing their own role. Answers the user's first session. Rate limited per address.",
+        'A create on the auth table: its create rule applies (403 FORBIDDEN), so a project can stop ' +
+        "users choosing their own role. Answers the user's first session. Rate limited per address.",
       bearer: false,
       body: signup,
       status: 201,
@@ -109,7 +111,9 @@ export function authPaths(table: TableModel): Record<string, object> {
       operationId: 'logIn',
       summary: 'Sign in with email and password',
       description:
-        'A wrong email and a wrong password answer alike (401 AUTH_INVALID_CREDENTIALS). With the setting require_verified_email, an unverified user gets 403 AUTH_EMAIL_NOT_VERIFIED. Rate limited per address and per email.',
+        'A wrong email and a wrong password answer alike (401 AUTH_INVALID_CREDENTIALS). ' +
+        'With the setting require_verified_email, an unverified user gets 403 ' +
+        'AUTH_EMAIL_NOT_VERIFIED. Rate limited per address and per email.',
       bearer: false,
       body: object({
         email: { type: 'string', maxLength: 320 },
@@ -125,7 +129,8 @@ export function authPaths(table: TableModel): Record<string, object> {
       operationId: 'refresh',
       summary: 'Exchange a refresh token for a new access token',
       description:
-        'Answers a new access token; the refresh token is the same one unless the setting refresh_token_rotation is on (then a new one, and replaying a used one later ends the session).',
+        'Answers a new access token; the refresh token is the same one unless the setting ' +
+        'refresh_token_rotation is on (then a new one, and replaying a used one later ends the session).',
       bearer: false,
       body: object({ refresh_token: { type: 'string', maxLength: 512 } }),
       status: 200,
@@ -185,7 +190,8 @@ export function authPaths(table: TableModel): Record<string, object> {
       operationId: 'endSession',
       summary: "End one of the signed-in user's sessions",
       description:
-        "That session's refresh token and access tokens stop working at once. Another user's session answers 404 ROW_NOT_FOUND.",
+        "That session's refresh token and access tokens stop working " +
+        "at once. Another user's session answers 404 ROW_NOT_FOUND.",
       bearer: true,
       query: [{ name: 'session_id', in: 'path', required: true, schema: { type: 'string' } }],
       status: 204,
@@ -217,7 +223,8 @@ export function authPaths(table: TableModel): Record<string, object> {
       operationId: 'forgotPassword',
       summary: 'Mail a password reset link (the same answer for every email)',
       description:
-        'Answers the same message whether or not the email is known, so it reveals nothing; the link goes to redirect_url with token= appended. Rate limited per address and per email.',
+        'Answers the same message whether or not the email is known, so it reveals nothing; the ' +
+        'link goes to redirect_url with token= appended. Rate limited per address and per email.',
       bearer: false,
       body: object({
         email: { type: 'string', maxLength: 320 },
@@ -252,7 +259,8 @@ export function authPaths(table: TableModel): Record<string, object> {
         operationId: 'verifyEmail',
         summary: 'Verify an email address with the token from the verification mail',
         description:
-          'The token is single use and valid for 24 hours. A browser (Accept: text/html) gets a page instead of JSON, or a redirect to the setting verify_redirect_url.',
+          'The token is single use and valid for 24 hours. A browser (Accept: text/html) ' +
+          'gets a page instead of JSON, or a redirect to the setting verify_redirect_url.',
         bearer: false,
         query: [{ name: 'token', in: 'query', required: true, schema: { type: 'string', maxLength: 512 } }],
         status: 200,
@@ -266,7 +274,8 @@ export function authPaths(table: TableModel): Record<string, object> {
         operationId: 'resendVerification',
         summary: 'Mail a new verification link to the signed-in user',
         description:
-          'Mails a new link to the signed-in user; 409 AUTH_ALREADY_VERIFIED when the email is already verified. Rate limited per email.',
+          'Mails a new link to the signed-in user; 409 AUTH_ALREADY_VERIFIED ' +
+          'when the email is already verified. Rate limited per email.',
         bearer: true,
         status: 200,
         answer: object({ message: MESSAGE }),

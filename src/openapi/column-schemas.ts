@@ -68,14 +68,16 @@ function columnNotes(column: ColumnDefinition, direction: Direction): string | u
   const notes: string[] = [];
   if (column.type === 'json')
     notes.push(
-      'Any JSON value (arrays and objects at most 64 levels deep; strings without U+0000 or unpaired UTF-16 surrogates).',
+      'Any JSON value (arrays and objects at most 64 levels deep; ' +
+        'strings without U+0000 or unpaired UTF-16 surrogates).',
     );
   if (column.type === 'text' && !column.enum) notes.push(TEXT_NOTE);
   if (column.type === 'timestamp') {
     notes.push(
       direction === 'read'
         ? 'In UTC with milliseconds and Z.'
-        : 'ISO 8601: a date-time (2026-01-31T09:30:00Z), or a date (2026-01-31) or a time without zone, both read as UTC.',
+        : 'ISO 8601: a date-time (2026-01-31T09:30:00Z), or a date ' +
+            '(2026-01-31) or a time without zone, both read as UTC.',
     );
   }
   if (column.unique) notes.push('Unique within the table.');

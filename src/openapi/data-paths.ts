@@ -16,7 +16,9 @@ const EXPAND_PARAMETER = {
   name: 'expand',
   schema: { type: 'string' },
   description:
-    'Related rows to embed under "expand": reference columns (owner), nested up to 3 levels (owner.team), and reverse listings table(column) (comments(post), at most 100 per row). Only rows the caller may view/list; hidden ones are null.',
+    'Related rows to embed under "expand": reference columns (owner), nested up to 3 ' +
+    'levels (owner.team), and reverse listings table(column) (comments(post), at ' +
+    'most 100 per row). Only rows the caller may view/list; hidden ones are null.',
 } as const;
 
 /** Query parameters with a meaning of their own on list requests (see src/query/list-params.ts). */
@@ -24,7 +26,9 @@ const LIST_PARAMETERS = [
   {
     name: 'limit',
     schema: { type: 'integer', minimum: 0, default: DEFAULT_LIMIT },
-    description: `Rows per page; larger values than ${MAX_LIMIT} are clamped to ${MAX_LIMIT} (meta.limit shows the value used).`,
+    description:
+      `Rows per page; larger values than ${MAX_LIMIT} are ` +
+      `clamped to ${MAX_LIMIT} (meta.limit shows the value used).`,
   },
   {
     name: 'offset',
@@ -45,7 +49,8 @@ const LIST_PARAMETERS = [
     name: 'select',
     schema: { type: 'string' },
     description:
-      'Comma-separated columns to return; id is always included. With aggregates (select=status,count(),total:sum(amount)) each row is one group of the plain columns, without id.',
+      'Comma-separated columns to return; id is always included. With aggregates ' +
+      '(select=status,count(),total:sum(amount)) each row is one group of the plain columns, without id.',
   },
   {
     name: 'filter',
@@ -123,7 +128,9 @@ function expandSchema(table: TableModel, model: SchemaModel, audience: Audience)
       type: 'array',
       maxItems: MAX_REVERSE_ROWS,
       items: ref(componentNames(related).row),
-      description: `The rows of "${other}" whose ${column} references this row and that the caller may list, in creation order, at most ${MAX_REVERSE_ROWS}.`,
+      description:
+        `The rows of "${other}" whose ${column} references this row and ` +
+        `that the caller may list, in creation order, at most ${MAX_REVERSE_ROWS}.`,
     };
   }
   return {
@@ -153,7 +160,8 @@ export function tableComponents(table: TableModel, model: SchemaModel, audience:
       ...table.row,
       properties: { ...table.row.properties, expand },
       required: ['id'],
-      description: `A row of "${table.name}" in a list answer: every column, or only those named by select (id always).`,
+      description:
+        `A row of "${table.name}" in a list answer: ` + 'every column, or only those named by select (id always).',
     },
     [names.expand]: expandSchema(table, model, audience),
   };
@@ -167,12 +175,17 @@ function createBody(table: TableModel): object {
   };
 }
 
-/** The body of PATCH /api/{table}/{row_id}: a PATCH changes only what it names, so nothing is required and nothing has a default. */
+/**
+ * The body of PATCH /api/{table}/{row_id}: a PATCH changes only
+ * what it names, so nothing is required and nothing has a default.
+ */
 function updateBody(table: TableModel): object {
   const { required: _none, ...update } = table.update;
   return {
     ...update,
-    description: `The body that changes a row of "${table.name}": any subset of its writable columns; a column left out keeps its value.`,
+    description:
+      `The body that changes a row of "${table.name}": any ` +
+      'subset of its writable columns; a column left out keeps its value.',
   };
 }
 
@@ -215,7 +228,11 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
       in: 'query',
       required: false,
       schema: { type: 'string', pattern: shorthandPattern(table.readableTypes[column]!) },
-      description: `Shorthand filter on ${column} (${table.readableTypes[column]}): op.value with op one of eq, neq, gt, gte, lt, lte, like and ilike (text), in.(a,b), is (${column}=eq.value); the pattern is exactly what the server accepts, except two things no portable pattern states: numbers beyond range or impossible dates, and a value holding an unpaired UTF-16 surrogate, which is refused too.`,
+      description:
+        `Shorthand filter on ${column} (${table.readableTypes[column]}): op.value with op one of ` +
+        `eq, neq, gt, gte, lt, lte, like and ilike (text), in.(a,b), is (${column}=eq.value); the pattern ` +
+        'is exactly what the server accepts, except two things no portable pattern states: numbers beyond ' +
+        'range or impossible dates, and a value holding an unpaired UTF-16 surrogate, which is refused too.',
     }));
 
   return {
@@ -224,7 +241,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         operationId: `list${t}`,
         summary: `List rows of ${table.name}`,
         description:
-          'Rows the caller may list (the list rule is ANDed with the filter), in creation order unless sort says otherwise.',
+          'Rows the caller may list (the list rule is ANDed with the ' +
+          'filter), in creation order unless sort says otherwise.',
         tags,
         security: DATA_SECURITY,
         parameters: [...LIST_PARAMETERS.map((p) => ({ ...p, in: 'query', required: false })), ...shorthand],
@@ -249,7 +267,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         operationId: `create${t}`,
         summary: `Create a row of ${table.name}`,
         description:
-          'The create rule judges the new row (403 FORBIDDEN when it fails). Left-out columns take their default; the answer is the stored row.',
+          'The create rule judges the new row (403 FORBIDDEN when it fails). ' +
+          'Left-out columns take their default; the answer is the stored row.',
         tags,
         security: DATA_SECURITY,
         requestBody: { required: true, content: json(createBody(table)) },
@@ -264,7 +283,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         operationId: `bulkCreate${t}`,
         summary: `Create several rows of ${table.name}, all or nothing`,
         description:
-          'Every row is validated first, then all are written in one transaction. An error message starts with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
+          'Every row is validated first, then all are written in one transaction. An error message starts ' +
+          'with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
         tags,
         security: DATA_SECURITY,
         requestBody: {
@@ -291,7 +311,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         operationId: `get${t}`,
         summary: `Get a row of ${table.name}`,
         description:
-          'A row outside the view rule answers 404 ROW_NOT_FOUND, as a missing one does. expand= embeds related rows under "expand".',
+          'A row outside the view rule answers 404 ROW_NOT_FOUND, as a ' +
+          'missing one does. expand= embeds related rows under "expand".',
         tags,
         security: DATA_SECURITY,
         parameters: [{ ...EXPAND_PARAMETER, in: 'query', required: false }],
@@ -304,7 +325,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         operationId: `update${t}`,
         summary: `Change a row of ${table.name}`,
         description:
-          'Changes only the columns the body names; the others keep their values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
+          'Changes only the columns the body names; the others keep their ' +
+          'values. A row outside the update rule answers 404 ROW_NOT_FOUND.',
         tags,
         security: DATA_SECURITY,
         requestBody: { required: true, content: json(updateBody(table)) },
@@ -317,7 +339,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         operationId: `delete${t}`,
         summary: `Delete a row of ${table.name}`,
         description:
-          'A row outside the delete rule answers 404 ROW_NOT_FOUND. Rows of other tables that reference it follow their on_delete (a restrict answers 409 CONFLICT_REFERENCE).',
+          'A row outside the delete rule answers 404 ROW_NOT_FOUND. Rows of other tables that ' +
+          'reference it follow their on_delete (a restrict answers 409 CONFLICT_REFERENCE).',
         tags,
         security: DATA_SECURITY,
         responses: {
@@ -335,7 +358,8 @@ export const AGGREGATE_GROUP_SCHEMA = Object.freeze({
   not: { required: ['id'] },
   additionalProperties: { type: ['string', 'number', 'integer', 'boolean', 'null'] },
   description:
-    'One group of an aggregate select: its grouping columns and the outputs (count, sum_<col>, avg_<col>, min_<col>, max_<col> or the aliases).',
+    'One group of an aggregate select: its grouping columns and the outputs ' +
+    '(count, sum_<col>, avg_<col>, min_<col>, max_<col> or the aliases).',
 });
 
 /** The `meta` of a list answer. */

@@ -33,7 +33,8 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'An access token from /auth/signup, /auth/login or /auth/refresh: a user of the auth table, seen by rules as @request.auth.',
+      'An access token from /auth/signup, /auth/login or /auth/refresh: ' +
+      'a user of the auth table, seen by rules as @request.auth.',
   },
   AdminKey: {
     type: 'apiKey',
@@ -90,8 +91,11 @@ export function buildOpenApiDocument(
       description:
         (audience === 'admin'
           ? 'The data API of every table and, when the project has an auth table, its auth endpoints, as they are now. '
-          : 'The API as a client with the publishable key (pk_) sees it: only the tables and operations whose rules are not null (the admin key sees every table and operation), and the auth endpoints when the project has an auth table. ') +
-        'Every error answers {"error": {"code", "message", "suggestion"}}. The admin endpoints (/v1/...) are described in docs/schema.md and docs/auth.md.',
+          : 'The API as a client with the publishable key (pk_) sees it: only the tables ' +
+            'and operations whose rules are not null (the admin key sees every table and ' +
+            'operation), and the auth endpoints when the project has an auth table. ') +
+        'Every error answers {"error": {"code", "message", "suggestion"}}. The admin ' +
+        'endpoints (/v1/...) are described in docs/schema.md and docs/auth.md.',
     },
     servers: [{ url: `${target.publicUrl.replace(/\/+$/, '')}/p/${encodeURIComponent(target.projectId)}` }],
     tags,

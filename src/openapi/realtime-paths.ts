@@ -16,9 +16,12 @@ export function realtimePaths(): Record<string, object> {
         operationId: 'openRealtimeStream',
         summary: 'Open the event stream (server-sent events)',
         description:
-          'No credentials: the first event is `connect` with data {"client_id": "..."}; then POST /realtime binds credentials and topics to that client. ' +
-          'Events: `id` (opaque, increasing), `event` (the topic as subscribed), data {"action": "create" | "update" | "delete", "record": row}; ' +
-          'also `auth_expired` and `reset` (data {}). A comment line (": ping") at least every 30 seconds. Last-Event-ID is taken as since.',
+          'No credentials: the first event is `connect` with data {"client_id": "..."}; ' +
+          'then POST /realtime binds credentials and topics to that client. ' +
+          'Events: `id` (opaque, increasing), `event` (the topic as subscribed), ' +
+          'data {"action": "create" | "update" | "delete", "record": row}; ' +
+          'also `auth_expired` and `reset` (data {}). A comment line (": ping") ' +
+          'at least every 30 seconds. Last-Event-ID is taken as since.',
         tags: ['realtime'],
         security: [],
         parameters: [
@@ -39,7 +42,8 @@ export function realtimePaths(): Record<string, object> {
         operationId: 'subscribeRealtime',
         summary: "Replace a stream's subscriptions and bind the caller's identity to it",
         description:
-          'Topics: "{table}", "{table}/{row_id}", "{table}?filter=<url-encoded expression>". [] removes every subscription.',
+          'Topics: "{table}", "{table}/{row_id}", "{table}?filter=<url-encoded ' +
+          'expression>". [] removes every subscription.',
         tags: ['realtime'],
         security: DATA_SECURITY,
         requestBody: {

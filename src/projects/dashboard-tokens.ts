@@ -108,7 +108,9 @@ export class DashboardTokens {
     if (row.revoked_at !== null) throw invalidToken('This dashboard token was signed out.');
     if (String(row.expires_at) <= isoNow(this.clock)) {
       throw new AppError('AUTH_TOKEN_EXPIRED', {
-        message: `This dashboard token expired at ${String(row.expires_at)} (dashboard tokens last ${DASHBOARD_TOKEN_TTL_SECONDS / 3600} hours).`,
+        message:
+          `This dashboard token expired at ${String(row.expires_at)} ` +
+          `(dashboard tokens last ${DASHBOARD_TOKEN_TTL_SECONDS / 3600} hours).`,
         suggestion: SIGN_IN_AGAIN,
       });
     }

@@ -45,7 +45,10 @@ export function matchKey(keys: readonly KeyRecord[], presented: string, nowIso: 
   if (known) return known.expires_at === null || known.expires_at > nowIso ? known : undefined;
   const match = compareAll(keys, presented, nowIso);
   if (match) {
-    if (!verified) verifiedKeys.set(keys, (verified = new Map()));
+    if (!verified) {
+      verified = new Map();
+      verifiedKeys.set(keys, verified);
+    }
     if (verified.size >= MAX_VERIFIED_PER_LIST) verified.clear();
     verified.set(presented, match);
   }

@@ -148,7 +148,10 @@ export async function importProject(
   }
 }
 
-/** Where an import goes: the new project's id, and whether it keeps the archive's identity (imported under the archive's own id). */
+/**
+ * Where an import goes: the new project's id, and whether it keeps
+ * the archive's identity (imported under the archive's own id).
+ */
 interface ImportTarget {
   readonly id: string;
   readonly keepsIdentity: boolean;
@@ -237,7 +240,8 @@ async function fill(
         const problem = table.check(record.values);
         if (problem)
           throw invalid(
-            `table "${record.table}", row ${table.rows} (id ${JSON.stringify(record.values.id ?? null)}), column "${problem.column}": ${problem.reason}.`,
+            `table "${record.table}", row ${table.rows} (id ${JSON.stringify(record.values.id ?? null)}), ` +
+              `column "${problem.column}": ${problem.reason}.`,
           );
         await batches.add(record.table, table.columns, record.values);
         count(`rows:${record.table}`);

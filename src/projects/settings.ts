@@ -134,7 +134,9 @@ export function normalizeOrigin(input: string, field = 'allowed_redirect_origins
   return url.origin;
 }
 
-/** A parsed URL host that is an IP literal (the parser already checked it) or a DNS name of letter-digit-hyphen labels. */
+/**
+ * A parsed URL host that is an IP literal (the parser already checked it) or a DNS name of letter-digit-hyphen labels.
+ */
 function isDnsNameOrIp(hostname: string): boolean {
   if (hostname.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(hostname)) return true;
   return (
@@ -152,7 +154,8 @@ function invalidOrigin(
     message: `${field}: ${JSON.stringify(input)} ${reason}.`,
     suggestion:
       suggestion ??
-      'Send origins only, without path, query or credentials, e.g. "https://app.example.com" or "http://localhost:3000".',
+      'Send origins only, without path, query or credentials, e.g. ' +
+        '"https://app.example.com" or "http://localhost:3000".',
   });
 }
 
@@ -182,7 +185,9 @@ export function normalizeCorsOrigins(origins: readonly string[]): readonly strin
   return [...new Set(origins.map((origin) => normalizeOrigin(origin, 'cors_origins')))];
 }
 
-/** Applies a PATCH to settings; throws VALIDATION_FAILED naming the first bad field (an unpaired surrogate included). */
+/**
+ * Applies a PATCH to settings; throws VALIDATION_FAILED naming the first bad field (an unpaired surrogate included).
+ */
 export function applySettingsPatch(current: ProjectSettings, patch: unknown): ProjectSettings {
   if (!validatePatch(patch)) {
     const error = validatePatch.errors![0]!;
@@ -203,7 +208,9 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
   if (surrogate !== undefined) {
     // Settings are text mails and headers are built from: they must be what was sent, on every engine.
     throw new AppError('VALIDATION_FAILED', {
-      message: `settings: ${surrogate.path} holds an unpaired UTF-16 surrogate (${surrogate.escape}), which is not a character.`,
+      message:
+        `settings: ${surrogate.path} holds an unpaired UTF-16 ` +
+        `surrogate (${surrogate.escape}), which is not a character.`,
       suggestion: UNPAIRED_SURROGATE_SUGGESTION,
     });
   }

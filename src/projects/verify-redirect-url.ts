@@ -9,7 +9,8 @@ import { AppError } from '../errors/app-error.js';
 /** The longest verify_redirect_url accepted (characters). */
 export const MAX_VERIFY_REDIRECT_URL_LENGTH = 2048;
 
-// The URL parser silently drops tabs, newlines and surrounding spaces: refuse them, so the stored string is what a browser opens.
+// The URL parser silently drops tabs, newlines and surrounding
+// spaces: refuse them, so the stored string is what a browser opens.
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\s\u200b\u2060\ufeff]/u;
 
 /**
@@ -23,8 +24,10 @@ export function checkVerifyRedirectUrl(value: string | null, allowedOrigins: rea
       message: `settings: verify_redirect_url ${reason}.`,
       suggestion:
         allowedOrigins.length === 0
-          ? 'Add its origin to allowed_redirect_origins first (PUT /p/{id}/v1/redirect-origins), or send null to show the built-in page.'
-          : `Use an absolute URL on one of: ${allowedOrigins.join(', ')}; add its origin to allowed_redirect_origins, or send null to show the built-in page.`,
+          ? 'Add its origin to allowed_redirect_origins first (PUT ' +
+            '/p/{id}/v1/redirect-origins), or send null to show the built-in page.'
+          : `Use an absolute URL on one of: ${allowedOrigins.join(', ')}; add its origin ` +
+            'to allowed_redirect_origins, or send null to show the built-in page.',
     });
   if (value.length > MAX_VERIFY_REDIRECT_URL_LENGTH)
     throw refuse(`is too long (at most ${MAX_VERIFY_REDIRECT_URL_LENGTH} characters)`);

@@ -46,7 +46,9 @@ export function parseAggregateSelect(
     if (keys.has(key)) {
       throw invalid(
         `two outputs are named "${key}" (in "${shortenSource(item)}")`,
-        `Name one of them with an alias, for example: ${key}_2:${item.includes(':') ? item.slice(item.indexOf(':') + 1) : item}; each output key and grouping column must be unique.`,
+        'Name one of them with an alias, for example: ' +
+          `${key}_2:${item.includes(':') ? item.slice(item.indexOf(':') + 1) : item}; ` +
+          'each output key and grouping column must be unique.',
       );
     }
     keys.add(key);
@@ -62,7 +64,8 @@ export function parseAggregateSelect(
       if (type === 'json')
         throw invalid(
           `json column "${item}" cannot be a grouping key`,
-          `Group by a column of another type: ${listNames([...columns].filter(([, t]) => t !== 'json').map(([n]) => n))}.`,
+          'Group by a column of another type: ' +
+            `${listNames([...columns].filter(([, t]) => t !== 'json').map(([n]) => n))}.`,
         );
       claim(item, item);
       groupBy.push(item);
@@ -72,7 +75,8 @@ export function parseAggregateSelect(
     if (!match)
       throw invalid(
         `"${shortenSource(item)}" is not an aggregate`,
-        `Write function(column) with an optional alias, for example: ${EXAMPLE}. Functions: count(), sum, avg, min, max.`,
+        'Write function(column) with an optional alias, for example: ' +
+          `${EXAMPLE}. Functions: count(), sum, avg, min, max.`,
       );
     const [, alias, name, argument] = match as unknown as [string, string | undefined, string, string];
     const fn = name.toLowerCase() as AggregateFunction;
@@ -101,14 +105,16 @@ export function parseAggregateSelect(
         throw invalid(
           `${fn}(${argument}): "${argument}" is ${type}, not a number`,
           numeric.length > 0
-            ? `${fn} works on integer and number columns: ${listNames(numeric)}; min and max also take text and timestamps.`
+            ? `${fn} works on integer and number columns: ` +
+                `${listNames(numeric)}; min and max also take text and timestamps.`
             : `This table has no integer or number column to ${fn}; count() works on any table.`,
         );
       }
       if (type === 'json' || type === 'boolean') {
         throw invalid(
           `${fn}(${argument}): a ${type} column has no order`,
-          `min and max work on text, integer, number and timestamp columns; to count true values, filter on ${argument} = true and use count().`,
+          'min and max work on text, integer, number and timestamp columns; to ' +
+            `count true values, filter on ${argument} = true and use count().`,
         );
       }
       output = {
@@ -138,7 +144,8 @@ export function parseAggregateSort(items: readonly string[] | undefined, select:
     if (!names.includes(name)) {
       throw new AppError('VALIDATION_FILTER', {
         message: `sort: "${shortenSource(name)}" is not a grouping column or output key of this select`,
-        suggestion: `With aggregates, sort by one of: ${names.join(', ')}, for example: sort=-${select.outputs[0]!.key}.`,
+        suggestion:
+          `With aggregates, sort by one of: ${names.join(', ')}, ` + `for example: sort=-${select.outputs[0]!.key}.`,
       });
     }
     if (!terms.some((t) => t.column === name)) terms.push(Object.freeze({ column: name, descending }));

@@ -60,7 +60,8 @@ export function decodeCursor(key: string, scope: string, orderBy: readonly Order
     new AppError('VALIDATION_FILTER', {
       message: `after: ${detail}`,
       suggestion:
-        'Pass the meta.next_cursor of the previous page unchanged, with the same sort and filter as that request; to start over, leave after out.',
+        'Pass the meta.next_cursor of the previous page unchanged, with the same ' +
+        'sort and filter as that request; to start over, leave after out.',
     });
   const dot = cursor.indexOf('.');
   if (cursor.length > MAX_CURSOR_LENGTH || dot <= 0) throw refuse('not a cursor Rowbase issued');

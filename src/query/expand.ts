@@ -50,7 +50,9 @@ export function parseExpand(text: string, table: string, references: ReferenceMa
     if (segments.length > MAX_EXPAND_DEPTH) {
       throw new AppError('VALIDATION_FILTER', {
         message: `expand: "${shortenSource(path)}" goes ${segments.length} levels deep; at most ${MAX_EXPAND_DEPTH}`,
-        suggestion: `Shorten it to ${segments.slice(0, MAX_EXPAND_DEPTH).join('.')}, and read deeper rows with a second request.`,
+        suggestion:
+          `Shorten it to ${segments.slice(0, MAX_EXPAND_DEPTH).join('.')}, ` +
+          'and read deeper rows with a second request.',
       });
     }
     let level = roots;
@@ -109,7 +111,9 @@ function invalid(detail: string, table: string, references: ReferenceMap): AppEr
     message: `expand: ${detail}`,
     suggestion:
       names.length > 0
-        ? `Expand one of: ${names.join(', ')} (forward paths nest with dots, up to ${MAX_EXPAND_DEPTH} levels), for example: expand=${names[0]}.`
-        : `Rows of "${table}" have nothing to expand: no column of it has "references", and no column of another table references it.`,
+        ? `Expand one of: ${names.join(', ')} (forward paths nest with dots, ` +
+          `up to ${MAX_EXPAND_DEPTH} levels), for example: expand=${names[0]}.`
+        : `Rows of "${table}" have nothing to expand: no column of it has ` +
+          '"references", and no column of another table references it.',
   });
 }

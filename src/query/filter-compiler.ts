@@ -236,7 +236,8 @@ function coerceLiteral(
     if (iso === undefined) {
       throw fail(
         scope,
-        `expected ${describeType('timestamp')} to compare with ${describeSide(other)}, found the invalid date ${quoteSource(side.node.text)}`,
+        `expected ${describeType('timestamp')} to compare with ${describeSide(other)}, ` +
+          `found the invalid date ${quoteSource(side.node.text)}`,
         side.node.position,
         'Write dates in ISO 8601, for example "2024-01-31" or "2024-01-31T12:00:00Z".',
       );
@@ -250,7 +251,8 @@ function coerceLiteral(
         scope,
         `expected ${describeType('integer')} to compare with ${describeSide(other)}, found ${describeSide(side)}`,
         side.node.position,
-        `Compare integer columns with whole numbers, or use < and > for ranges, for example: ${other.kind === 'column' ? other.name : 'n'} >= 1.5.`,
+        'Compare integer columns with whole numbers, or use < and > for ranges, ' +
+          `for example: ${other.kind === 'column' ? other.name : 'n'} >= 1.5.`,
       );
     }
     return literal(value, 'number');

@@ -19,7 +19,9 @@ export const MAX_FILTER_DEPTH = 32;
 
 /** The example every syntax error shows, so callers see a correct expression next to their own. */
 export const FILTER_EXAMPLE = 'title ~ "x" && done = false';
-const SUGGESTION = `Write comparisons joined by && or ||, for example: ${FILTER_EXAMPLE}. Quote strings, group with ( ) and negate with !.`;
+const SUGGESTION =
+  'Write comparisons joined by && or ||, for example: ' +
+  `${FILTER_EXAMPLE}. Quote strings, group with ( ) and negate with !.`;
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 // A word may be a relation path (`owner.team.name`, contract §13): names joined by dots.
@@ -305,7 +307,8 @@ function readString(source: string, start: number, parameter: string): Token {
           parameter,
           `unknown escape "\\${String.fromCodePoint(source.codePointAt(at + 1)!)}" in a string`,
           at,
-          'Inside quotes only \\" \\\' and \\\\ are escapes; write any other character as it is, for example: title = "a\\"b".',
+          'Inside quotes only \\" \\\' and \\\\ are escapes; write any ' +
+            'other character as it is, for example: title = "a\\"b".',
         );
       }
       value += escaped;
@@ -365,7 +368,8 @@ function readVariable(source: string, start: number, parameter: string): Token {
       parameter,
       `invalid field name ${quoteSource(name)} in ${quoteSource(text)}`,
       start,
-      'Field names are lower-case letters, digits and _, starting with a letter, for example: owner = @request.auth.id.',
+      'Field names are lower-case letters, digits and _, starting ' +
+        'with a letter, for example: owner = @request.auth.id.',
     );
   }
   return operand({ kind: 'request', source: match[1] as 'auth' | 'body', name, position: start, text });
@@ -420,7 +424,8 @@ function wordToken(word: string, position: number, parameter: string): Token {
       parameter,
       `invalid column name ${quoteSource(word)}`,
       position,
-      `Column names are lower-case letters, digits and _, starting with a letter; quote strings. For example: ${FILTER_EXAMPLE}.`,
+      'Column names are lower-case letters, digits and _, starting ' +
+        `with a letter; quote strings. For example: ${FILTER_EXAMPLE}.`,
     );
   }
   return operand({ kind: 'column', name: word, position, text: word });

@@ -29,7 +29,10 @@ export interface ListParams {
   readonly after: string | undefined;
   /** `filter` and the shorthand filters as written (name, text): what a cursor is bound to besides the sort. */
   readonly filterSources: readonly (readonly [string, string])[];
-  /** An aggregate `select` (contract §13): grouping columns and outputs; `select` is then null and `orderBy` names groups and keys. */
+  /**
+   * An aggregate `select` (contract §13): grouping columns and outputs;
+   * `select` is then null and `orderBy` names groups and keys.
+   */
   readonly aggregate: AggregateSelect | undefined;
   /** `expand=` as written (query/expand.ts parses it against the project's references). */
   readonly expand: string | undefined;
@@ -114,7 +117,8 @@ export function parseListParams(
     throw invalid(
       'after',
       'cannot be combined with offset',
-      'Page either with after=<meta.next_cursor of the previous page> or with offset, not both; cursors are the faster way on deep pages.',
+      'Page either with after=<meta.next_cursor of the previous page> or ' +
+        'with offset, not both; cursors are the faster way on deep pages.',
     );
   }
 
@@ -170,7 +174,10 @@ function reused<T extends Expr | OrderTerm[]>(
   if (hit !== undefined) return hit as T;
   const result = compile();
   if (text.includes('@') || followsPath(result)) return result;
-  if (!cache) compiledBefore.set(columns, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    compiledBefore.set(columns, cache);
+  }
   if (cache.size >= COMPILED_LIMIT) cache.clear();
   cache.set(key, result);
   return result;
@@ -295,7 +302,8 @@ function parseSort(
       const descending = item.startsWith('-');
       const name = descending ? item.slice(1) : item;
       if (name.includes('.') && paths) {
-        // A relation path (sort=owner.name): ordered by the related row's column, null where the caller may not view it.
+        // A relation path (sort=owner.name): ordered by the related
+        // row's column, null where the caller may not view it.
         const path = paths('row', name.split('.'), null);
         if ('detail' in path) throw invalid('sort', path.detail, path.suggestion);
         if (path.type === 'json')

@@ -178,7 +178,8 @@ function coerceText(text: string, type: ValueType): unknown {
  * escapes; whitespace around items is ignored (quote an item to keep it).
  */
 function parseInList(text: string, fail: (detail: string, suggestion: string) => AppError, column: string): string[] {
-  const suggestion = `Write in.(a,b,c), quoting values that contain commas, for example: ${column}=in.(open,"on hold").`;
+  const suggestion =
+    'Write in.(a,b,c), quoting values that ' + `contain commas, for example: ${column}=in.(open,"on hold").`;
   if (!text.startsWith('(') || !text.endsWith(')') || text.length < 2) {
     throw fail('expected a list in parentheses after "in."', suggestion);
   }

@@ -58,11 +58,17 @@ export interface PathHop {
 export interface OrderTerm {
   readonly column: string;
   readonly descending: boolean;
-  /** A relation path to order by (`sort=owner.name`); `column` is then its name as written, and the statement's `computed` output of that name. */
+  /**
+   * A relation path to order by (`sort=owner.name`); `column` is then its
+   * name as written, and the statement's `computed` output of that name.
+   */
   readonly expr?: Expr;
   /** The type of `expr`. */
   readonly type?: ValueType;
-  /** The column never holds null (system or required column): engines may then order it without a NULLS clause, which lets PostgreSQL walk a plain index. */
+  /**
+   * The column never holds null (system or required column): engines may then
+   * order it without a NULLS clause, which lets PostgreSQL walk a plain index.
+   */
   readonly notNull?: boolean;
 }
 
@@ -83,9 +89,14 @@ export interface SelectStatement {
   readonly table: string;
   /** With `aggregates`: the grouping columns (also grouped by). */
   readonly columns: readonly ColumnRef[];
-  /** Aggregate outputs after `columns`; the statement then groups by `columns` (one row when there are none). Order terms may name output keys. */
+  /**
+   * Aggregate outputs after `columns`; the statement then groups by `columns`
+   * (one row when there are none). Order terms may name output keys.
+   */
   readonly aggregates?: readonly AggregateOutput[];
-  /** Expressions returned as extra output columns (`expr AS key`): the values of relation-path sort keys, for cursors. */
+  /**
+   * Expressions returned as extra output columns (`expr AS key`): the values of relation-path sort keys, for cursors.
+   */
   readonly computed?: readonly { readonly key: string; readonly expr: Expr; readonly type: ValueType }[];
   /** At most `limit` rows per value of `column`, the first ones in `orderBy` (reverse expand: 100 per parent row). */
   readonly perValueLimit?: { readonly column: string; readonly limit: number };

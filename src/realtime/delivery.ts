@@ -85,13 +85,15 @@ export function deliverTo(
 /** The frame of `event` under `topic`, built for its first subscriber. */
 function frameOf(event: LoggedEvent, change: RowChange, topic: string): SseFrame {
   let built = frames.get(event);
-  if (!built)
-    frames.set(
-      event,
-      (built = { data: JSON.stringify({ action: change.action, record: change.record }), byTopic: new Map() }),
-    );
+  if (!built) {
+    built = { data: JSON.stringify({ action: change.action, record: change.record }), byTopic: new Map() };
+    frames.set(event, built);
+  }
   let frame = built.byTopic.get(topic);
-  if (!frame) built.byTopic.set(topic, (frame = eventFrame(topic, built.data, event.seq)));
+  if (!frame) {
+    frame = eventFrame(topic, built.data, event.seq);
+    built.byTopic.set(topic, frame);
+  }
   return frame;
 }
 

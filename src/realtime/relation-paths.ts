@@ -67,7 +67,9 @@ function keyOf(path: PathExpr, record: Row): string {
   return JSON.stringify([startValue(path, record), path.hops]);
 }
 
-/** Follows the hops from `start`: each reads `column` of the row whose id is the previous value, if its guard admits it. */
+/**
+ * Follows the hops from `start`: each reads `column` of the row whose id is the previous value, if its guard admits it.
+ */
 async function follow(db: Executor, path: PathExpr, start: unknown): Promise<unknown> {
   let value = start;
   for (const hop of path.hops) {

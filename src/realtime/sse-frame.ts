@@ -14,7 +14,8 @@ export class SseFrame {
 
   /** The frame as UTF-8. */
   get bytes(): Buffer {
-    return (this.plain ??= Buffer.from(this.text, 'utf8'));
+    this.plain ??= Buffer.from(this.text, 'utf8');
+    return this.plain;
   }
 
   /**
@@ -29,7 +30,8 @@ export class SseFrame {
     chunk.write(head, 0, 'latin1');
     chunk.write(this.text, head.length, 'utf8');
     chunk.write('\r\n', head.length + length, 'latin1');
-    return (this.chunk = chunk);
+    this.chunk = chunk;
+    return chunk;
   }
 }
 

@@ -26,7 +26,8 @@ export interface Topic {
 const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const TOPIC_SUGGESTION =
-  'Write a topic as "table", "table/ROW_ID" or "table?filter=" followed by a URL-encoded filter, for example tasks?filter=done%20%3D%20false.';
+  'Write a topic as "table", "table/ROW_ID" or "table?filter=" followed by ' +
+  'a URL-encoded filter, for example tasks?filter=done%20%3D%20false.';
 
 /**
  * Parses one topic and checks it against the project's tables for `caller`. Throws

@@ -43,15 +43,24 @@ export function columnSql(dialect: DdlDialect, column: ColumnNode): string {
 
 /** CREATE TABLE with every column of the plan (`name` differs from the plan's during a rebuild). */
 export function createTableSql(dialect: DdlDialect, name: string, columns: readonly ColumnNode[], suffix = ''): string {
-  return `CREATE TABLE ${dialect.qualify(name)} (\n  ${columns.map((column) => columnSql(dialect, column)).join(',\n  ')}\n)${suffix}`;
+  return (
+    `CREATE TABLE ${dialect.qualify(name)} (\n  ` +
+    `${columns.map((column) => columnSql(dialect, column)).join(',\n  ')}\n)${suffix}`
+  );
 }
 
 /** CREATE [UNIQUE] INDEX of one planned index on `table`. */
 export function createIndexSql(dialect: DdlDialect, table: string, index: IndexSpec): string {
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ON ${dialect.qualify(table)} (${index.columns.map(quoteIdent).join(', ')})`;
+  return (
+    `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(index.name)} ` +
+    `ON ${dialect.qualify(table)} (${index.columns.map(quoteIdent).join(', ')})`
+  );
 }
 
 /** ADD CONSTRAINT of one named foreign key (engines without inline foreign keys). */
 export function addForeignKeySql(dialect: DdlDialect, fk: ForeignKeyNode): string {
-  return `ADD CONSTRAINT ${quoteIdent(fk.name)} FOREIGN KEY (${quoteIdent(fk.column)}) ${referenceSql(dialect, fk, ' ')}`;
+  return (
+    `ADD CONSTRAINT ${quoteIdent(fk.name)} FOREIGN KEY ` +
+    `(${quoteIdent(fk.column)}) ${referenceSql(dialect, fk, ' ')}`
+  );
 }

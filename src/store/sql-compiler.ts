@@ -47,7 +47,10 @@ export interface Dialect {
   orderTerm(quoted: string, type: ValueType | undefined, options: OrderOptions): string;
   /** LIMIT/OFFSET clause. */
   limitOffset(limit: string | undefined, offset: string | undefined): string;
-  /** Row-lock clause appended to a select (skipping locked rows, or waiting for them), or '' where the engine locks differently. */
+  /**
+   * Row-lock clause appended to a select (skipping locked rows, or
+   * waiting for them), or '' where the engine locks differently.
+   */
   forUpdate(options: RowLockOptions): string;
   /** The quoted (and, where the engine has schemas, qualified) name of a table; default `quoteIdent`. */
   table?(name: string): string;
@@ -152,7 +155,9 @@ export class SqlCompiler {
             /^SELECT /,
             `SELECT ROW_NUMBER() OVER (PARTITION BY ${partition}${order}) AS "_rb_rank", `,
           );
-          text = `SELECT ${columnList(statement.columns)} FROM (${ranked}) AS "_rb_ranked" WHERE "_rb_rank" <= ${bind(statement.perValueLimit.limit, 'integer')}`;
+          text =
+            `SELECT ${columnList(statement.columns)} FROM (${ranked}) AS "_rb_ranked" ` +
+            `WHERE "_rb_rank" <= ${bind(statement.perValueLimit.limit, 'integer')}`;
         }
         text += order;
         const limit = statement.limit === undefined ? undefined : bind(statement.limit, 'integer');
@@ -178,19 +183,25 @@ export class SqlCompiler {
         const rows = statement.rows
           .map(
             (row) =>
-              `(${statement.columns.map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type))).join(', ')})`,
+              `(${statement.columns
+                .map((column, i) => (row[i] === null || row[i] === undefined ? 'NULL' : bind(row[i], column.type)))
+                .join(', ')})`,
           )
           .join(', ');
         const conflict = statement.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : '';
         return {
-          sql: `INSERT INTO ${table(statement.table)} (${names}) VALUES ${rows}${conflict}${returning(statement.returning)}`,
+          sql:
+            `INSERT INTO ${table(statement.table)} (${names}) VALUES ` +
+            `${rows}${conflict}${returning(statement.returning)}`,
           params,
         };
       }
       case 'update': {
         const set = statement.set.map((a) => `${quoteIdent(a.column.name)} = ${expr(a.value)}`).join(', ');
         return {
-          sql: `UPDATE ${table(statement.table)} SET ${set} WHERE ${expr(statement.where)}${returning(statement.returning)}`,
+          sql:
+            `UPDATE ${table(statement.table)} SET ${set} WHERE ` +
+            `${expr(statement.where)}${returning(statement.returning)}`,
           params,
         };
       }
@@ -206,13 +217,16 @@ export class SqlCompiler {
     const recur = (child: Expr): string => this.expression(child, bind, paths);
     switch (node.kind) {
       case 'path': {
-        // The start column belongs to the row the path starts from: qualify it, since a hop's table may have a column of that name.
+        // The start column belongs to the row the path starts from:
+        // qualify it, since a hop's table may have a column of that name.
         let value = node.from.kind === 'column' ? `${paths.qualifier}.${quoteIdent(node.from.name)}` : recur(node.from);
         for (const hop of node.hops) {
           const alias = paths.nextAlias();
           // A guard's own paths start from the hop's row.
           const guard = hop.guard ? ` AND ${this.expression(hop.guard, bind, { ...paths, qualifier: alias })}` : '';
-          value = `(SELECT ${alias}.${quoteIdent(hop.column)} FROM ${paths.table(hop.table)} AS ${alias} WHERE ${alias}."id" = ${value}${guard})`;
+          value =
+            `(SELECT ${alias}.${quoteIdent(hop.column)} FROM ` +
+            `${paths.table(hop.table)} AS ${alias} WHERE ${alias}."id" = ${value}${guard})`;
         }
         return value;
       }

@@ -69,7 +69,9 @@ export interface TableChange {
 
 /** An executor that may also change table shapes, inside one schema transaction. */
 export interface SchemaExecutor extends Executor {
-  /** Applies the table change; throws StoreError('check'|'unique'|'reference'|'not-null') when existing rows forbid it. */
+  /**
+   * Applies the table change; throws StoreError('check'|'unique'|'reference'|'not-null') when existing rows forbid it.
+   */
   changeTable(change: TableChange): Promise<void>;
 }
 

@@ -15,7 +15,8 @@
  * each time, as before. Entries hold whole readable rows, the same for every such caller.
  *
  * Memory: one cache for the process (built with the services), bounded by an estimate of the
- * bytes it holds (EXPAND_CACHE_MB); the oldest entries are dropped first. Stale entries are dropped when next asked for, or age out.
+ * bytes it holds (EXPAND_CACHE_MB); the oldest entries are dropped
+ * first. Stale entries are dropped when next asked for, or age out.
  */
 import type { Database, Executor, Row } from '../store/types.js';
 import type { CompiledTable } from './compiled-table.js';
@@ -34,7 +35,10 @@ interface Entry {
   readonly bytes: number;
 }
 
-/** Numbers for database objects, so keys can be strings; a dropped and recreated project gets a new object, so a new number. */
+/**
+ * Numbers for database objects, so keys can be strings; a dropped
+ * and recreated project gets a new object, so a new number.
+ */
 const databaseNumbers = new WeakMap<object, number>();
 let lastDatabaseNumber = 0;
 
@@ -93,7 +97,10 @@ export class RelatedRowCache {
     return undefined;
   }
 
-  /** Keeps `value` under `key`; drops the oldest entries past the budget. An entry holding a row over 64 KiB is not kept. */
+  /**
+   * Keeps `value` under `key`; drops the oldest entries past
+   * the budget. An entry holding a row over 64 KiB is not kept.
+   */
   store(key: string, table: CompiledTable, generation: number, value: Entry['value']): void {
     const previous = this.entries.get(key);
     if (previous !== undefined) this.remove(key, previous);
@@ -135,7 +142,9 @@ export class RelatedRowView {
     this.cache.store(`${this.prefix}${table.name}\u0000${String(row.id)}`, table, this.generation, row);
   }
 
-  /** The rows of `table` whose `column` is `parentId` (creation order, at most 100), as read before at this generation. */
+  /**
+   * The rows of `table` whose `column` is `parentId` (creation order, at most 100), as read before at this generation.
+   */
   reverse(table: CompiledTable, column: string, parentId: string): readonly Row[] | undefined {
     return this.cache.lookup(`${this.prefix}${table.name}(${column})\u0000${parentId}`, table, this.generation) as
       | readonly Row[]

@@ -78,7 +78,8 @@ export function pathResolver(
               detail: `"${name}" is not a reference column of "${current}"`,
               suggestion:
                 references.length > 0
-                  ? `Follow one of the references of "${current}": ${references.sort().join(', ')}, for example: ${references[0]}.id.`
+                  ? `Follow one of the references of "${current}": ` +
+                    `${references.sort().join(', ')}, for example: ${references[0]}.id.`
                   : `"${current}" has no references column to follow; only columns with "references" start a path.`,
             };
       }

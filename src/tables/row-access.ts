@@ -40,8 +40,11 @@ export function ruleCondition(
       message: `The ${operation} rule of table "${table.name}" allows only the admin key.`,
       // On an auth table an open rule ("") would show every user's row, email included, to anyone.
       suggestion: table.definition.auth_table
-        ? `${locked} Use X-Admin-Key, or let each user reach their own row with ${route} {"rules": {"${operation}": "id = @request.auth.id"}}; "" would open every user's row, email included, to anyone.`
-        : `${locked} Use X-Admin-Key, or open it with ${route} {"rules": {"${operation}": ""}} (other rules stay as they are).`,
+        ? `${locked} Use X-Admin-Key, or let each user reach their own row with ` +
+          `${route} {"rules": {"${operation}": "id = @request.auth.id"}}; "" ` +
+          `would open every user's row, email included, to anyone.`
+        : `${locked} Use X-Admin-Key, or open it with ${route} {"rules": ` +
+          `{"${operation}": ""}} (other rules stay as they are).`,
     });
   }
   return condition;

@@ -113,8 +113,11 @@ export function checkExpandKey(
   if (nodes.length === 0) return;
   if (table.readable.some((column) => column.name === 'expand')) {
     throw new AppError('VALIDATION_FILTER', {
-      message: `expand: rows of "${table.name}" have a column named "expand", which the expanded rows would replace in the answer`,
-      suggestion: `Rename the column (PUT /p/{id}/v1/tables/${table.name}), or read the related rows with a second request.`,
+      message:
+        `expand: rows of "${table.name}" have a column named ` +
+        '"expand", which the expanded rows would replace in the answer',
+      suggestion:
+        `Rename the column (PUT /p/{id}/v1/tables/${table.name}), ` + 'or read the related rows with a second request.',
     });
   }
   for (const node of nodes) checkExpandKey(tables.get(node.table)!, node.children, tables);
@@ -125,7 +128,10 @@ export function forwardColumns(nodes: readonly ExpandNode[]): string[] {
   return nodes.filter((n) => n.kind === 'forward').map((n) => n.column);
 }
 
-/** What an expansion needs besides the rows: every table of the project, who asks, the request's time, and where rows are kept between requests. */
+/**
+ * What an expansion needs besides the rows: every table of the project,
+ * who asks, the request's time, and where rows are kept between requests.
+ */
 export interface ExpandScope {
   readonly tables: ReadonlyMap<string, CompiledTable>;
   readonly caller: Caller;
@@ -153,7 +159,10 @@ export async function expandRows(
   }
 }
 
-/** The rule condition, or 'hidden' when the operation is locked for this caller (expanded rows and path hops are then hidden, not an error). */
+/**
+ * The rule condition, or 'hidden' when the operation is locked for this
+ * caller (expanded rows and path hops are then hidden, not an error).
+ */
 export function visibility(
   table: CompiledTable,
   operation: 'view' | 'list',
@@ -168,7 +177,10 @@ export function visibility(
   }
 }
 
-/** A row handed to a request that expands it further (`node` has children) gets a copy: nested expansion writes `expand` into it, and kept rows are shared. */
+/**
+ * A row handed to a request that expands it further (`node` has children) gets
+ * a copy: nested expansion writes `expand` into it, and kept rows are shared.
+ */
 function handOut(row: Row, node: ExpandNode): Row {
   return node.children.length > 0 ? { ...row } : row;
 }
@@ -270,7 +282,10 @@ async function expandReverse(
   return listed;
 }
 
-/** The rows related to each parent in `ids` (creation order, at most 100 each), read in one query (two when a parent has more than the bound). */
+/**
+ * The rows related to each parent in `ids` (creation order, at most 100
+ * each), read in one query (two when a parent has more than the bound).
+ */
 async function readReverse(
   db: Executor,
   table: CompiledTable,

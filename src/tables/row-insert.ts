@@ -71,7 +71,9 @@ async function checkCreateRule(
   const visible = await tx.count({ kind: 'count', table: table.name, where: sql.and(sql.eq('id', id), condition) });
   if (visible === 0) {
     throw new AppError('FORBIDDEN', {
-      message: `${index === undefined ? '' : `row ${index}: `}the create rule of "${table.name}" does not allow this row.`,
+      message:
+        `${index === undefined ? '' : `row ${index}: `}the ` +
+        `create rule of "${table.name}" does not allow this row.`,
       suggestion: `Change the values to satisfy the rule: ${table.definition.rules.create}`,
     });
   }

@@ -120,10 +120,13 @@ function envelopes(row: object): RowJson {
   let one: RowJson['one'] | undefined;
   let page: RowJson['page'] | undefined;
   return {
-    one: (body) => (one ??= compile({ type: 'object', properties: { data: row } }))(body),
-    page: (body) =>
-      (page ??= compile({ type: 'object', properties: { data: { type: 'array', items: row }, meta: META_SCHEMA } }))(
-        body,
-      ),
+    one: (body) => {
+      one ??= compile({ type: 'object', properties: { data: row } });
+      return one(body);
+    },
+    page: (body) => {
+      page ??= compile({ type: 'object', properties: { data: { type: 'array', items: row }, meta: META_SCHEMA } });
+      return page(body);
+    },
   };
 }

@@ -24,7 +24,10 @@ export interface ListedPage {
   readonly offset: number;
   /** The cursor of the page after this one, or null on the last page. */
   readonly nextCursor: string | null;
-  /** True when the rows hold readable columns only (no `expand`, no aggregate outputs): the table's serialisers fit them. */
+  /**
+   * True when the rows hold readable columns only (no `expand`,
+   * no aggregate outputs): the table's serialisers fit them.
+   */
   readonly plain: boolean;
   /** The expansions the rows carry (empty when none, and for aggregates). */
   readonly expanded: readonly ExpandNode[];

@@ -31,7 +31,10 @@ export interface RowContext {
   readonly caller: Caller;
   /** The project's minimum password length (auth tables). */
   readonly minPasswordLength: number;
-  /** Signs list cursors (query/cursor.ts); derived from a project secret. Absent: a fixed key (cursors still detect edits, not forgeries). */
+  /**
+   * Signs list cursors (query/cursor.ts); derived from a project secret.
+   * Absent: a fixed key (cursors still detect edits, not forgeries).
+   */
   readonly cursorKey?: string;
 }
 
@@ -42,7 +45,9 @@ export interface RowPage {
   readonly offset: number;
   /** The cursor of the page after this one, or null on the last page. */
   readonly nextCursor: string | null;
-  /** The table's response serialisers when the rows are plain rows of it (else the answer is written by JSON.stringify). */
+  /**
+   * The table's response serialisers when the rows are plain rows of it (else the answer is written by JSON.stringify).
+   */
   readonly json: RowJson | undefined;
 }
 
@@ -65,7 +70,10 @@ export interface CreatedRows {
 /** What the row service is built from. */
 export interface RowServiceDeps {
   readonly schemas: SchemaService;
-  /** Prepares and voids auth-table credentials (auth/ implements it: tables/ knows no password policy, session or mailed link). */
+  /**
+   * Prepares and voids auth-table credentials (auth/ implements
+   * it: tables/ knows no password policy, session or mailed link).
+   */
   readonly credentials: CredentialsPort;
   readonly clock: Clock;
   /** Told about each write's realtime events once it committed. */
@@ -233,7 +241,10 @@ export class RowService {
     return openedTable(await this.schemas.schema(context.projectId), tableName);
   }
 
-  /** `open` without a promise when the schema cache is known current (SQLite); undefined otherwise. Reads use it: no microtask turn. */
+  /**
+   * `open` without a promise when the schema cache is known current
+   * (SQLite); undefined otherwise. Reads use it: no microtask turn.
+   */
   private openNow(context: RowContext, tableName: string): OpenedTable | undefined {
     const schema = this.schemas.peek(context.projectId);
     return schema && openedTable(schema, tableName);
@@ -264,7 +275,9 @@ export class RowService {
     return this.writeCreateLogged(context, db, plan, () => undefined);
   }
 
-  /** writeCreate, with `textsOf` giving the JSON text of the written rows for the log when the caller builds it anyway. */
+  /**
+   * writeCreate, with `textsOf` giving the JSON text of the written rows for the log when the caller builds it anyway.
+   */
   private async writeCreateLogged(
     context: RowContext,
     db: Database,
@@ -339,7 +352,10 @@ export class RowService {
     return { table, now, bulk, rows: prepared };
   }
 
-  /** The credentials of an auth-table row prepared by the port (lower-cased email, hashed password); other tables' values as they are. */
+  /**
+   * The credentials of an auth-table row prepared by the port (lower-cased
+   * email, hashed password); other tables' values as they are.
+   */
   private prepareCredentials(
     context: RowContext,
     table: CompiledTable,
@@ -382,7 +398,10 @@ function expandedJson(
   tables: ReadonlyMap<string, CompiledTable>,
 ): RowJson {
   let byText = expandedJsonCache.get(table);
-  if (!byText) expandedJsonCache.set(table, (byText = new Map()));
+  if (!byText) {
+    byText = new Map();
+    expandedJsonCache.set(table, byText);
+  }
   let json = byText.get(text);
   if (!json) {
     if (byText.size >= EXPANDED_JSON_LIMIT) byText.clear();

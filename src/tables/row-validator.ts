@@ -24,7 +24,9 @@ export const ROW_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 type ColumnRules = Pick<ColumnDefinition, 'type' | 'max_length' | 'enum' | 'min' | 'max'>;
 
-/** What one kind of write checks: its compiled schema, the names it may set, whether declared defaults fill the gaps. */
+/**
+ * What one kind of write checks: its compiled schema, the names it may set, whether declared defaults fill the gaps.
+ */
 interface CheckMode {
   readonly validate: ValidateFunction;
   readonly writable: ReadonlySet<string>;
@@ -75,7 +77,9 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new AppError('VALIDATION_FAILED', {
         message: `${where}the body must be a JSON object of column values.`,
-        suggestion: `Send an object such as {"${table.columns[0]?.name ?? 'column'}": ...}. Columns of "${table.name}": ${columnList}.`,
+        suggestion:
+          `Send an object such as {"${table.columns[0]?.name ?? 'column'}": ` +
+          `...}. Columns of "${table.name}": ${columnList}.`,
       });
     }
     for (const key of Object.keys(body)) {
@@ -151,7 +155,10 @@ function unknownColumn(
   const closest = closestName(column, writable);
   return new AppError('VALIDATION_UNKNOWN_COLUMN', {
     message: `${where}table "${table}" has no column "${column}".`,
-    suggestion: `${closest ? `Did you mean "${closest}"? ` : ''}Columns of "${table}": ${columnList}. Remove "${column}" or add it with PATCH /p/{id}/v1/tables/${table} and {"columns": [{"name": "${column}", "type": "text"}]} (or the type it needs).`,
+    suggestion:
+      `${closest ? `Did you mean "${closest}"? ` : ''}Columns of "${table}": ` +
+      `${columnList}. Remove "${column}" or add it with PATCH /p/{id}/v1/tables/${table} ` +
+      `and {"columns": [{"name": "${column}", "type": "text"}]} (or the type it needs).`,
   });
 }
 

@@ -18,7 +18,9 @@ export function checkDroppable(name: string, before: TableDefinition, tables: re
     throw new AppError('TABLE_IN_USE', {
       message: `Table "${referrer.name}" references "${name}".`,
       // PATCH changes that one column; a PUT would reset whatever else the body left out.
-      suggestion: `Remove the reference first: PATCH /p/{id}/v1/tables/${referrer.name} with {"columns": [{"name": "${column}", "references": null}]}.`,
+      suggestion:
+        `Remove the reference first: PATCH /p/{id}/v1/tables/${referrer.name} ` +
+        `with {"columns": [{"name": "${column}", "references": null}]}.`,
     });
   }
   const broken = before.auth_table
@@ -30,7 +32,9 @@ export function checkDroppable(name: string, before: TableDefinition, tables: re
   if (broken) {
     throw new AppError('TABLE_IN_USE', {
       message: `Table "${broken.table}" has a rule that uses the auth table "${name}": ${broken.reason}`,
-      suggestion: `Change the rules of "${broken.table}" (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}) first.`,
+      suggestion:
+        `Change the rules of "${broken.table}" (PATCH /p/{id}/v1/tables/${broken.table} ` +
+        'with only the rules to change: {"rules": {"<operation>": "<new rule>"}}) first.',
     });
   }
 }
@@ -61,7 +65,9 @@ export function ruleBrokenBy(
   return undefined;
 }
 
-/** Throws AUTH_TABLE_EXISTS for a second auth table, VALIDATION_FAILED for a reference to a table that does not exist. */
+/**
+ * Throws AUTH_TABLE_EXISTS for a second auth table, VALIDATION_FAILED for a reference to a table that does not exist.
+ */
 export function checkAgainstOtherTables(table: TableDefinition, others: readonly TableDefinition[]): void {
   const existing = others.find((t) => t.auth_table);
   if (table.auth_table && existing) {

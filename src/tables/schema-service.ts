@@ -236,7 +236,10 @@ async function declareTable(
   if (broken) {
     throw new AppError('VALIDATION_FAILED', {
       message: `Table "${broken.table}" has a rule this change would break: ${broken.reason}`,
-      suggestion: `Change the rules of "${broken.table}" first (PATCH /p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": "<new rule>"}}), or keep the columns they use (auth fields, relation paths).`,
+      suggestion:
+        `Change the rules of "${broken.table}" first (PATCH ` +
+        `/p/{id}/v1/tables/${broken.table} with only the rules to change: {"rules": {"<operation>": ` +
+        '"<new rule>"}}), or keep the columns they use (auth fields, relation paths).',
     });
   }
   const plan = planTableChange(before, after);
@@ -263,7 +266,9 @@ async function readDefinitions(executor: Executor): Promise<Map<string, TableDef
   return new Map(rows.map((row) => [String(row.name), row.definition as TableDefinition]));
 }
 
-/** Stores `table`'s definition row: a new row when the table was `created`, else the row's definition and updated_at. */
+/**
+ * Stores `table`'s definition row: a new row when the table was `created`, else the row's definition and updated_at.
+ */
 async function writeDefinition(
   tx: Executor,
   table: TableDefinition,

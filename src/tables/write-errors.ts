@@ -71,14 +71,20 @@ export async function translateRowWriteError(
   if (!culprit) {
     const names = set.map((c) => `${c.name} (→ "${c.references!.table}")`).join(', ');
     return new AppError('CONFLICT_REFERENCE', {
-      message: `${where}a reference of this row of "${table.name}" names a row that does not exist${names ? `: one of ${names}` : ''}.`,
+      message:
+        `${where}a reference of this row of "${table.name}" names ` +
+        `a row that does not exist${names ? `: one of ${names}` : ''}.`,
       suggestion: 'Create the referenced rows first, or refer to rows that exist.',
     });
   }
   const target = culprit.references!.table;
   return new AppError('CONFLICT_REFERENCE', {
-    message: `${where}${culprit.name}: no row of "${target}" has id ${quote(values[culprit.name])} (column "${culprit.name}" of "${table.name}" references "${target}").`,
-    suggestion: `Create that row of "${target}" first, or set "${culprit.name}" to the id of an existing row of "${target}"${culprit.required ? '' : ' (or null)'}.`,
+    message:
+      `${where}${culprit.name}: no row of "${target}" has id ${quote(values[culprit.name])} ` +
+      `(column "${culprit.name}" of "${table.name}" references "${target}").`,
+    suggestion:
+      `Create that row of "${target}" first, or set "${culprit.name}" to the ` +
+      `id of an existing row of "${target}"${culprit.required ? '' : ' (or null)'}.`,
   });
 }
 
@@ -106,13 +112,24 @@ export async function translateDeleteError(
     if (referring > 0) {
       return new AppError('CONFLICT_REFERENCE', {
         // No count: the caller may not be allowed to list that table.
-        message: `Rows of "${other}" still refer to this row of "${table.name}" through their column "${column}" (on_delete: "restrict").`,
-        suggestion: `Delete those rows of "${other}" or change their "${column}" first, or redeclare "${other}"."${column}" with "on_delete": "cascade" or "set_null".`,
+        message:
+          `Rows of "${other}" still refer to this row of "${table.name}" ` +
+          `through their column "${column}" (on_delete: "restrict").`,
+        suggestion:
+          `Delete those rows of "${other}" or change their "${column}" first, ` +
+          `or redeclare "${other}"."${column}" with "on_delete": "cascade" or "set_null".`,
       });
     }
   }
   return new AppError('CONFLICT_REFERENCE', {
-    message: `Rows of another table still refer to this row of "${table.name}" (directly or through a cascade), with on_delete: "restrict".`,
-    suggestion: `Delete the rows that refer to it first${restricting.length > 0 ? `: tables ${restricting.map((r) => `"${r.other}" (column "${r.column}")`).join(', ')}` : ''}.`,
+    message:
+      `Rows of another table still refer to this row of "${table.name}" ` +
+      '(directly or through a cascade), with on_delete: "restrict".',
+    suggestion:
+      'Delete the rows that refer to it first' +
+      (restricting.length > 0
+        ? `: tables ${restricting.map((r) => `"${r.other}" (column "${r.column}")`).join(', ')}`
+        : '') +
+      '.',
   });
 }

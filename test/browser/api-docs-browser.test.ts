@@ -27,7 +27,7 @@ describe('API reference page in Chromium', { skip }, () => {
   });
   after(() => server.close());
 
-  it('the key typed into the page loads the document; the table paths are listed; no CSP violation, no key in any URL', async () => {
+  it('the typed key loads the document, the table paths are listed; no CSP violation, no key in a URL', async () => {
     const browser = await launched!;
     const context = await browser.newContext();
     try {
@@ -71,7 +71,7 @@ describe('API reference page in Chromium', { skip }, () => {
     }
   });
 
-  it('the pk_ key opens the page too: only the operations an anonymous client may call, said on the page; the key in a header, never a URL', async () => {
+  it('the pk_ key opens it too: only what an anonymous client may call, said so; key in a header', async () => {
     const browser = await launched!;
     const context = await browser.newContext();
     try {

@@ -218,7 +218,7 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
     assert.match(error.suggestion, /title/);
   });
 
-  it('a project that does not allow the page origin: the browser refuses, the SDK throws NETWORK_ERROR with the cause', async () => {
+  it('a project not allowing the page origin: the browser refuses, the SDK throws NETWORK_ERROR + cause', async () => {
     const closed = await createClientProject(rowbase);
     await patchSettings(rowbase, closed, { cors_origins: ['https://app.example.com'] });
     const error: PageError = await page.evaluate(
@@ -288,7 +288,7 @@ describe('@rowbase/client in Chromium, cross-origin', { skip }, () => {
     }
   });
 
-  it('the quickstart page of docs/client.md, as written: lists, signs up through its form, stays signed in after a reload', async () => {
+  it("docs/client.md's quickstart page as written: lists, signs up via its form, stays signed in", async () => {
     await rowbase.request('POST', `/p/${project.id}/api/tasks`, {
       headers: project.admin,
       body: { title: 'Seeded <b>not bold</b>' },

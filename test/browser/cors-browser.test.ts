@@ -105,7 +105,7 @@ describe('CORS in Chromium', { skip }, () => {
     await rowbase?.close();
   });
 
-  it('a listed origin: list, create, update and delete with X-Api-Key (preflighted), X-Request-Id readable', async () => {
+  it('a listed origin: list, create, update, delete with X-Api-Key (preflighted), X-Request-Id readable', async () => {
     const headers = { 'X-Api-Key': listed.publishableKey, 'Content-Type': 'application/json' };
     const created = assertRead(
       await pageFetch(pageA, api(listed, '/api/notes'), {

@@ -95,7 +95,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await page.getByTestId('row-form').waitFor();
   };
 
-  it('saving a row with nothing changed sends nothing and says "No changes"; a change sends only the changed field', async () => {
+  it('saving an unchanged row sends nothing and says "No changes"; a change sends only the changed field', async () => {
     await openItemForm();
     const form = page.getByTestId('row-form');
     const writes = recordWrites(page);
@@ -239,7 +239,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     );
   });
 
-  it('the rows grid at phone width (375 px) scrolls inside its frame; the toolbar and actions stay reachable', async () => {
+  it('the rows grid at phone width (375 px) scrolls in its frame; the toolbar and actions stay reachable', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     try {
       await openItems();
@@ -264,7 +264,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     }
   });
 
-  it('Users: "New user" creates a user who can sign in over HTTP; a refused one shows the server\'s message', async () => {
+  it('Users: "New user" creates a user who can sign in over HTTP; a refusal shows the server\'s reason', async () => {
     await show('/users');
     await page.getByTestId('new-user').click();
     const form = page.getByTestId('row-form');
@@ -283,7 +283,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     assert.equal(login.body.user.nickname, 'Newbie');
   });
 
-  it('Users: "Send password reset" says when no redirect origin is set, then sends the mail to a picked origin', async () => {
+  it('Users: "Send password reset" says when no redirect origin is set, then mails to a picked origin', async () => {
     await show('/users');
     const user = page.locator('[data-user="newbie@example.com"]');
     await user.getByRole('button', { name: 'Send password reset' }).click();
@@ -327,7 +327,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await page.keyboard.press('Escape');
   });
 
-  it('key rotation: one key, an hour of grace by default, a confirmation naming what stops working and when, nothing sent before it', async () => {
+  it('key rotation: one key, an hour of grace by default, a confirmation of what stops and when first', async () => {
     await show('/settings');
     await page.getByTestId('keys').locator('tbody tr').first().waitFor();
     const writes = recordWrites(page);
@@ -383,7 +383,7 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
     await screenshot(page, 'key-rotated');
   });
 
-  it('rotating the admin key the dashboard signed in with, with no grace: the old key and its token are refused, and the dashboard signs in again with the new key', async () => {
+  it('rotating its admin key with no grace: old key and token refused, the dashboard signs in anew', async () => {
     const oldToken = await page.evaluate(
       () => JSON.parse(sessionStorage.getItem('rowbase.dashboard.session') ?? '{}').token as string,
     );
@@ -409,7 +409,8 @@ describe('dashboard: what a newcomer hit (issue 21)', { skip }, () => {
       401,
       'AUTH_INVALID_TOKEN',
     );
-    // The tab took a token made from the new key (never keeping the key), and the pages still load, also after a reload.
+    // The tab took a token made from the new key (never keeping
+    // the key), and the pages still load, also after a reload.
     const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage }));
     assert.ok(!stored.includes(fresh) && !stored.includes(project.adminKey), 'no key in sessionStorage');
     const newToken = await page.evaluate(

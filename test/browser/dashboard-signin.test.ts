@@ -71,7 +71,7 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
   });
   after(() => server?.close());
 
-  it('every answer under /_/ (page, assets, a missing asset) carries the CSP, nosniff and no-referrer; the page has no inline script', async () => {
+  it('every answer under /_/ (page, assets, missing asset): CSP, nosniff, no-referrer; no inline script', async () => {
     const page = await fetch(`${server.url}/_/`);
     const html = await page.text();
     assert.equal(page.status, 200);
@@ -105,7 +105,7 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     assert.ok(bytes < 300 * 1024, `${bytes} bytes`);
   });
 
-  it('the platform key signs in to every project; the page keeps and sends only a dashboard token, never the key; sign-out revokes the token and removes only its own entry', async () => {
+  it('platform key: every project; the page keeps only a dashboard token; sign-out revokes it', async () => {
     const tab = await openDashboard(browser, server.url);
     const calls: { path: string; method: string; key?: string; token?: string }[] = [];
     tab.page.on('request', (request) => {
@@ -178,7 +178,7 @@ describe('dashboard: serving, sign-in, sign-out', { skip }, () => {
     await tab.close();
   });
 
-  it('signed in with an admin key, rotating that key signs the tab in again with the new one; the old key and token are refused', async () => {
+  it('rotating the signed-in admin key signs the tab in with the new one; old key and token refused', async () => {
     const own = await createProject(server);
     const tab = await openDashboard(browser, server.url);
     await signInWithAdminKey(tab, own.id, own.adminKey);

@@ -159,7 +159,7 @@ describe('table(name): get, create, update, delete, bulk', () => {
     assert.equal((await ada.client.table('tasks').list({ filter: 'title = "Fine"' })).meta.total, 0);
   });
 
-  it('create with an unknown column → 400 VALIDATION_UNKNOWN_COLUMN; a wrong type → 400 VALIDATION_FAILED', async () => {
+  it('create with an unknown column → 400 VALIDATION_UNKNOWN_COLUMN; wrong type → 400 VALIDATION_FAILED', async () => {
     const untyped = ada.client.table('tasks') as unknown as {
       create(values: Record<string, unknown>): Promise<unknown>;
     };
@@ -175,7 +175,7 @@ describe('table(name): get, create, update, delete, bulk', () => {
     );
   });
 
-  it("rules see the session: anonymous create → 403 FORBIDDEN; another user updating ada's row → 404 ROW_NOT_FOUND", async () => {
+  it("rules see the session: anonymous create → 403 FORBIDDEN; another user updating ada's row → 404", async () => {
     const anonymous = recordedClient(server, project);
     assertServerError(
       await rejection(anonymous.client.table('tasks').create({ title: 'Sneaky', owner: adaId })),
@@ -224,7 +224,7 @@ describe('failures without an answer', () => {
     assert.equal(error.cause, reason);
   });
 
-  it('a body JSON cannot hold (a BigInt) → RowbaseError INVALID_BODY with the TypeError as cause; nothing is sent', async () => {
+  it('a body JSON cannot hold (a BigInt) → INVALID_BODY with the TypeError as cause; nothing is sent', async () => {
     const { client, sent } = recordedClient(server, project);
     const untyped = client.table('tasks') as unknown as { create(values: Record<string, unknown>): Promise<unknown> };
     const error = await rejection(untyped.create({ title: 'x', priority: 10n }));

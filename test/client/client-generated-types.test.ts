@@ -29,7 +29,9 @@ function run(args: string[], cwd?: string): Promise<{ code: number; output: stri
   });
 }
 
-/** Uses of the generated Database through the SDK: the compiler must accept the right ones and refuse each marked one. */
+/**
+ * Uses of the generated Database through the SDK: the compiler must accept the right ones and refuse each marked one.
+ */
 const USAGE = `import { createClient } from '@rowbase/client';
 import type { Database, UsersRow } from './db';
 
@@ -41,7 +43,11 @@ export async function use(): Promise<string> {
   const created = await tasks.create({ title: 'Buy milk', owner: user.id, priority: 2 });
   await tasks.update(created.id, { done: true });
   await tasks.bulk([{ title: 'a' }, { title: 'b', done: null }]);
-  const { data } = await tasks.list({ sort: ['-priority', 'title'], select: ['title', 'done'], where: { owner: 'eq.' + user.id } });
+  const { data } = await tasks.list({
+    sort: ['-priority', 'title'],
+    select: ['title', 'done'],
+    where: { owner: 'eq.' + user.id },
+  });
   const name: string | null = (await rowbase.auth.me()).name;
   void name;
   // expand, typed by the printed relations: notes.task is a reference, tasks get notes(task) back.
@@ -128,7 +134,10 @@ describe('@rowbase/client typed by `rowbase types`', () => {
     );
     assert.match(
       types.stdout,
-      /export interface TasksRelations \{\n {2}"notes\(task\)": \{ row: NotesRow; relations: NotesRelations; many: true \};\n\}/,
+      new RegExp(
+        String.raw`export interface TasksRelations \{\n {2}"notes\(task\)": ` +
+          String.raw`\{ row: NotesRow; relations: NotesRelations; many: true \};\n\}`,
+      ),
     );
     const compile = async (usage: string) => {
       const where = mkdtempSync(path.join(dir, 'tsc-'));

@@ -69,7 +69,7 @@ describe('@rowbase/client package', () => {
     ]);
   });
 
-  it('type-level: wrong columns and value types do not compile; the right ones do (tsc --noEmit on type-tests/)', () => {
+  it('type-level: wrong columns and value types do not compile, right ones do (tsc --noEmit on type-tests/)', () => {
     const fixture = path.join(root, 'type-tests', 'typed-usage.ts');
     const expected = readFileSync(fixture, 'utf8').match(/@ts-expect-error/g)?.length ?? 0;
     assert.ok(expected >= 12, `the fixture lost its negative cases (${expected})`);

@@ -77,7 +77,7 @@ describe('cursors, expand and aggregates', () => {
 });
 
 describe('sessions', () => {
-  it('sessions() lists them with current marked; endSession ends another; signOut({ scope: "others" }) keeps this one', async () => {
+  it('sessions() marks the current one; endSession ends another; signOut({ scope: "others" }) keeps it', async () => {
     const phone = recordedClient(server, project);
     await phone.client.auth.signIn({ email: 'ada@example.com', password: PASSWORD });
     const laptop = recordedClient(server, project);

@@ -35,7 +35,7 @@ async function signedIn(options: { now?: () => number } = { now: () => clock.now
 }
 
 describe('refreshing the access token', () => {
-  it('a call within 30 s of expiry refreshes first (one POST /auth/refresh), then succeeds with the new token', async () => {
+  it('a call within 30 s of expiry refreshes first (one POST /auth/refresh), then succeeds', async () => {
     const { client, sent, refreshes } = await signedIn();
     const first = client.auth.session!;
     assert.equal(first.expiresAt, clock.now() + 60_000);
@@ -72,7 +72,7 @@ describe('refreshing the access token', () => {
     assert.equal(refreshes(), 1);
   });
 
-  it('a token the server calls expired (the SDK clock lags) → one refresh, then the call is retried and succeeds', async () => {
+  it('a token the server calls expired (SDK clock lags) → one refresh, then the call is retried', async () => {
     const { client, sent, refreshes } = await signedIn({ now: () => Date.now() });
     const old = client.auth.session!.token;
     clock.advance(120);
@@ -88,7 +88,7 @@ describe('refreshing the access token', () => {
     assert.equal(expired.body.error.code, 'AUTH_TOKEN_EXPIRED', 'the first answer really was the expiry');
   });
 
-  it('two concurrent calls that both meet AUTH_TOKEN_EXPIRED do one refresh between them, and both succeed', async () => {
+  it('two concurrent calls that both meet AUTH_TOKEN_EXPIRED share one refresh, and both succeed', async () => {
     const { client, refreshes, sent } = await signedIn({ now: () => Date.now() });
     clock.advance(120);
     const results = await Promise.all([client.auth.me(), client.table('tasks').list({ limit: 1 }), client.auth.me()]);
@@ -123,7 +123,7 @@ describe('refreshing the access token', () => {
     assert.equal(refreshes(), 0);
   });
 
-  it('a token invalidated by a password change on another device → one refresh (refresh tokens survive), then success', async () => {
+  it('a token invalidated by a password change elsewhere → one refresh (refresh tokens survive)', async () => {
     const { client, refreshes } = await signedIn();
     const other = await signedIn();
     await other.client.auth.changePassword(PASSWORD, 'a brand new passphrase');
@@ -135,7 +135,7 @@ describe('refreshing the access token', () => {
     }
   });
 
-  it('a refresh token the server refuses signs the client out (SIGNED_OUT) and the call throws AUTH_INVALID_REFRESH_TOKEN', async () => {
+  it('a refused refresh token signs the client out; the call throws AUTH_INVALID_REFRESH_TOKEN', async () => {
     const { client } = await signedIn();
     const events: SessionEvent[] = [];
     client.auth.onChange((_session, event) => events.push(event));

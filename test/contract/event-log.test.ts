@@ -38,7 +38,7 @@ for (const factory of await contractEngines()) {
     });
     after(() => fixture.dispose());
 
-    it('the trim removes the entries older than the cutoff and keeps the rest, a late-stamped one included', async () => {
+    it('the trim removes entries older than the cutoff and keeps the rest, a late-stamped one included', async () => {
       const db = await freshProject();
       // Minutes 1, 2, 5, then 3 (a write whose request started earlier), then 6.
       const seqs = [];

@@ -2,7 +2,8 @@
  * The PostgreSQL engine's fault handling, on a real server (TEST_DATABASE_URL, a fresh
  * database of this file's own): every wait is bounded and ends in a StoreError kind that the
  * HTTP layer answers 503, and a connection that dies while a request holds it neither ends
- * the process nor poisons the pool, and the LISTEN connection comes back by itself. (Stopping a whole server under traffic, over HTTP:
+ * the process nor poisons the pool, and the LISTEN connection comes
+ * back by itself. (Stopping a whole server under traffic, over HTTP:
  * test/e2e/pg-outage.test.ts.) Skipped visibly without a PostgreSQL server.
  */
 import assert from 'node:assert/strict';
@@ -73,7 +74,8 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
   /** Ends every connection the engine holds (as a server restart or a network fault would). */
   const killConnections = async (): Promise<number> => {
     const result = await raw.query(
-      "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase'",
+      'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity ' +
+        "WHERE datname = current_database() AND application_name = 'rowbase'",
     );
     return result.rows[0].n;
   };
@@ -91,7 +93,7 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     assert.deepEqual(await db.all(select), [], 'the engine works once the lock is gone');
   });
 
-  it('every pooled connection held past the pool timeout → StoreError busy for the next caller, at once after', async () => {
+  it('every pooled connection held past the pool timeout → StoreError busy for the next caller, at once', async () => {
     const hold = deferred();
     const holders = [1, 2].map(() =>
       db.transaction(async (tx) => {
@@ -108,7 +110,7 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     assert.deepEqual(await db.all(select), []);
   });
 
-  it('a connection killed between two statements of a transaction → StoreError unavailable, the process lives, the next transaction works', async () => {
+  it('a connection killed mid-transaction → StoreError unavailable; the process lives, the next works', async () => {
     const killed = db.transaction(async (tx) => {
       await tx.run(insert('lost'));
       // The connection dies while this request holds it and runs no statement: pg emits 'error' on the client.
@@ -126,7 +128,7 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
     );
   });
 
-  it('the reusable LISTEN connection, killed: says so (onLost, onReconnect), LISTENs again by itself, delivers the next notifications', async () => {
+  it('the LISTEN connection, killed: onLost, onReconnect, LISTENs again, delivers the next notifications', async () => {
     const connection = new ListenConnection({ connectionString: database.url });
     const received: string[] = [];
     const events: string[] = [];
@@ -138,7 +140,8 @@ describe('PostgreSQL engine faults', { skip: !reachable }, () => {
       await raw.query("SELECT pg_notify('faults_test', 'before')");
       await waitFor(() => received.includes('before'));
       const killed = await raw.query(
-        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rowbase-listen'",
+        'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity ' +
+          "WHERE datname = current_database() AND application_name = 'rowbase-listen'",
       );
       assert.ok(killed.rows[0].n >= 1, 'this connection (and the engine’s own) ended');
       await waitFor(() => events.includes('reconnected'));

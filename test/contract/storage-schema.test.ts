@@ -198,7 +198,7 @@ for (const factory of await contractEngines()) {
       assert.deepEqual(await column('items', 'qty', 'number'), [1, 5, 2.5]);
     });
 
-    it('references: added over dangling values → reference; with on_delete cascade rows follow their parent', async () => {
+    it('references: added over dangling values → reference; on_delete cascade rows follow their parent', async () => {
       await change(tableOf('owners', []), 'owners');
       await change(tableOf('pets', [{ name: 'owner' }]), 'pets');
       await insert('pets', { id: 'p1', owner: 'ghost' });
@@ -242,7 +242,7 @@ for (const factory of await contractEngines()) {
       await assert.rejects(db.count({ kind: 'count', table: 'pets' }));
     });
 
-    it("externalChangeVersion has moved, by the next event-loop turn, once another instance's write returns", async () => {
+    it("externalChangeVersion has moved, by the next event-loop turn, once another instance's write ends", async () => {
       const other = await fixture.another();
       const system = fixture.engine.system;
       const before = await system.externalChangeVersion();
@@ -276,7 +276,7 @@ for (const factory of await contractEngines()) {
       );
     });
 
-    it('row locks: forUpdate waits for the holder, skipLocked passes by (engines shared across processes)', async (t) => {
+    it('row locks: forUpdate waits for the holder, skipLocked passes by (engines shared by processes)', async (t) => {
       if (!fixture.engine.capabilities.sharedAcrossProcesses) {
         // One SQLite connection runs one transaction at a time: there is no second holder to test against.
         assert.equal(fixture.engine.capabilities.name, 'sqlite');

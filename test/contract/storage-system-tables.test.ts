@@ -41,7 +41,8 @@ async function columnsOf(fixture: EngineFixture, database: 'system' | 'project',
   try {
     const schema = database === 'system' ? SYSTEM_SCHEMA : projectSchema(PROJECT);
     const result = await client.query(
-      'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+      'SELECT column_name FROM information_schema.columns WHERE ' +
+        'table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
       [schema, table],
     );
     return result.rows.map((row: { column_name: string }) => row.column_name);

@@ -355,7 +355,7 @@ for (const factory of await contractEngines()) {
         );
         assert.equal(await db.run({ kind: 'delete', table: 'things', where: like('row %', false) }), 12_000);
       });
-      it('a multi-row insert with RETURNING reads back every row, types decoded; a single-row insert of the same shape after it too', async () => {
+      it('a multi-row insert with RETURNING reads back every row decoded; a single-row one after it too', async () => {
         const columns = [
           c('id', 'text'),
           c('created_at', 'timestamp'),
@@ -399,7 +399,7 @@ for (const factory of await contractEngines()) {
           4,
         );
       });
-      it('a multi-row insert with RETURNING of 250 rows, every seventh with a null, reads back each row once', async () => {
+      it('a multi-row insert with RETURNING of 250 rows, every 7th with a null, reads back each row once', async () => {
         const columns = [
           c('id', 'text'),
           c('created_at', 'timestamp'),

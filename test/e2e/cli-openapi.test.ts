@@ -43,12 +43,15 @@ type Tasks = Database['tasks'];
 const now = '2026-01-31T09:30:00.000Z';
 export const row: Tasks['Row'] = {
   id: 'a', created_at: now, updated_at: now, title: 't', status: 'on hold', label: null, done: null, priority: 3,
-  count: null, score: 1.5, ratio: null, code: null, owner: null, due: null, started_at: now, meta: { any: ['json', 1, null] }, config: 1,
+  count: null, score: 1.5, ratio: null, code: null, owner: null, due: null, started_at: now,
+  meta: { any: ['json', 1, null] }, config: 1,
 };
 export const create: TasksCreate = { title: 'Buy milk', started_at: '2026-01-31' };
 export const update: Tasks['Update'] = { done: true, status: null };
 export const sameRow: TasksRow = row;
-export const user: AppUsersRow = { id: 'u', created_at: now, updated_at: now, email: 'ada@example.com', email_verified: false, nickname: null };
+export const user: AppUsersRow = {
+  id: 'u', created_at: now, updated_at: now, email: 'ada@example.com', email_verified: false, nickname: null,
+};
 export const signupLike: AppUsersCreate = { email: 'ada@example.com', password: 'correct horse battery' };
 
 // @ts-expect-error a column the table does not have

@@ -50,7 +50,7 @@ describe('CLI papercuts', () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   describe('PLATFORM_KEY length', () => {
-    it('PLATFORM_KEY=short: serve refuses to start (exit 2), says 32 characters and how to generate a key', async () => {
+    it('PLATFORM_KEY=short: serve refuses to start (exit 2), says 32 characters and how to make a key', async () => {
       const result = await run(['serve'], { PLATFORM_KEY: 'short' });
       assert.equal(result.code, 2, result.stdout + result.stderr);
       assert.match(result.stderr, /PLATFORM_KEY must be at least 32 characters; this one has 5/);
@@ -145,7 +145,7 @@ describe('CLI papercuts', () => {
       });
     }
 
-    it('every flag a command documents is accepted: serve --help lists the settings; the settings work on every command', async () => {
+    it('every documented flag is accepted: serve --help lists settings; they work on every command', async () => {
       const [help, list] = await Promise.all([
         run(['serve', '--port', '0', '--help']),
         run(['projects', 'list', '--data-dir', dataDir, '--json']),
@@ -164,7 +164,7 @@ describe('CLI papercuts', () => {
   });
 
   describe('projects create --json', () => {
-    it('prints {data: {id, name, admin_key, publishable_key, created_at}} like projects list --json and POST /v1/projects', async () => {
+    it('prints {data: {id, name, admin_key, publishable_key, created_at}} like projects list --json', async () => {
       const result = await run(['projects', 'create', '--name', 'Demo', '--id', 'json-demo', '--json']);
       assert.equal(result.code, 0, result.stderr);
       const body = JSON.parse(result.stdout);
@@ -188,7 +188,10 @@ describe('CLI papercuts', () => {
       assert.equal(result.code, 1);
       assert.match(
         result.stderr,
-        /^error: Nothing accepts connections at 127\.0\.0\.1:\d+ \(DATABASE_URL\)\nStart PostgreSQL there, or fix the host and port in DATABASE_URL/,
+        new RegExp(
+          String.raw`^error: Nothing accepts connections at 127\.0\.0\.1:\d+ \(DATABASE_URL\)\n` +
+            'Start PostgreSQL there, or fix the host and port in DATABASE_URL',
+        ),
       );
       assert.ok(!`${result.stdout}${result.stderr}`.includes('hunter2-secret'), 'the password is never printed');
     });

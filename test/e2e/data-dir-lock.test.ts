@@ -60,7 +60,7 @@ describe('one process per SQLite data folder', () => {
   });
 
   describe('servers in one process (the test suite does this)', () => {
-    it('a second server on a held folder is refused naming the folder and this PID; after close the folder is free again', async () => {
+    it('a second server on a held folder is refused naming it and this PID; after close it is free again', async () => {
       const dataDir = tempDir();
       const first = await startTestServer({ DATABASE_URL: '' }, { dataDir });
       try {
@@ -112,7 +112,7 @@ describe('one process per SQLite data folder', () => {
       assert.equal(command, 'rowbase serve');
     });
 
-    it('a second rowbase serve exits at once (1), on stderr naming the folder and the PID; the first keeps serving', async () => {
+    it('a second rowbase serve exits at once (1), naming the folder and the PID; the first keeps serving', async () => {
       const second = await run(dataDir, ['serve']);
       assert.equal(second.code, 1, second.stdout + second.stderr);
       assert.match(second.stderr, /DATA_DIR_IN_USE/);
@@ -176,7 +176,7 @@ describe('one process per SQLite data folder', () => {
     });
 
     for (const [label, args, instead] of refusals) {
-      it(`${label} beside the server → exit 1, DATA_DIR_IN_USE naming the PID and what to do; nothing changes`, async () => {
+      it(`${label} beside the server → exit 1, DATA_DIR_IN_USE naming the PID and what to do; no change`, async () => {
         const refused = await run(dataDir, args());
         assert.equal(refused.code, 1, refused.stdout + refused.stderr);
         const { error } = JSON.parse(refused.stderr);

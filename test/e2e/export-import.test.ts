@@ -326,7 +326,7 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
   ];
   for (const [label, edit, message] of badRows)
     for (const engine of ['SQLite', 'PostgreSQL'] as const) {
-      it(`into ${engine}: an archive with ${label} → exit 1, VALIDATION_FAILED naming table, row and column; nothing is imported`, async () => {
+      it(`into ${engine}: ${label} → exit 1, VALIDATION_FAILED naming table, row, column; none imported`, async () => {
         const text = readFileSync(archive, 'utf8');
         const broken = path.join(tempDir(), 'bad-row.rowbase');
         writeFileSync(broken, edit(text));

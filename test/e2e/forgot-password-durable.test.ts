@@ -128,7 +128,8 @@ describe('forgot-password survives SIGKILL right after its answer', () => {
     const answeredKnown = answered.filter((email) => known.includes(email));
     assert.ok(answeredKnown.length >= 1, `answered before the kill: ${answered.join(', ')}`);
     t.diagnostic(
-      `${answered.length} answered before SIGKILL (${answeredKnown.length} known); ${await unresolvedRequests(dataDir, database)} request(s) still unresolved in storage`,
+      `${answered.length} answered before SIGKILL (${answeredKnown.length} known); ` +
+        `${await unresolvedRequests(dataDir, database)} request(s) still unresolved in storage`,
     );
 
     const second = await startServerProcess(dataDir, env);

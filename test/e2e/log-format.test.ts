@@ -67,7 +67,9 @@ describe('log format', () => {
       PLATFORM_KEY: 'rb_e2e_platform_key_0123456789abcdef',
     };
     // script(1) runs the server on a pseudo-terminal; `timeout` ends it after it has answered.
-    const command = `(sleep 6; curl -s http://127.0.0.1:${port}/health >/dev/null) & timeout -s TERM 9 node --import tsx src/main.ts serve`;
+    const command =
+      `(sleep 6; curl -s http://127.0.0.1:${port}/health ` +
+      '>/dev/null) & timeout -s TERM 9 node --import tsx src/main.ts serve';
     const result = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], {
       env,
       encoding: 'utf8',

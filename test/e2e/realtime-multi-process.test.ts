@@ -67,7 +67,7 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
     return stream;
   }
 
-  it('writes through both processes reach subscribers on both, exactly once, in one order, under the rules', async () => {
+  it('writes through both processes reach subscribers on both, once each, in one order, under the rules', async () => {
     const ada = { authorization: `Bearer ${users[0]!.token}` };
     const subscribers = {
       adminA: await subscribe(a, admin),
@@ -124,7 +124,7 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
     );
   });
 
-  it('a subscription starts after what committed before it, though its process has not read those events yet', async () => {
+  it('a subscription starts after what committed before it, though its process has not read those yet', async () => {
     // B's feed learns of A's writes from the shared log, a little later than A answers them:
     // a POST landing in that lag must not hand the older events to the new topics.
     const held = await openStream(b.url, project); // keeps B's feed of the project open between rounds
@@ -154,7 +154,7 @@ describe('realtime with two server processes on one PostgreSQL database', () => 
     }
   });
 
-  it('a reset starts like a subscription without since: events committed before the call are not sent after it', async () => {
+  it('a reset starts like a subscription without since: events committed before the call are not sent', async () => {
     // As above, B's feed lags behind A's writes; a `since` B cannot replay (malformed here)
     // answers reset, and the client reloads: what B's feed reads after that is in the reload.
     const held = await openStream(b.url, project);

@@ -112,7 +112,7 @@ describe('realtime across a server restart', () => {
     );
   }
 
-  it('clients back as soon as the new process listens: since resumes, writes at once and ~1 s later arrive once, in order', async () => {
+  it('clients back once the new process listens: since resumes; writes now and ~1 s later arrive once', async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-rt-restart-'));
     dirs.push(dataDir);
     database = testEngine() === 'postgres' ? await createTestDatabase() : undefined;
@@ -170,7 +170,7 @@ describe('realtime across a server restart', () => {
     await assertResumed(byLastEventId, [12, 13, 14]);
   });
 
-  it('concurrent writers from the first moment after the restart: a resuming client gets every write once, in id order', async () => {
+  it('concurrent writers right after the restart: a resuming client gets every write once, in id order', async () => {
     await subscribeWriteAndStop([20]);
     const url = server.url;
     const back = reconnect(url).then(async (stream) => {
@@ -209,7 +209,7 @@ describe('realtime across a server restart', () => {
     assert.ok(ids[0]! > Number(last));
   });
 
-  it('PostgreSQL: a number still committing when the restarted process starts reading is replayed in its place, not skipped', {
+  it('PostgreSQL: a number still committing when the new process starts reading is replayed, not skipped', {
     skip: testEngine() !== 'postgres',
   }, async () => {
     await subscribeWriteAndStop([30]);

@@ -23,7 +23,7 @@ const BOUND_MS = 3_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rate limits fail open to per-process counting)', () => {
+describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rate limits fail open)', () => {
   let redis: RedisProcess;
   let server: ServerProcess;
   let database: TestDatabase | undefined;
@@ -144,7 +144,7 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     assert.match(server.output(), /Redis answers again: rate limits are shared again/);
   });
 
-  it('Redis frozen (SIGSTOP, connection open, no answers): sign-in is answered within the bound, not hung', async () => {
+  it('Redis frozen (SIGSTOP, connection open, no answers): sign-in answered within the bound, not hung', async () => {
     redis.freeze();
     try {
       for (let i = 0; i < 3; i++) {
@@ -162,8 +162,9 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     assert.doesNotMatch(server.output(), /Unhandled|uncaught/i);
   });
 
-  it('SIGTERM while Redis is frozen and holds an unanswered call: the server still stops (exit 0), it does not wait for Redis forever', async () => {
-    // Past the second in which hits skip Redis after the last failure: this login's call goes to Redis and stays unanswered.
+  it('SIGTERM while a frozen Redis holds an unanswered call: the server still stops (exit 0)', async () => {
+    // Past the second in which hits skip Redis after the last
+    // failure: this login's call goes to Redis and stays unanswered.
     await sleep(1_500);
     redis.freeze();
     try {

@@ -42,7 +42,10 @@ after(async () => {
   await browser?.close();
 });
 
-/** Launches headless Chromium once per test file (from a test, hook or suite body); it is closed when the file's tests end. */
+/**
+ * Launches headless Chromium once per test file (from a test,
+ * hook or suite body); it is closed when the file's tests end.
+ */
 export function launchBrowser(): Promise<Browser> {
   shared ??= chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
   return shared;

@@ -36,7 +36,8 @@ export async function eventually<T>(
     }
     if (Date.now() > deadline) {
       assert.fail(
-        `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
+        `timed out after ${timeoutMs} ms waiting for ${what}; last seen: ` +
+          `${last instanceof Error ? last.message : JSON.stringify(last)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, everyMs));

@@ -19,7 +19,9 @@ export async function holdLowerEntry(
   [lowN, highN]: readonly [number, number],
 ): Promise<{ low: number; high: number }> {
   const entry = (n: number) => [new Date().toISOString(), 'items', 'create', JSON.stringify({ id: `held-${n}`, n })];
-  const append = `INSERT INTO ${schema}._rb_events (created_at, table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq`;
+  const append =
+    `INSERT INTO ${schema}._rb_events (created_at, ` +
+    'table_name, action, record) VALUES ($1, $2, $3, $4) RETURNING seq';
   await early.query('BEGIN');
   await early.query('SELECT pg_current_xact_id()');
   await late.query('BEGIN');

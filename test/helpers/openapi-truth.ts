@@ -64,7 +64,8 @@ function compiledFor(document: OpenApiDocument): Compiled {
     const defaults = defaultsInComponents(document);
     if (defaults.length > 0) {
       throw new OpenApiMismatch(
-        `OpenAPI: generated types would make these defaulted properties required, unlike the server's answers: ${defaults.slice(0, 5).join(', ')}`,
+        'OpenAPI: generated types would make these defaulted properties required, ' +
+          `unlike the server's answers: ${defaults.slice(0, 5).join(', ')}`,
       );
     }
     // Fast formats: the email check is the same WHATWG rule the server applies.
@@ -142,7 +143,8 @@ export async function checkAnswer(
   const documented = responses[String(response.status)];
   if (!documented) {
     throw new OpenApiMismatch(
-      `OpenAPI: ${where} answered ${response.status}, a status the document does not list (${Object.keys(responses).join(', ')}): ${response.text.slice(0, 300)}`,
+      `OpenAPI: ${where} answered ${response.status}, a status the document does not ` +
+        `list (${Object.keys(responses).join(', ')}): ${response.text.slice(0, 300)}`,
     );
   }
   const media = documented.content?.['application/json'];
@@ -175,7 +177,8 @@ export async function checkAnswer(
       .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
       .join('; ');
     throw new OpenApiMismatch(
-      `OpenAPI: ${where} answered ${response.status} with a body the document's schema refuses: ${errors}\nbody: ${response.text.slice(0, 500)}`,
+      `OpenAPI: ${where} answered ${response.status} with a body the document's ` +
+        `schema refuses: ${errors}\nbody: ${response.text.slice(0, 500)}`,
     );
   }
 }

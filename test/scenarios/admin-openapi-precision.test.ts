@@ -39,7 +39,7 @@ describe('the OpenAPI document is as strict as the server', () => {
   });
   after(() => server.close());
 
-  it('a shorthand filter parameter has a pattern that accepts exactly what the server accepts, per column type', async () => {
+  it("a shorthand filter parameter's pattern accepts exactly what the server accepts, per column type", async () => {
     const parameters = new Map<string, Doc>(doc.paths['/api/tasks'].get.parameters.map((p: Doc) => [p.name, p]));
     const values = [
       'hello',
@@ -76,7 +76,7 @@ describe('the OpenAPI document is as strict as the server', () => {
     assert.deepEqual(disagreements, []);
   });
 
-  it('timestamp columns and created_at/updated_at say format: date-time; a written timestamp has the pattern the server reads', async () => {
+  it('timestamps (created_at too) are format: date-time; a written one has the pattern the server reads', async () => {
     const { TasksRow: row } = doc.components.schemas;
     const [create, update] = [body('/api/tasks', 'post'), body('/api/tasks/{row_id}', 'patch')];
     for (const schema of [
@@ -106,7 +106,7 @@ describe('the OpenAPI document is as strict as the server', () => {
     }
   });
 
-  it('text properties refuse U+0000 by pattern, as the server does (400 VALIDATION_FAILED); the description names unpaired surrogates', async () => {
+  it('text refuses U+0000 by pattern as the server does (400); the description names surrogates', async () => {
     const { TasksRow: row } = doc.components.schemas;
     const [create, update] = [body('/api/tasks', 'post'), body('/api/tasks/{row_id}', 'patch')];
     for (const schema of [
@@ -129,7 +129,7 @@ describe('the OpenAPI document is as strict as the server', () => {
     );
   });
 
-  it('PATCH bodies carry no default and require nothing: a PATCH leaves out what it does not name, and the server keeps it', async () => {
+  it('PATCH bodies have no default and require nothing: what a PATCH leaves out, the server keeps', async () => {
     for (const path of ['/api/tasks/{row_id}', '/api/app_users/{row_id}']) {
       const update = body(path, 'patch');
       assert.equal(update.required, undefined, `PATCH ${path} requires nothing`);
@@ -164,7 +164,7 @@ describe('the OpenAPI document is as strict as the server', () => {
     assert.equal(patched.body.data.priority, 5);
   });
 
-  it("expand is an object of the table's expansions, each by $ref to the related row (or null), reverse ones as arrays; answers fit it", async () => {
+  it('expand: each expansion a $ref to the related row (or null), reverse ones arrays; answers fit', async () => {
     const { TasksRow, TasksListItem, TasksExpand, AppUsersExpand } = doc.components.schemas;
     assert.deepEqual(TasksRow.properties.expand, { $ref: '#/components/schemas/TasksExpand' });
     assert.deepEqual(TasksListItem.properties.expand, { $ref: '#/components/schemas/TasksExpand' });

@@ -107,7 +107,7 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
     assert.match(JSON.stringify(full), /launch_code/);
   });
 
-  it("expansions into a locked table are typed as what this caller gets (always null / always empty), and the server's answers fit", async () => {
+  it('expansions into a locked table are typed as this caller gets them (null / empty); the answers fit', async () => {
     const { NotesExpand, MembersExpand } = pub.components.schemas;
     assert.deepEqual(NotesExpand.properties.author.anyOf, [
       { $ref: '#/components/schemas/MembersRow' },
@@ -135,7 +135,7 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
     assert.ok(fits(listed.body), JSON.stringify(fits.errors));
   });
 
-  it('no key → 401 AUTH_REQUIRED; a wrong pk_, or the sk_ key, in X-Api-Key → 401 AUTH_INVALID_KEY; a wrong admin key beside a good pk_ → 401 AUTH_INVALID_KEY', async () => {
+  it('no key → 401 AUTH_REQUIRED; a wrong pk_, sk_ in X-Api-Key, or bad admin key beside a pk_ → 401', async () => {
     const path = `/p/${project.id}/v1/openapi.json`;
     assertError(await server.request('GET', path), 401, 'AUTH_REQUIRED');
     assertError(await server.request('GET', path, { headers: { 'x-api-key': 'pk_wrong' } }), 401, 'AUTH_INVALID_KEY');

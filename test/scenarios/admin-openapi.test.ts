@@ -196,7 +196,7 @@ describe('GET /p/{id}/v1/openapi.json', () => {
     );
   });
 
-  it("no key → 401 AUTH_REQUIRED; the pk_ key, a wrong key or another project's admin key → 401 AUTH_INVALID_KEY", async () => {
+  it("no key → 401 AUTH_REQUIRED; the pk_ key, a wrong key, another's sk_ → 401 AUTH_INVALID_KEY", async () => {
     const project = projects['no-auth']!;
     const path = `/p/${project.id}/v1/openapi.json`;
     assertError(await server.request('GET', path), 401, 'AUTH_REQUIRED');
@@ -213,7 +213,7 @@ describe('GET /p/{id}/v1/openapi.json', () => {
     );
   });
 
-  it("a signed-in user's bearer token → 401 AUTH_REQUIRED; the platform key → 200 (it has the admin key's powers)", async () => {
+  it("a user's bearer token → 401 AUTH_REQUIRED; the platform key → 200 (it has the admin key's powers)", async () => {
     const project = projects['auth-verify']!;
     const user = await signUp(server, project, 'reader@example.com');
     assertError(

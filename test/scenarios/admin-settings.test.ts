@@ -68,7 +68,7 @@ describe('GET /p/{id}/v1/settings', () => {
 });
 
 describe('PUT /p/{id}/v1/redirect-origins', () => {
-  it('200 {data: {allowed_redirect_origins}}, stored normalised (lower case, default port dropped, duplicates merged)', async () => {
+  it('200 {data: {allowed_redirect_origins}}, normalised (lower case, default port dropped, deduped)', async () => {
     const response = await server.request('PUT', `/p/${project.id}/v1/redirect-origins`, {
       headers: project.admin,
       body: {

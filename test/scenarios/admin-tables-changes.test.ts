@@ -439,7 +439,7 @@ describe('schema changes on tables with rows', () => {
       assert.equal((await server.request('GET', tableUrl('parents'), { headers: project.admin })).status, 200);
     });
 
-    it('TABLE_IN_USE suggests the PATCH that drops the reference, and following it lets the delete through', async () => {
+    it('TABLE_IN_USE suggests the PATCH that drops the reference; following it lets the delete through', async () => {
       await putTable(server, project, 'owners', { columns: [{ name: 'name', type: 'text' }] });
       await putTable(server, project, 'pets', {
         columns: [

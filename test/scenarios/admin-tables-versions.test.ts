@@ -248,7 +248,7 @@ describe('table versions: ETag, If-None-Match, If-Match and PATCH', () => {
       assert.deepEqual((await patch('patched', { rules: { view: '' } })).body.data.indexes, [['done', 'title']]);
     });
 
-    it('a destructive type change without allow_destructive → 409 SCHEMA_CHANGE_DESTRUCTIVE, nothing changes', async () => {
+    it('a destructive type change without allow_destructive → 409 SCHEMA_CHANGE_DESTRUCTIVE, no change', async () => {
       const before = (await get('patched')).body.data;
       assertError(
         await patch('patched', { columns: [{ name: 'note', type: 'integer', default: null }] }),

@@ -173,7 +173,7 @@ describe('POST /p/{id}/auth/reset-password', () => {
     assert.equal(verified.status, 200, verified.text);
   });
 
-  it('200 {message}: the new password works, the old one and older access tokens do not; refresh tokens survive', async () => {
+  it('200 {message}: the new password works, the old one and older access tokens not; refresh survives', async () => {
     const token = await resetTokenFor('bob@example.com');
     const response = await post('reset-password', { token, new_password: NEW_PASSWORD });
     assert.equal(response.status, 200, response.text);

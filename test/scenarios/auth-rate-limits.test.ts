@@ -57,7 +57,7 @@ describe('per client address, each endpoint', () => {
     ['verify', (p) => server.request('GET', `/p/${p.id}/auth/verify?token=${'A'.repeat(43)}`)],
   ];
   for (const [name, call] of endpoints) {
-    it(`${name}: the 4th request in a minute with a limit of 3 → 429 RATE_LIMITED with Retry-After; allowed again a minute later`, async () => {
+    it(`${name}: the 4th request in a minute (limit 3) → 429 RATE_LIMITED + Retry-After; later allowed`, async () => {
       const project = await createAuthProject(server, { verifyEmail: true, settings: limits(3) });
       for (let i = 0; i < 3; i++) assert.notEqual((await call(project, i)).status, 429);
       assertLimited(await call(project, 3), 60);
@@ -66,7 +66,7 @@ describe('per client address, each endpoint', () => {
     });
   }
 
-  it('change-password: a signed-in user looping it (each call an argon2 verify) → the 4th in a minute with a limit of 3 → 429 RATE_LIMITED', async () => {
+  it('change-password looped (an argon2 verify each): the 4th in a minute (limit 3) → 429 RATE_LIMITED', async () => {
     const project = await createAuthProject(server, { settings: limits(3) });
     const user = await signUp(server, project, 'looper@example.com');
     const change = () =>
@@ -252,7 +252,7 @@ describe('RATE_LIMITS=off', () => {
 });
 
 describe("the password hasher's wait queue (shared by every project)", () => {
-  it('a burst past the queue bound → 503 SERVICE_UNAVAILABLE with Retry-After: 1 for the excess, the rest answered; then logins work again', async () => {
+  it('a burst past the queue bound → 503 SERVICE_UNAVAILABLE, Retry-After: 1 for the excess; then OK', async () => {
     const small = await startTestServer({}, { hasher: { maxConcurrent: 1, maxWaiting: 2 } });
     try {
       const project = await createAuthProject(small);

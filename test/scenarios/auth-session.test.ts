@@ -304,7 +304,7 @@ describe('POST /p/{id}/auth/login', () => {
     );
   });
 
-  it('unknown email and wrong password: the same 401 AUTH_INVALID_CREDENTIALS body, in about the same time', async () => {
+  it('unknown email and wrong password: the same 401 AUTH_INVALID_CREDENTIALS body, in about equal time', async () => {
     const timed = async (body: object) => {
       const start = performance.now();
       const response = await server.request('POST', `/p/${project.id}/auth/login`, { body });
@@ -345,7 +345,7 @@ describe('POST /p/{id}/auth/login', () => {
     });
   }
 
-  it('require_verified_email: wrong password still 401 first; right password → 403 AUTH_EMAIL_NOT_VERIFIED', async () => {
+  it('require_verified_email: wrong password still 401 first; right one → 403 AUTH_EMAIL_NOT_VERIFIED', async () => {
     const strict = await createAuthProject(server, { settings: { require_verified_email: true } });
     await signUp(server, strict, 'unverified@example.com');
     assertError(
@@ -370,7 +370,7 @@ describe('POST /p/{id}/auth/login', () => {
     await logIn(server, strict, 'unverified@example.com');
   });
 
-  it('require_verified_email: refresh of an unverified user → 403 AUTH_EMAIL_NOT_VERIFIED; the same refresh token works once verified (rotation on)', async () => {
+  it("require_verified_email: unverified user's refresh → 403; verified, the same token works", async () => {
     const strict = await createAuthProject(server, {
       settings: { require_verified_email: true, refresh_token_rotation: true },
     });

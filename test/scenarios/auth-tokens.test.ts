@@ -161,7 +161,7 @@ describe('lifetimes on the clock', () => {
     assert.equal(JSON.parse(Buffer.from(ada.token.split('.')[0]!, 'base64url').toString()).alg, 'HS256');
   });
 
-  it('an expired access token → 401 AUTH_TOKEN_EXPIRED (me and data API); its refresh token still mints a new one', async () => {
+  it('an expired access token → 401 AUTH_TOKEN_EXPIRED (me, data API); its refresh token still mints one', async () => {
     const session = await logIn(server, project, 'bob@example.com');
     clock.advance(3601);
     assertError(await me(session.token), 401, 'AUTH_TOKEN_EXPIRED');
@@ -182,7 +182,7 @@ describe('lifetimes on the clock', () => {
     assertError(await me(`${header}.${payload}.${'A'.repeat(43)}`), 401, 'AUTH_INVALID_TOKEN');
   });
 
-  it('access_token_ttl shortens new tokens; a refresh token past refresh_token_ttl → 401 AUTH_INVALID_REFRESH_TOKEN', async () => {
+  it('access_token_ttl shortens new tokens; refresh past refresh_token_ttl → 401 INVALID_REFRESH_TOKEN', async () => {
     const short = await createAuthProject(server, { settings: { access_token_ttl: 60, refresh_token_ttl: 300 } });
     const user = await signUp(server, short, 'carol@example.com');
     const claims = jwtPayload(user.token);
@@ -204,7 +204,7 @@ describe('lifetimes on the clock', () => {
 });
 
 describe('refresh-token reuse detection', () => {
-  it('a replaced refresh token replayed within 10 s → the same new pair; after 10 s → 401 AUTH_REFRESH_TOKEN_REUSED and the session ends', async () => {
+  it('a replaced refresh token replayed within 10 s → same pair; later → 401 REUSED, session ends', async () => {
     const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
     const user = await signUp(server, rotating, 'dan@example.com');
     const refresh = (token: string) =>
@@ -263,7 +263,7 @@ describe('refresh-token reuse detection', () => {
     assertError(await refresh(current), 401, 'AUTH_INVALID_REFRESH_TOKEN');
   });
 
-  it('after logout, a spent token of that session → 401 AUTH_INVALID_REFRESH_TOKEN (nothing left to revoke)', async () => {
+  it('after logout, a spent token of that session → 401 AUTH_INVALID_REFRESH_TOKEN (nothing to revoke)', async () => {
     const rotating = await createAuthProject(server, { settings: { refresh_token_rotation: true } });
     const user = await signUp(server, rotating, 'gus@example.com');
     const refresh = (token: string) =>

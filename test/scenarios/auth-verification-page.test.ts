@@ -44,7 +44,7 @@ describe('verification link in a browser', () => {
   after(() => server.close());
 
   describe('the built-in page', () => {
-    it('a valid link → 200 text/html "Email verified" naming the email, with the pages\' CSP, no-store, no script and no inline style', async () => {
+    it('a valid link → 200 "Email verified" naming the email; CSP, no-store, no script or inline style', async () => {
       const { email, token } = await freshToken();
       const response = await open(token);
       assert.equal(response.status, 200);
@@ -155,7 +155,7 @@ describe('verification link in a browser', () => {
       });
     }
 
-    it('an allowed origin (added in the same PATCH) → 200, then a browser is sent there with ?verified=true (its own query kept)', async () => {
+    it('an origin allowed in the same PATCH → 200, then a browser goes there with ?verified=true', async () => {
       const response = await patch({
         allowed_redirect_origins: ['https://app.example.com', 'https://welcome.example.org'],
         verify_redirect_url: 'https://welcome.example.org/done?lang=fr&verified=maybe',

@@ -298,7 +298,7 @@ describe('error answers carry the same headers', () => {
     });
   }
 
-  it('POST /p/{id}/realtime without credentials → an error the page can read (NOT_FOUND until realtime is served, then AUTH_REQUIRED)', async () => {
+  it('POST /p/{id}/realtime without credentials → an error the page can read (401 or 404)', async () => {
     const response = await server.request('POST', `/p/${listed.id}/realtime`, {
       headers: { origin: APP },
       body: { client_id: 'x', subscriptions: [] },
@@ -332,7 +332,7 @@ describe('429 RATE_LIMITED is readable, Retry-After exposed', () => {
   });
   after(() => limited.close());
 
-  it('past the per-address limit on login → 429 with Retry-After, Allow-Origin and Expose-Headers naming Retry-After', async () => {
+  it('past the per-address login limit → 429, Retry-After, Allow-Origin, Expose-Headers: Retry-After', async () => {
     const project = await createAuthProject(limited, {
       settings: { cors_origins: [APP], rate_limits: { per_address_per_minute: 1 } },
     });
@@ -578,7 +578,7 @@ describe('no extra work: GET by id without Origin skips CORS entirely; with Orig
   };
   const getRow = (headers: Record<string, string>) => plainGet(`/p/${listed.id}/api/notes/${rowId}`, headers);
 
-  it('without Origin: the project is looked up once (by the route), the cache is never peeked, no CORS header or Vary', async () => {
+  it('without Origin: the project is looked up once (by the route), no cache peek, no CORS header/Vary', async () => {
     await getRow(listed.anon);
     const { response, find, cached } = await countRegistryCalls(() => getRow(listed.anon));
     assert.equal(response.status, 200);
@@ -603,7 +603,7 @@ describe('no extra work: GET by id without Origin skips CORS entirely; with Orig
     assertAllowed(counted!.response, APP);
   });
 
-  it('an admin path with Origin: the CORS code does not touch the registry (same lookups as without Origin)', async () => {
+  it('an admin path with Origin: the CORS code does not touch the registry (lookups as without Origin)', async () => {
     const plain = await countRegistryCalls(() => plainGet(`/p/${listed.id}/v1/settings`, listed.admin));
     const { response, find, cached } = await countRegistryCalls(() =>
       plainGet(`/p/${listed.id}/v1/settings`, { ...listed.admin, origin: APP }),

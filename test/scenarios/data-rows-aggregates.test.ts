@@ -60,7 +60,7 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
   });
   after(() => server.close());
 
-  it('select=status,count(): one row per group (no id), groups in order (null first), total = number of groups', async () => {
+  it('select=status,count(): one row per group (no id), in order (null first), total = number of groups', async () => {
     const response = await list('select=status,count()');
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data, [
@@ -75,7 +75,8 @@ describe('aggregates: GET /p/{id}/api/{table}?select=...,count()', () => {
 
   it('every function with default keys and an alias; sum/avg skip nulls; min/max of timestamps and text', async () => {
     const response = await list(
-      `select=status,total:sum(amount),avg(amount),min(due),max(due),sum(qty),min(status)&filter=${q('status = "paid"')}`,
+      'select=status,total:sum(amount),avg(amount),min(due),max(due),sum(qty),min(status)' +
+        `&filter=${q('status = "paid"')}`,
     );
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data, [

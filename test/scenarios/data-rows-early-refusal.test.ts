@@ -91,7 +91,7 @@ describe('data API: refusals come before the body is read', () => {
       'FORBIDDEN',
     ],
   ];
-  it('a declared Content-Length over the limit → 413 PAYLOAD_TOO_LARGE before the credentials are looked at', async () => {
+  it('a declared Content-Length over the limit → 413 PAYLOAD_TOO_LARGE before credentials are looked at', async () => {
     const answer = await answerBeforeBody(server, `/p/${project.id}/api/notes`, {}, 2 * 1024 * 1024);
     assert.equal(answer.status, 413, JSON.stringify(answer.body));
     assert.equal(answer.body.error.code, 'PAYLOAD_TOO_LARGE');

@@ -150,7 +150,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       await create('comments', { body, post: posts[1]!.id, hidden });
   });
 
-  it('forward: each row gains expand.author (a whole row); the column keeps its id; empty reference → null', async () => {
+  it('forward: each row gains expand.author (a whole row); the column keeps its id; no reference → null', async () => {
     const response = await get('posts?limit=6&expand=author,editor');
     assert.equal(response.status, 200, response.text);
     const [first, second] = response.body.data as AnyRow[];
@@ -188,7 +188,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     assert.deepEqual(p2!.expand['comments(post)'], []);
   });
 
-  it('reverse: a page whose parents have more related rows than 100 each takes the first 100 of each (windowed query)', async () => {
+  it('reverse: parents with over 100 related rows each get the first 100 of each (windowed query)', async () => {
     // One post on the page: 105 comments pass the plain query's bound of 100, so the windowed query answers.
     let response: Awaited<ReturnType<typeof get>> | undefined;
     await write();
@@ -204,7 +204,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     assert.equal(statements, 3, 'list + the bounded query + the windowed one');
   });
 
-  it("each expanded row obeys the caller's rules: hidden forward rows are null, unlisted reverse rows are left out", async () => {
+  it("expanded rows obey the caller's rules: hidden forward rows are null, unlisted reverse ones absent", async () => {
     const response = await get(`posts?limit=2&expand=${q('author.team,comments(post)')}`, bearer(ada.token));
     assert.equal(response.status, 200, response.text);
     const [p0, p1] = response.body.data as AnyRow[];
@@ -259,7 +259,8 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     assert.equal(large, expected);
     assert.equal(await countStatements(() => get('posts?limit=25')), 2, 'without expand: list + count');
     // Ada's rules for users, teams and comments have conditions, so nothing kept serves her:
-    // every node reads, once for the whole page, on every engine (her token's session check adds the same to each request).
+    // every node reads, once for the whole page, on every engine
+    // (her token's session check adds the same to each request).
     const asAda = (path: string) => countStatements(() => get(path, bearer(ada.token)));
     const plain = await asAda('posts?limit=25');
     assert.equal(await asAda(query(2)), plain + 4);
@@ -267,7 +268,10 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
   });
 
   describe('expanded rows kept between requests (SQLite) are never stale', () => {
-    /** The direct listRows calls below (interleavings HTTP cannot produce) keep rows here, as the server's RowService does in its own. */
+    /**
+     * The direct listRows calls below (interleavings HTTP cannot produce)
+     * keep rows here, as the server's RowService does in its own.
+     */
     const kept = new RelatedRowCache();
     const page = `posts?limit=4&count=none&expand=${q('author,comments(post)')}`;
     const expandedOf = async (path: string, headers?: Record<string, string>) => {
@@ -276,10 +280,11 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       return response.body.data as AnyRow[];
     };
 
-    it('a repeated list reads only its page until something is written; after a write it reads the expansions again', async () => {
+    it('a repeated list reads only its page until a write; after a write, the expansions again', async () => {
       await write();
       assert.equal(await countStatements(() => get(page)), 3, 'page + author + comments(post)');
-      // SQLite keeps the rows (this process sees every write); PostgreSQL reads them every time (other processes write unseen).
+      // SQLite keeps the rows (this process sees every write);
+      // PostgreSQL reads them every time (other processes write unseen).
       assert.equal(await countStatements(() => get(page)), testEngine() === 'sqlite' ? 1 : 3);
       await write();
       assert.equal(await countStatements(() => get(page)), 3);
@@ -363,7 +368,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       );
     });
 
-    it("kept rows never reach a caller under a conditional rule: the admin's view (hidden comments) is not a user's", async () => {
+    it("kept rows never reach a caller under a conditional rule: the admin's view is not theirs", async () => {
       assert.deepEqual(
         (await expandedOf(page))[1]!.expand['comments(post)'].map((c: AnyRow) => c.body),
         ['first', 'secret', 'last'],
@@ -399,7 +404,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       );
     });
 
-    it('a list that starts while a transaction is open reads everything after its commit: one answer never mixes kept rows with newer ones', async () => {
+    it('a list starting during an open transaction reads after its commit: no kept rows mixed with newer', async () => {
       const dan = await signUp(server, project, 'dan@example.com', { name: 'Dan' });
       const setDan = (values: AnyRow) =>
         server.request('PATCH', `/p/${project.id}/api/users/${dan.user.id}`, { headers: project.admin, body: values });
@@ -452,7 +457,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
       assert.deepEqual(membersOf(await listTeams()), ['Black:Daniel']);
     });
 
-    it('nested expansion of kept rows by callers with different rules, interleaved, gives each caller its own rows', async () => {
+    it('nested expansion of kept rows by callers with other rules, interleaved: each gets its own rows', async () => {
       // Crews are open (kept rows serve every caller); bosses are not (a secret boss is null for the public).
       await putTable(server, project, 'bosses', {
         columns: [
@@ -498,7 +503,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
     });
   });
 
-  it('a column named "expand" is refused when a table is declared (400 VALIDATION_FAILED): answers put related rows there', async () => {
+  it('a column named "expand" is refused at declaration (400 VALIDATION_FAILED): answers use it', async () => {
     const response = await server.request('PUT', `/p/${project.id}/v1/tables/boxes`, {
       headers: project.admin,
       body: { columns: [{ name: 'expand', type: 'text' }] },
@@ -527,7 +532,7 @@ describe('expand: GET /p/{id}/api/{table}?expand=...', () => {
 
   const refusedValues = refused.filter(([name]) => name !== 'with aggregates');
   for (const [name, query] of refusedValues) {
-    it(`${name}: the refusal names the parameter in error.field ("expand"), so a client need not read the message`, async () => {
+    it(`${name}: the refusal names the parameter in error.field ("expand"); no need to read the message`, async () => {
       const response = await get(`posts?${query}`);
       assertError(response, 400, 'VALIDATION_FILTER');
       assert.equal(response.body.error.field, 'expand', response.text);

@@ -160,7 +160,7 @@ describe('read answers: every column type comes back as written', () => {
     ]);
   });
 
-  it('expanded pages answer every expanded row as written: forward (a row or null) and reverse (a list), nested', async () => {
+  it('expanded pages answer each expanded row as written: forward (row or null), reverse (list), nested', async () => {
     await putTable(server, project, 'notes', {
       columns: [
         { name: 'text', type: 'text' },

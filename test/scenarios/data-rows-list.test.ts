@@ -368,7 +368,7 @@ describe('GET /p/{id}/api/{table}', () => {
   });
 
   describe('order ties on created_at', () => {
-    it('rows created in one bulk request (same created_at) come in id order, in the direction of the last sort key', async () => {
+    it("rows of one bulk request (same created_at) come in id order, in the last sort key's direction", async () => {
       await putTable(server, project, 'ties', { columns: [{ name: 'label', type: 'text' }], rules: { list: '' } });
       const given = ['zeta', 'alpha', 'mike', 'bravo'];
       const created = await server.request('POST', `/p/${project.id}/api/ties/bulk`, {

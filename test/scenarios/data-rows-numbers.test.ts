@@ -220,7 +220,7 @@ describe('numbers that are not numbers, and unknown columns first', () => {
   describe('unknown columns are reported before missing ones', () => {
     const people = (method: string, route: string, body: unknown) =>
       server.request(method, `/p/${project.id}/api${route}`, { headers: project.admin, body });
-    it('{"nmae": "x"} → 400 VALIDATION_UNKNOWN_COLUMN naming nmae, suggesting name (not "name: is required")', async () => {
+    it('{"nmae": "x"} → 400 VALIDATION_UNKNOWN_COLUMN naming nmae, suggesting name (not "required")', async () => {
       const response = await people('POST', '/people', { nmae: 'x' });
       assertError(response, 400, 'VALIDATION_UNKNOWN_COLUMN');
       assertMessageIncludes(response, '"nmae"');
@@ -234,7 +234,7 @@ describe('numbers that are not numbers, and unknown columns first', () => {
       assertError(response, 400, 'VALIDATION_UNKNOWN_COLUMN');
       assertMessageIncludes(response, '"nmae"');
     });
-    it('bulk: the second row misspells a column → "row 1: ..." VALIDATION_UNKNOWN_COLUMN, nothing written', async () => {
+    it('bulk: the second row misspells a column → "row 1: ..." VALIDATION_UNKNOWN_COLUMN, none written', async () => {
       const response = await people('POST', '/people/bulk', [{ name: 'a' }, { name: 'b', nicknam: 'c' }]);
       assertError(response, 400, 'VALIDATION_UNKNOWN_COLUMN');
       assertMessageIncludes(response, /^row 1: table "people" has no column "nicknam"/);

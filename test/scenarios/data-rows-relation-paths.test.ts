@@ -152,7 +152,7 @@ describe('relation paths', () => {
       assert.deepEqual((await get('docs')).body.data, []);
     });
 
-    it('a rule with a path through a missing or non-reference column is refused at PUT (400 VALIDATION_FAILED)', async () => {
+    it('a rule with a path through a missing or non-reference column → 400 VALIDATION_FAILED at PUT', async () => {
       for (const rule of [
         'owner.tema = @request.auth.team',
         'title.name = "x"',
@@ -279,7 +279,7 @@ describe('relation paths', () => {
   });
 
   describe('property: filtering or sorting on a path never reveals a row the caller could not view', () => {
-    it('random groups, members, view rules and values: filter, shorthand, sort and a two-hop filter agree with a model of the visible rows', async () => {
+    it('random groups, members, rules, values: filter, shorthand, sort, two-hop filter match a model', async () => {
       const callers = [ada, bob, cyd];
       const memberRules = [
         '',
@@ -402,7 +402,9 @@ describe('relation paths', () => {
                 assert.equal(response.status, 200, response.text);
                 return response.body.data.map((row) => row.n as number);
               };
-              const label = `member rule ${JSON.stringify(memberRule)}, group rule ${JSON.stringify(groupRule)}, ${op} ${value}, caller ${caller.user.email}`;
+              const label =
+                `member rule ${JSON.stringify(memberRule)}, group rule ` +
+                `${JSON.stringify(groupRule)}, ${op} ${value}, caller ${caller.user.email}`;
               const asCaller = (query: string) =>
                 server.request('GET', `/p/${project.id}/api/items_${suffix}?limit=1000&${query}`, {
                   headers: bearer(caller.token),

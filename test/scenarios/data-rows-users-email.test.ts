@@ -14,7 +14,7 @@ describe('admin changes a user email through /api/', () => {
   });
   after(() => server.close());
 
-  it('a changed email → email_verified false and the old verification link → 400 AUTH_INVALID_ONE_TIME_TOKEN', async () => {
+  it('a changed email → email_verified false; the old verify link → 400 AUTH_INVALID_ONE_TIME_TOKEN', async () => {
     const user = await signUp(server, project, 'old@example.com');
     const link = tokenIn(await waitForMail(server, project, 'old@example.com'));
     const verified = await server.request('PATCH', `/p/${project.id}/api/users/${user.user.id}`, {

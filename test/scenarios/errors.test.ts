@@ -211,7 +211,9 @@ describe('error envelope', () => {
     it('a Content-Length over the limit is refused before the body is read → 413', async () => {
       const response = await rawRequest(
         server.url,
-        `POST /p/${project.id}/api/notes HTTP/1.1\r\nHost: x\r\nX-Admin-Key: ${project.adminKey}\r\nContent-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"text":`,
+        `POST /p/${project.id}/api/notes HTTP/1.1\r\nHost: x\r\nX-Admin-Key: ` +
+          `${project.adminKey}\r\nContent-Type: application/json\r\nContent-Length: ` +
+          `${50 * 1024 * 1024}\r\nConnection: close\r\n\r\n{"text":`,
       );
       assert.equal(response.status, 413, response.text);
       assertEnvelope(response);

@@ -79,7 +79,7 @@ describe('data API bodies holding an unpaired surrogate → 400 VALIDATION_FAILE
     }
   });
 
-  it('paired surrogates (an emoji, sent escaped) are stored and read back as sent; max_length counts code points', async () => {
+  it('paired surrogates (an emoji, escaped) are stored and read as sent; max_length counts code points', async () => {
     // "😀😀😀" is 3 code points but 6 UTF-16 units: it fits max_length 3.
     const created = await server.request('POST', api(), {
       rawBody: JSON.stringify({ title: EMOJI.repeat(3), doc: { [EMOJI]: EMOJI } }).replace(
@@ -232,7 +232,7 @@ describe('settings, table definitions and project names holding an unpaired surr
     });
   }
 
-  it('POST /v1/projects with a lone surrogate in the name → 400 VALIDATION_FAILED naming name; no project created', async () => {
+  it('POST /v1/projects, a lone surrogate in the name → 400 VALIDATION_FAILED naming name; none made', async () => {
     const platform = { 'x-platform-key': PLATFORM_KEY };
     const before = await server.request('GET', '/v1/projects', { headers: platform });
     const response = await server.request('POST', '/v1/projects', {

@@ -57,7 +57,7 @@ const outboxTo = async (prefix: string) =>
   (await queue.list(project.id, 1000, 0)).items.filter((mail) => mail.to.startsWith(prefix));
 
 describe('mail request worker', () => {
-  it('three workers at once resolve each of 60 requests exactly once; even ones become mails, odd ones nothing', async () => {
+  it('three workers at once resolve each of 60 requests once; even ones become mails, odd ones nothing', async () => {
     for (let n = 0; n < 60; n++)
       await queue.enqueueRequest({
         projectId: project.id,
@@ -109,7 +109,7 @@ describe('mail request worker', () => {
     assert.equal(await requestsLeft(), 0);
   });
 
-  it('a resolution outliving its lease: another worker resolves the request, the late one changes nothing', async () => {
+  it('a resolution outliving its lease: another worker resolves the request; the late one does nothing', async () => {
     await queue.enqueueRequest({ projectId: project.id, kind: 'test', email: 'slow@example.com', payload: { n: 0 } });
     let release!: () => void;
     const held = new Promise<void>((done) => (release = done));

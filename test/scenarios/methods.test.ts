@@ -41,7 +41,7 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
     ['POST', '/_/', 'GET, HEAD', 'GET'],
     ['QUERY', `/p/${project.id}/api/tasks`, 'GET, HEAD, POST, OPTIONS', 'GET or POST'],
   ];
-  it('answers each family of paths (data, auth, realtime, admin, platform, health, dashboard) with its methods', async () => {
+  it('answers each family of paths (data, auth, realtime, admin, platform, health, dashboard)', async () => {
     for (const [method, path, allow, named] of cases()) {
       const body = method === 'GET' ? {} : { headers: { 'content-type': 'application/json' }, rawBody: '{}' };
       const response = await server.request(method, path, { ...body, headers: { ...project.admin, ...body.headers } });
@@ -51,7 +51,7 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
     }
   });
 
-  it('a route of the method itself that finds nothing stays 404 NOT_FOUND (a missing dashboard asset), never 405', async () => {
+  it('a route of the method that finds nothing stays 404 NOT_FOUND (a missing dashboard asset), not 405', async () => {
     const response = await server.request('GET', '/_/assets/missing.js');
     assertError(response, 404, 'NOT_FOUND');
     assert.equal(response.headers.get('allow'), null);

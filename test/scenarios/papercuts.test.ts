@@ -88,7 +88,7 @@ describe('papercuts', () => {
       assertMessageIncludes(response, 'owner: no row of "owners" has id "gone"');
     });
 
-    it('DELETE of a row that pets still refer to (restrict) → names "pets" and its column "owner"; the row stays', async () => {
+    it('DELETE of a row pets still refer to (restrict) → names "pets" and its column "owner"; row stays', async () => {
       const response = await server.request('DELETE', api(`owners/${owner}`), { headers: project.admin });
       assertError(response, 409, 'CONFLICT_REFERENCE');
       assertMessageIncludes(
@@ -250,7 +250,7 @@ describe('papercuts', () => {
   });
 
   describe('the locked list rule of an auth table', () => {
-    it('→ 403 FORBIDDEN suggesting "id = @request.auth.id", never a bare "" that would publish every email', async () => {
+    it('→ 403 FORBIDDEN suggesting "id = @request.auth.id", never a bare "" publishing every email', async () => {
       const user = await signUp(server, users, 'lister@example.com');
       const response = await server.request('GET', `/p/${users.id}/api/users`, { headers: bearer(user.token) });
       assertError(response, 403, 'FORBIDDEN');
@@ -288,7 +288,7 @@ describe('papercuts', () => {
   });
 
   describe('after logout', () => {
-    it('the old access token → 401 AUTH_INVALID_TOKEN suggesting to sign in, not /auth/refresh (logout revoked it too)', async () => {
+    it('the old access token → 401 AUTH_INVALID_TOKEN suggesting sign-in, not /auth/refresh', async () => {
       const user = await signUp(server, users, 'bye@example.com');
       assert.equal(
         (await server.request('POST', `/p/${users.id}/auth/logout`, { headers: bearer(user.token) })).status,

@@ -42,7 +42,7 @@ describe('the platform key administers every project', () => {
     ['GET', 'api/notes'],
   ];
   for (const [method, path] of reads) {
-    it(`${method} /p/{id}/${path} with X-Platform-Key → 200 on both projects; a wrong one → 401 AUTH_INVALID_KEY`, async () => {
+    it(`${method} /p/{id}/${path}, X-Platform-Key → 200 on both projects; wrong → 401 AUTH_INVALID_KEY`, async () => {
       for (const project of [first, second]) {
         const response = await server.request(method, `/p/${project.id}/${path}`, { headers: platform });
         assert.equal(response.status, 200, response.text);

@@ -105,7 +105,7 @@ describe('resume with since', () => {
     );
   });
 
-  it('after a dropped connection with writes in between: every missed event once, then live ones, in order', async () => {
+  it('after a dropped connection with writes between: every missed event once, then live ones, in order', async () => {
     const first = await subscribed(['tasks']);
     await write(0, 3);
     const seen = await first.waitFor(3);

@@ -80,7 +80,7 @@ describe('owner-only rows', () => {
     bob = await signUp(server, project, 'bob@example.com');
   });
 
-  it("user A never receives B's events: table, row and a filter matching B's rows; A's own arrive; the admin key sees all", async () => {
+  it("user A never gets B's events (table, row, filter on B's rows); A's own arrive; admin sees all", async () => {
     const bobsFirst = await note(project, bob, 'bob x 0');
     const filter = `notes?filter=${encodeURIComponent('title ~ "x"')}`;
     const adaStream = await streamFor(project, bearer(ada.token), ['notes', `notes/${bobsFirst.id}`, filter]);
@@ -116,7 +116,7 @@ describe('owner-only rows', () => {
     assert.equal((await admin.before(titled('ada barrier'))).length, 4);
   });
 
-  it('a moved row is judged on its new values: an update giving B’s row to A reaches A, one taking it away does not', async () => {
+  it('a moved row is judged on its new values: an update giving B’s row to A reaches A, not the reverse', async () => {
     const row = await note(project, bob, 'gift');
     const adaStream = await streamFor(project, bearer(ada.token), ['notes']);
     const give = await server.request('PATCH', `/p/${project.id}/api/notes/${row.id}`, {

@@ -77,7 +77,7 @@ describe('GET /p/{id}/realtime', () => {
     assertError(await server.request('GET', '/p/no-such-project/realtime'), 404, 'PROJECT_NOT_FOUND');
   });
 
-  it('HEAD opens no stream (a stream is its body): 405 without HEAD in Allow, and the keep-alive connection answers the next request cleanly', async () => {
+  it('HEAD opens no stream: 405 without HEAD in Allow; the keep-alive connection serves the next request', async () => {
     const head = await fetch(`${server.url}/p/${project.id}/realtime`, { method: 'HEAD', headers: project.anon });
     assert.equal(head.status, 405);
     assert.equal(head.headers.get('allow'), 'GET, POST, OPTIONS');

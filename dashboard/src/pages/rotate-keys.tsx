@@ -39,7 +39,8 @@ function consequence(type: KeyType, grace: number, session: Session, now: Date):
   const when =
     grace === 0
       ? 'stop working immediately'
-      : `stop working in ${choice?.phrase ?? `${grace} seconds`}, at ${grace < 86_400 ? formatClock(end) : formatDate(end.toISOString())}`;
+      : `stop working in ${choice?.phrase ?? `${grace} seconds`}, at ` +
+        `${grace < 86_400 ? formatClock(end) : formatDate(end.toISOString())}`;
   const self = type === 'sk' && session.kind === 'project' ? ' This dashboard signs in again with the new key.' : '';
   return `${HOLDERS[type]} ${when}, unless they are given the new key first.${self}`;
 }

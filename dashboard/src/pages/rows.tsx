@@ -71,12 +71,11 @@ export function RowsPage({
     rows.reload();
   };
 
+  const counted = page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : undefined;
+
   return (
     <section>
-      <PageHead
-        title={tableName}
-        sub={`${page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : `Project ${projectId}`}${live ? ' · live' : ''}`}
-      >
+      <PageHead title={tableName} sub={`${counted ?? `Project ${projectId}`}${live ? ' · live' : ''}`}>
         <a class="button" href={href('p', projectId, 'tables', tableName, 'schema')} data-testid="open-schema">
           Schema
         </a>

@@ -26,7 +26,9 @@ const LABELS: Record<string, SettingLabel> = {
   },
   access_token_ttl: {
     label: 'Access token lifetime (seconds)',
-    help: 'How long a signed-in user’s access token lasts before the app refreshes it. 60 to 86400; default 3600 (1 hour).',
+    help:
+      'How long a signed-in user’s access token lasts before ' +
+      'the app refreshes it. 60 to 86400; default 3600 (1 hour).',
   },
   refresh_token_ttl: {
     label: 'Refresh token lifetime (seconds)',
@@ -56,7 +58,9 @@ const LABELS: Record<string, SettingLabel> = {
   },
   verify_redirect_url: {
     label: 'Page after email verification',
-    help: 'Where a browser opening a verification link is sent (its origin must be allowed above); empty: the built-in page.',
+    help:
+      'Where a browser opening a verification link is sent (its ' +
+      'origin must be allowed above); empty: the built-in page.',
     example: 'https://app.example.com/verified',
   },
   rate_limits: { label: 'Auth rate limits', help: 'Past a limit, the auth endpoints answer 429 RATE_LIMITED.' },
@@ -65,7 +69,10 @@ const LABELS: Record<string, SettingLabel> = {
   'rate_limits.per_address_per_minute': { label: 'Requests per client address (per minute)' },
 };
 
-/** The presentation of `key` (a setting, or `setting.field` inside an object one); a setting this list does not know reads as its words. */
+/**
+ * The presentation of `key` (a setting, or `setting.field` inside an
+ * object one); a setting this list does not know reads as its words.
+ */
 export function settingLabel(key: string): SettingLabel {
   const known = LABELS[key];
   if (known) return known;

@@ -99,7 +99,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
         </label>
         <p class="muted small">
           {kind === 'platform'
-            ? 'The platform key is printed once when the server first starts (or set with PLATFORM_KEY). It administers every project.'
+            ? 'The platform key is printed once when the server first starts ' +
+              '(or set with PLATFORM_KEY). It administers every project.'
             : 'The admin key (sk_…) was shown when the project was created or its keys rotated.'}{' '}
           The key is exchanged for a session token that lasts 12 hours; only the token stays in this tab
           (sessionStorage), and signing out ends it.

@@ -19,9 +19,11 @@ const RULE_HELP: Record<string, string> = {
   list: 'Who may list rows; ANDed with the caller’s filter.',
   view: 'Who may read one row.',
   create:
-    'Who may create; may name @request.body.<field>, and !@request.body.<field>:isset to forbid sending a field at all.',
+    'Who may create; may name @request.body.<field>, and ' +
+    '!@request.body.<field>:isset to forbid sending a field at all.',
   update:
-    'Who may change a row; may name @request.body.<field>, and !@request.body.<field>:isset to protect a column (null counts as sent).',
+    'Who may change a row; may name @request.body.<field>, and ' +
+    '!@request.body.<field>:isset to protect a column (null counts as sent).',
   delete: 'Who may delete a row.',
 };
 

@@ -12,7 +12,9 @@ export interface Conflict {
   name: string;
 }
 
-/** Says that a save changed nothing because of `conflict`, with the way on: open the existing table, or reload this one. */
+/**
+ * Says that a save changed nothing because of `conflict`, with the way on: open the existing table, or reload this one.
+ */
 export function ConflictNotice({
   conflict,
   projectId,
@@ -53,7 +55,10 @@ export function ConflictNotice({
   );
 }
 
-/** The 409 SCHEMA_CHANGE_DESTRUCTIVE of a save, with Cancel and the confirmation that resends it with allow_destructive=true. */
+/**
+ * The 409 SCHEMA_CHANGE_DESTRUCTIVE of a save, with Cancel and
+ * the confirmation that resends it with allow_destructive=true.
+ */
 export function DestructiveNotice({
   error,
   busy,

@@ -1,4 +1,7 @@
-/** One user's sessions (contract §13, admin endpoints): when each began and was last used, from which client; end them all. */
+/**
+ * One user's sessions (contract §13, admin endpoints): when each
+ * began and was last used, from which client; end them all.
+ */
 import { useState } from 'preact/hooks';
 import { api, RowbaseError, type Row } from '../api';
 import { DateTime } from '../components/date-time';

@@ -47,7 +47,10 @@ export class AuthClient<U> {
     return this.state.onChange(listener);
   }
 
-  /** Creates a user (POST /auth/signup) and signs in as them. Throws RowbaseError (AUTH_EMAIL_TAKEN, VALIDATION_PASSWORD, FORBIDDEN, ...). */
+  /**
+   * Creates a user (POST /auth/signup) and signs in as them. Throws
+   * RowbaseError (AUTH_EMAIL_TAKEN, VALIDATION_PASSWORD, FORBIDDEN, ...).
+   */
   async signUp(data: SignUpData, options: CallOptions = {}): Promise<AuthResult<U>> {
     const answer = await this.requester.request<TokenAnswer<U>>('POST', '/auth/signup', {
       body: data,
@@ -57,7 +60,10 @@ export class AuthClient<U> {
     return this.start(answer);
   }
 
-  /** Signs in (POST /auth/login). Throws RowbaseError (AUTH_INVALID_CREDENTIALS, AUTH_EMAIL_NOT_VERIFIED, RATE_LIMITED, ...). */
+  /**
+   * Signs in (POST /auth/login). Throws RowbaseError
+   * (AUTH_INVALID_CREDENTIALS, AUTH_EMAIL_NOT_VERIFIED, RATE_LIMITED, ...).
+   */
   async signIn(credentials: { email: string; password: string }, options: CallOptions = {}): Promise<AuthResult<U>> {
     const answer = await this.requester.request<TokenAnswer<U>>('POST', '/auth/login', {
       body: credentials,
@@ -103,7 +109,10 @@ export class AuthClient<U> {
     return this.requester.refresh();
   }
 
-  /** The signed-in user's live sessions (GET /auth/sessions); `current` marks this client's. Throws RowbaseError (NOT_SIGNED_IN, ...). */
+  /**
+   * The signed-in user's live sessions (GET /auth/sessions); `current`
+   * marks this client's. Throws RowbaseError (NOT_SIGNED_IN, ...).
+   */
   async sessions(options: CallOptions = {}): Promise<SessionInfo[]> {
     const answer = await this.requester.request<{ data: SessionInfo[] }>('GET', '/auth/sessions', {
       signal: options.signal,
@@ -111,7 +120,10 @@ export class AuthClient<U> {
     return answer.data;
   }
 
-  /** Ends one of the signed-in user's sessions (DELETE /auth/sessions/{id}), e.g. a lost device. Throws RowbaseError (ROW_NOT_FOUND, ...). */
+  /**
+   * Ends one of the signed-in user's sessions (DELETE /auth/sessions/{id}),
+   * e.g. a lost device. Throws RowbaseError (ROW_NOT_FOUND, ...).
+   */
   async endSession(id: string, options: CallOptions = {}): Promise<void> {
     await this.requester.request('DELETE', `/auth/sessions/${encodeURIComponent(id)}`, { signal: options.signal });
   }
@@ -155,7 +167,10 @@ export class AuthClient<U> {
     return answer.message;
   }
 
-  /** Sets a new password with the token from the reset mail (POST /auth/reset-password). Throws RowbaseError (AUTH_INVALID_ONE_TIME_TOKEN, ...). */
+  /**
+   * Sets a new password with the token from the reset mail (POST
+   * /auth/reset-password). Throws RowbaseError (AUTH_INVALID_ONE_TIME_TOKEN, ...).
+   */
   async resetPassword(token: string, newPassword: string, options: CallOptions = {}): Promise<string> {
     const answer = await this.requester.request<{ message: string }>('POST', '/auth/reset-password', {
       body: { token, new_password: newPassword },
@@ -180,7 +195,10 @@ export class AuthClient<U> {
     return answer.user;
   }
 
-  /** Sends the signed-in user a new verification mail (POST /auth/resend-verification). Throws RowbaseError (AUTH_ALREADY_VERIFIED, RATE_LIMITED, ...). */
+  /**
+   * Sends the signed-in user a new verification mail (POST /auth/resend-verification).
+   * Throws RowbaseError (AUTH_ALREADY_VERIFIED, RATE_LIMITED, ...).
+   */
   async resendVerification(options: CallOptions = {}): Promise<string> {
     const answer = await this.requester.request<{ message: string }>('POST', '/auth/resend-verification', {
       signal: options.signal,

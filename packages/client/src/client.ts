@@ -96,7 +96,8 @@ function checkOptions(options: ClientOptions): string {
   if (typeof options.apiKey !== 'string' || options.apiKey === '')
     throw refuse('apiKey is missing.', "Pass the project's publishable key (pk_...).");
   if (options.apiKey.startsWith('sk_')) {
-    // An admin key skips every rule; shipped in a page it is anyone's. The server never lets one cross origins (contract §8).
+    // An admin key skips every rule; shipped in a page it is anyone's.
+    // The server never lets one cross origins (contract §8).
     throw refuse(
       'apiKey is an admin key (sk_...); the SDK only takes the publishable key.',
       'Pass the publishable key (pk_...); keep the admin key on your server and call the admin API with it directly.',

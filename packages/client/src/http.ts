@@ -139,7 +139,10 @@ function transportError(cause: unknown, signal: AbortSignal | undefined, server:
     status: 0,
     code: 'NETWORK_ERROR',
     message: `No answer from ${server}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    suggestion: `Check that the server at ${server} is running and reachable; in a browser, also check that this page's origin is in the project's cors_origins setting (the browser hides a CORS refusal as a network error).`,
+    suggestion:
+      `Check that the server at ${server} is running and reachable; in a ` +
+      `browser, also check that this page's origin is in the project's ` +
+      'cors_origins setting (the browser hides a CORS refusal as a network error).',
     cause,
   });
 }

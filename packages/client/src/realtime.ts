@@ -60,9 +60,10 @@ export class RealtimeClient<D = UntypedDatabase> {
    * that table's row. Returns the function that stops it.
    */
   subscribe<T extends RealtimeTopic<D>>(topic: T, handler: RealtimeHandler<TopicRow<D, T>>): () => void {
-    let set = this.handlers.get(topic);
-    const isNew = set === undefined;
-    if (!set) this.handlers.set(topic, (set = new Set()));
+    const existing = this.handlers.get(topic);
+    const isNew = existing === undefined;
+    const set = existing ?? new Set();
+    if (isNew) this.handlers.set(topic, set);
     set.add(handler as RealtimeHandler<never>);
     if (!this.controller) this.open();
     else if (isNew) this.resubscribe();

@@ -32,7 +32,9 @@ export interface RequestOptions {
 /** Answers that a fresh access token may cure: expired, or issued before a password change or a secret rotation. */
 const RETRY_AFTER_REFRESH = new Set(['AUTH_TOKEN_EXPIRED', 'AUTH_INVALID_TOKEN']);
 
-/** How long before its expiry a token is refreshed (half the lifetime of the shortest token a project may issue, 60 s). */
+/**
+ * How long before its expiry a token is refreshed (half the lifetime of the shortest token a project may issue, 60 s).
+ */
 const REFRESH_AHEAD_MS = 30_000;
 
 /** Sends requests for one client; holds the refresh that concurrent calls share. */
@@ -103,7 +105,8 @@ export class Requester<U> {
       throw error;
     }
     const current = this.state.session;
-    // Signed out (or in as someone else, or refreshed by another tab) while the answer was on its way: that change wins.
+    // Signed out (or in as someone else, or refreshed by another
+    // tab) while the answer was on its way: that change wins.
     if (current?.refreshToken !== session.refreshToken) {
       if (current) return current;
       throw new RowbaseError({

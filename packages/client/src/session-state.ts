@@ -49,7 +49,8 @@ export class SessionState<U> {
       try {
         listener(this.current, event);
       } catch (error) {
-        // A listener's bug must not fail the sign-in that triggered it nor silence the other listeners; it is logged, not hidden.
+        // A listener's bug must not fail the sign-in that triggered it
+        // nor silence the other listeners; it is logged, not hidden.
         console.error('@rowbase/client: a session listener threw', error);
       }
     }

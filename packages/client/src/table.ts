@@ -41,7 +41,10 @@ export class TableClient<T extends TableTypes> {
     return this.requester.request('GET', this.path, { query: listQuery(options), signal: options.signal });
   }
 
-  /** One row by id (GET /api/{table}/{id}), with `expand` when given (typed as in `list`). Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...). */
+  /**
+   * One row by id (GET /api/{table}/{id}), with `expand` when given (typed as
+   * in `list`). Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FILTER, ...).
+   */
   async get<E extends ExpandPathOf<T> = ExpandPathOf<T>>(
     id: string,
     options: GetOptions & ExpandOption<E> = {},
@@ -90,7 +93,10 @@ export class TableClient<T extends TableTypes> {
     } while (after !== undefined);
   }
 
-  /** Creates a row (POST /api/{table}) and returns it as stored. Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...). */
+  /**
+   * Creates a row (POST /api/{table}) and returns it as stored.
+   * Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...).
+   */
   async create(values: T['Create'], options: CallOptions = {}): Promise<T['Row']> {
     const answer = await this.requester.request<{ data: T['Row'] }>('POST', this.path, {
       body: values,
@@ -99,7 +105,10 @@ export class TableClient<T extends TableTypes> {
     return answer.data;
   }
 
-  /** Changes some columns of a row (PATCH /api/{table}/{id}) and returns the row. Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FAILED, ...). */
+  /**
+   * Changes some columns of a row (PATCH /api/{table}/{id}) and returns
+   * the row. Throws RowbaseError (ROW_NOT_FOUND, VALIDATION_FAILED, ...).
+   */
   async update(id: string, changes: T['Update'], options: CallOptions = {}): Promise<T['Row']> {
     const answer = await this.requester.request<{ data: T['Row'] }>('PATCH', this.rowPath(id), {
       body: changes,

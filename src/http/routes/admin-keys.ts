@@ -68,7 +68,8 @@ export function registerAdminKeyRoutes(app: FastifyInstance, services: AdminKeyR
     if (!validateRotateKeys(body)) {
       throw new AppError('VALIDATION_FAILED', {
         message: `rotate-keys: ${describe(validateRotateKeys.errors?.[0])}.`,
-        suggestion: `Send nothing (rotates both keys), or {"type": "sk" | "pk", "grace_seconds": 0..${MAX_GRACE_SECONDS}}.`,
+        suggestion:
+          'Send nothing (rotates both keys), or {"type": ' + `"sk" | "pk", "grace_seconds": 0..${MAX_GRACE_SECONDS}}.`,
       });
     }
     const types: KeyType[] = body.type ? [body.type] : ['sk', 'pk'];

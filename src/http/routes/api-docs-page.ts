@@ -30,8 +30,11 @@ export function docsPageHtml(projectId: string): string {
 <button type="submit">Show the reference</button>
 </form>
 <p id="rb-key-status" role="status"></p>
-<p class="rb-note">With the publishable key (pk_) the reference shows the API as an anonymous client sees it: only the tables and operations whose rules are not null. Share this page and that key with front-end developers. The admin key (sk_) shows every table and operation; keep it to yourself.</p>
-<p class="rb-note">The key is sent in a header (X-Api-Key or X-Admin-Key) to read this project's OpenAPI document, never in a URL, and is kept only in this page's memory.</p>
+<p class="rb-note">With the publishable key (pk_) the reference shows the API as an anonymous client sees it: only \
+the tables and operations whose rules are not null. Share this page and that key with front-end developers. \
+The admin key (sk_) shows every table and operation; keep it to yourself.</p>
+<p class="rb-note">The key is sent in a header (X-Api-Key or X-Admin-Key) to read this project's OpenAPI document, \
+never in a URL, and is kept only in this page's memory.</p>
 <p id="rb-audience" class="rb-audience"></p>
 </header>
 <main id="swagger-ui"></main>
@@ -76,7 +79,8 @@ export const DOCS_PAGE_SCRIPT = `'use strict';
         audience.textContent = publishable
           ? 'Showing the API as the publishable key sees it: only the tables and operations its rules allow.'
           : 'Showing the whole API, as the admin key sees it.';
-        var ui = SwaggerUIBundle({ spec: result.body, dom_id: '#swagger-ui', validatorUrl: null, deepLinking: false, persistAuthorization: false });
+        var ui = SwaggerUIBundle({ spec: result.body, dom_id: '#swagger-ui', validatorUrl: null, \
+deepLinking: false, persistAuthorization: false });
         ui.preauthorizeApiKey(publishable ? 'ApiKey' : 'AdminKey', key);
       })
       .catch(function () {

@@ -12,10 +12,14 @@ type TableParams = { Params: { id: string; table: string } };
 type RowParams = { Params: { id: string; table: string; rowId: string } };
 
 export const BULK_BODY_LIMIT = 16 * 1024 * 1024;
-/** The path segment of bulk creates: a row id route never takes it (405 METHOD_NOT_ALLOWED with Allow: POST, OPTIONS). */
+/**
+ * The path segment of bulk creates: a row id route never takes it (405 METHOD_NOT_ALLOWED with Allow: POST, OPTIONS).
+ */
 const BULK_SEGMENT = 'bulk';
 
-/** The key that signs a project's list cursors, derived from its JWT secret (rotating the secret retires old cursors). */
+/**
+ * The key that signs a project's list cursors, derived from its JWT secret (rotating the secret retires old cursors).
+ */
 const cursorKeys = new Map<string, string>();
 function cursorKeyOf(jwtSecret: string): string {
   let key = cursorKeys.get(jwtSecret);

@@ -16,7 +16,8 @@ export function registerHealthRoutes(app: FastifyInstance, services: HealthRoute
       throw new AppError('SERVICE_UNAVAILABLE', {
         message: 'Storage does not answer.',
         suggestion:
-          'Take this process out of rotation and check again in a few seconds; it reconnects by itself once the database is back.',
+          'Take this process out of rotation and check again in a few ' +
+          'seconds; it reconnects by itself once the database is back.',
         headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
       });
     }

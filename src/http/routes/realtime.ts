@@ -165,7 +165,8 @@ interface SubscribeBody {
 
 function parseBody(body: unknown, maxSubscriptions: number): SubscribeBody {
   const example =
-    'Send {"client_id": "<from the connect event>", "subscriptions": ["tasks", "tasks/ROW_ID", "tasks?filter=done%20%3D%20false"], "since"?: "<event id>"}.';
+    'Send {"client_id": "<from the connect event>", "subscriptions": ["tasks", ' +
+    '"tasks/ROW_ID", "tasks?filter=done%20%3D%20false"], "since"?: "<event id>"}.';
   const fail = (message: string, suggestion = example) => new AppError('VALIDATION_FAILED', { message, suggestion });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail('The body must be a JSON object.');
   const { client_id: clientId, subscriptions, since, ...rest } = body as Record<string, unknown>;

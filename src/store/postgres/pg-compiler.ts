@@ -110,7 +110,8 @@ function buildPgDialect(schema: string): Dialect {
     // SQLite sorts NULL before every value; PostgreSQL after, unless told. A column without
     // nulls needs no NULLS clause, and without it a plain btree index serves the order (keyset paging).
     orderTerm: (column, type, { descending, notNull }) =>
-      `${column}${type === 'text' ? ' COLLATE "C"' : ''} ${descending ? 'DESC' : 'ASC'}${notNull ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
+      `${column}${type === 'text' ? ' COLLATE "C"' : ''} ` +
+      `${descending ? 'DESC' : 'ASC'}${notNull ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
     limitOffset: (limit, offset) =>
       `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
     forUpdate: ({ skipLocked }) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),

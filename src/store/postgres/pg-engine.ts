@@ -35,7 +35,10 @@ export interface PostgresEngineOptions {
   readonly maxConnections?: number;
   /** The longest one statement may run, in ms (default 30,000; 0: no limit). Past it: StoreError('busy'). */
   readonly statementTimeoutMs?: number;
-  /** The longest a caller waits for a pooled connection, in ms (default 5,000). Past it: StoreError('busy'|'unavailable'). */
+  /**
+   * The longest a caller waits for a pooled connection, in ms
+   * (default 5,000). Past it: StoreError('busy'|'unavailable').
+   */
   readonly poolTimeoutMs?: number;
   /** How many project handles (no connections, just migrated-schema bookkeeping) stay cached (default 10,000). */
   readonly maxOpenProjects?: number;

@@ -28,6 +28,18 @@ function columnOf(error: PgDriverError): string | undefined {
   return undefined;
 }
 
+/** Driver messages that mean the connection is gone or could not be made. */
+const CONNECTION_LOST = new RegExp(
+  [
+    'Connection terminated',
+    'connection timeout',
+    'Client has encountered a connection error',
+    'timeout exceeded when trying to connect',
+    'Query read timeout',
+  ].join('|'),
+  'i',
+);
+
 /** True for errors that mean the server cannot be reached (as opposed to a statement failing). */
 export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -43,9 +55,7 @@ export function isConnectionError(error: unknown): boolean {
   )
     return true;
   // "Query read timeout": the client gave up on a server that stopped answering (pg-pool.ts).
-  return /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|Query read timeout/i.test(
-    error.message,
-  );
+  return CONNECTION_LOST.test(error.message);
 }
 
 /** True when the pool had no free connection within its timeout (every connection busy, or none could be opened). */
@@ -102,18 +112,21 @@ export function explainStartupFailure(error: unknown, url: string): StorageStart
     case '3D000':
       return explained(
         `PostgreSQL at ${where} has no database "${database}"`,
-        `Create it (createdb -h ${parsed.hostname} -p ${parsed.port || '5432'} ${database}, or CREATE DATABASE "${database}"; in psql), or point DATABASE_URL at an existing database: ${form}.`,
+        `Create it (createdb -h ${parsed.hostname} -p ${parsed.port || '5432'} ${database}, or CREATE ` +
+          `DATABASE "${database}"; in psql), or point DATABASE_URL at an existing database: ${form}.`,
       );
     case '28000':
     case '28P01':
       return explained(
         `PostgreSQL at ${where} refused user "${user}": ${cause instanceof Error ? cause.message : String(cause)}`,
-        `Check the user and password in DATABASE_URL (${form}), or create the role in psql: CREATE ROLE "${user}" LOGIN PASSWORD '...';`,
+        `Check the user and password in DATABASE_URL (${form}), or create ` +
+          `the role in psql: CREATE ROLE "${user}" LOGIN PASSWORD '...';`,
       );
     case '42501':
       return explained(
         `User "${user}" may not create Rowbase's schemas in database "${database}" at ${where}`,
-        `Grant it in psql: GRANT CREATE ON DATABASE "${database}" TO "${user}"; or use the database's owner in DATABASE_URL.`,
+        `Grant it in psql: GRANT CREATE ON DATABASE "${database}" TO ` +
+          `"${user}"; or use the database's owner in DATABASE_URL.`,
       );
     case 'ECONNREFUSED':
       return explained(
@@ -129,7 +142,8 @@ export function explainStartupFailure(error: unknown, url: string): StorageStart
     default:
       return explained(
         `PostgreSQL at ${where} could not be opened: ${cause instanceof Error ? cause.message : String(cause)}`,
-        `Check that PostgreSQL runs at ${where} and that DATABASE_URL (${form}) names a database this user may use; docs/deploy.md lists what Rowbase needs.`,
+        `Check that PostgreSQL runs at ${where} and that DATABASE_URL (${form}) names ` +
+          'a database this user may use; docs/deploy.md lists what Rowbase needs.',
       );
   }
 }

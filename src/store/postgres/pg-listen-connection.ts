@@ -63,9 +63,10 @@ export class ListenConnection {
    * reconnect issues it). Returns a function that removes the handler.
    */
   async listen(channel: string, handler: NotificationHandler): Promise<() => void> {
-    let set = this.handlers.get(channel);
-    const isNew = set === undefined;
-    if (!set) this.handlers.set(channel, (set = new Set()));
+    const existing = this.handlers.get(channel);
+    const isNew = existing === undefined;
+    const set = existing ?? new Set<NotificationHandler>();
+    if (isNew) this.handlers.set(channel, set);
     set.add(handler);
     if (isNew && this.client)
       await this.client.query(`LISTEN ${quoteIdent(channel)}`).catch((error: unknown) => this.options.onError?.(error));
@@ -134,7 +135,10 @@ export class ListenConnection {
     if (reconnected) for (const handler of this.reconnectHandlers) handler();
   }
 
-  /** Every HEARTBEAT_INTERVAL_MS, a trivial query that must answer within HEARTBEAT_TIMEOUT_MS, or the connection counts as lost. */
+  /**
+   * Every HEARTBEAT_INTERVAL_MS, a trivial query that must answer
+   * within HEARTBEAT_TIMEOUT_MS, or the connection counts as lost.
+   */
   private startHeartbeat(client: pg.Client): void {
     this.stopHeartbeat();
     let inFlight = false;

@@ -106,9 +106,11 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
    CREATE INDEX mail_queue_project ON ${T(s, MAIL_QUEUE.table)} (project_id, created_at);
    CREATE TRIGGER projects_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PROJECTS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
-   CREATE TRIGGER project_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PROJECT_SETTINGS.table)}
+   CREATE TRIGGER project_settings_changed
+     AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PROJECT_SETTINGS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
-   CREATE TRIGGER platform_settings_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PLATFORM_SETTINGS.table)}
+   CREATE TRIGGER platform_settings_changed
+     AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${T(s, PLATFORM_SETTINGS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();
    CREATE TRIGGER project_keys_added_or_removed AFTER INSERT OR DELETE OR TRUNCATE ON ${T(s, PROJECT_KEYS.table)}
      FOR EACH STATEMENT EXECUTE FUNCTION ${T(s, 'notify_change')}();

@@ -64,7 +64,8 @@ export interface RedisRateLimiter extends RateCounter {
   close(): Promise<void>;
 }
 
-// After a failed call, hits skip Redis for this long, so a dead or frozen Redis costs one timeout per second, not one per request.
+// After a failed call, hits skip Redis for this long, so a dead or
+// frozen Redis costs one timeout per second, not one per request.
 const RETRY_REDIS_AFTER_MS = 1_000;
 
 function unavailable(error: unknown): StoreError {

@@ -224,7 +224,10 @@ export class SqliteDatabase implements ProjectDatabase {
     this.dataVersion = null;
   }
 
-  /** Closes the connection if idle; the next use reopens it. Returns false when busy (a transaction, or writes waiting for their sync). */
+  /**
+   * Closes the connection if idle; the next use reopens it. Returns
+   * false when busy (a transaction, or writes waiting for their sync).
+   */
   release(): boolean {
     const inUse = this.lock !== null || (this.walSync?.busy ?? false);
     if (inUse || !this.handle) return !inUse;

@@ -90,7 +90,8 @@ export function applyTableChange(db: BetterSqlite3.Database, change: TableChange
   } else {
     for (const { column } of diff.steps.filter((step) => step.kind === 'added')) {
       db.exec(
-        `ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ${columnSql(SQLITE_DDL, planDeclaredColumn(after.name, column))}`,
+        `ALTER TABLE ${quoteIdent(after.name)} ADD COLUMN ` +
+          `${columnSql(SQLITE_DDL, planDeclaredColumn(after.name, column))}`,
       );
       if (column.default !== undefined && column.default !== null) {
         db.prepare(`UPDATE ${quoteIdent(after.name)} SET ${quoteIdent(column.name)} = ?`).run(
@@ -133,7 +134,8 @@ function rebuildTable(
     }
   }
   db.prepare(
-    `INSERT INTO ${quoteIdent(temp)} (${targets.join(', ')}) SELECT ${sources.join(', ')} FROM ${quoteIdent(before.name)}`,
+    `INSERT INTO ${quoteIdent(temp)} (${targets.join(', ')}) SELECT ` +
+      `${sources.join(', ')} FROM ${quoteIdent(before.name)}`,
   ).run(...(params as never[]));
   db.exec(`DROP TABLE ${quoteIdent(before.name)}`);
   db.exec(`ALTER TABLE ${quoteIdent(temp)} RENAME TO ${quoteIdent(after.name)}`);

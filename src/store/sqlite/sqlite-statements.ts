@@ -50,7 +50,10 @@ interface InsertResult {
  * `nullFree` the caller knows no value is null, and the row count stands for the null marks.
  */
 function insertShape(statement: InsertStatement, { nullFree }: InsertShapeOptions): string {
-  let key = `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001${columnNames(statement.columns)}\u0001${statement.returning ? columnNames(statement.returning) : ''}\u0001`;
+  const returning = statement.returning ? columnNames(statement.returning) : '';
+  let key =
+    `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001` +
+    `${columnNames(statement.columns)}\u0001${returning}\u0001`;
   if (nullFree) return `${key}${statement.rows.length}`;
   for (const values of statement.rows) {
     key += ',';

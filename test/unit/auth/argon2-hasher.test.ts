@@ -20,7 +20,7 @@ describe('argon2id hasher', () => {
   const hasher = buildArgon2Hasher();
   after(() => hasher.close());
 
-  it('hashes with argon2id and OWASP parameters, verifies the right password only, never matches a malformed hash', async () => {
+  it('hashes with argon2id and OWASP parameters, verifies the right password only, never a bad hash', async () => {
     const encoded = await hasher.hash('correct horse battery staple');
     assert.match(encoded, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     assert.notEqual(await hasher.hash('correct horse battery staple'), encoded, 'a fresh salt per hash');

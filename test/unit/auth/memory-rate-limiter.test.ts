@@ -5,11 +5,16 @@ import type { Clock } from '../../../src/lib/clock.js';
 
 function fakeClock(): Clock & { advance(seconds: number): void } {
   let ms = 1_000_000;
-  return { now: () => ms, advance: (seconds) => void (ms += seconds * 1000) };
+  return {
+    now: () => ms,
+    advance: (seconds) => {
+      ms += seconds * 1000;
+    },
+  };
 }
 
 describe('buildMemoryRateLimiter', () => {
-  it('allows `limit` hits per window, refuses the next with the seconds left, opens again after the window', async () => {
+  it('allows `limit` hits per window, refuses the next with the seconds left, opens after the window', async () => {
     const clock = fakeClock();
     const limiter = buildMemoryRateLimiter({ clock });
     for (let i = 0; i < 3; i++) assert.equal((await limiter.consume('k', 3, 60)).allowed, true);

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { isoNow } from '../../../src/lib/clock.js';
 
 describe('isoNow', () => {
-  it('formats any sequence of clock readings exactly as Date#toISOString (its one-entry cache never answers a stale time)', () => {
+  it('formats any sequence of readings exactly as Date#toISOString (its one-entry cache is never stale)', () => {
     const instant = fc.integer({ min: 0, max: 253_402_300_799_999 }); // up to 9999-12-31T23:59:59.999Z
     fc.assert(
       fc.property(

@@ -18,7 +18,7 @@ function gate(): { work: () => Promise<string>; release: () => void; started: ()
 }
 
 describe('Semaphore', () => {
-  it('runs `limit` at once, queues up to `maxWaiting` in order, refuses the next with SemaphoreFullError at once', async () => {
+  it('runs `limit` at once, queues up to `maxWaiting` in order, refuses the next with SemaphoreFullError', async () => {
     const slots = new Semaphore(1, 2);
     const [a, b, c] = [gate(), gate(), gate()];
     const running = [slots.run(a.work), slots.run(b.work), slots.run(c.work)];

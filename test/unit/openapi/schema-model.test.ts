@@ -35,7 +35,7 @@ describe('openapi schema model', () => {
     assert.deepEqual(tasks!.row.properties.status!.enum, ['open', 'on hold', 'closed', null]);
   });
 
-  it('create: required columns without a default are required, id optional, no timestamps; update: all optional', () => {
+  it('create: required columns without a default required, id optional, no timestamps; update: all optional', () => {
     const { tables } = buildSchemaModel(definitionsOf(EVERY_OPTION_SCHEMA));
     const tasks = tables.find((t) => t.name === 'tasks')!;
     assert.deepEqual(tasks.create.required, ['title', 'started_at']);
@@ -68,8 +68,8 @@ describe('openapi schema model', () => {
     assert.notEqual(other.version, model.version);
   });
 
-  it('list parameters: paging, sort, select, filter, and a shorthand filter per column (reserved names left out)', () => {
-    const document = buildArtefacts(definitionsOf(EVERY_OPTION_SCHEMA), target).document as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  it('list parameters: paging, sort, select, filter, a shorthand filter per column (reserved names left out)', () => {
+    const document = buildArtefacts(definitionsOf(EVERY_OPTION_SCHEMA), target).document as Record<string, any>;
     const names = (document.paths['/api/tasks'].get.parameters as { name: string }[]).map((p) => p.name);
     for (const name of ['limit', 'offset', 'count', 'sort', 'select', 'filter', 'title', 'due', 'id'])
       assert.ok(names.includes(name), name);

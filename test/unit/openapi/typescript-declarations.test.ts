@@ -51,11 +51,18 @@ describe('TypeScript declarations', () => {
       assert.match(text, new RegExp(`export interface ${name} \\{`));
     assert.match(
       text,
-      /export type Database = \{\n {2}app_users: \{ Row: AppUsersRow; Create: AppUsersCreate; Update: AppUsersUpdate; Relations: AppUsersRelations \};\n {2}tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; Relations: TasksRelations \};\n\};/,
+      new RegExp(
+        String.raw`export type Database = \{\n` +
+          String.raw` {2}app_users: \{ Row: AppUsersRow; Create: AppUsersCreate; Update: AppUsersUpdate; ` +
+          String.raw`Relations: AppUsersRelations \};\n` +
+          String.raw` {2}tasks: \{ Row: TasksRow; Create: TasksCreate; Update: TasksUpdate; ` +
+          String.raw`Relations: TasksRelations \};\n` +
+          String.raw`\};`,
+      ),
     );
   });
 
-  it('relations: a reference column is one row (many: false), a column of another table referencing this one a listing table(column) (many: true)', () => {
+  it('relations: a reference column is one row (many: false), a referencing table(column) a list (many: true)', () => {
     const model = buildSchemaModel(
       definitionsOf([
         ['teams', { columns: [{ name: 'name', type: 'text' }] }],
@@ -73,11 +80,20 @@ describe('TypeScript declarations', () => {
     const related = buildTypeDeclarations(model, 'demo');
     assert.match(
       related,
-      /export interface PeopleRelations \{\n {2}team: \{ row: TeamsRow; relations: TeamsRelations; many: false \};\n {2}mentor: \{ row: PeopleRow; relations: PeopleRelations; many: false \};\n {2}"people\(mentor\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/,
+      new RegExp(
+        String.raw`export interface PeopleRelations \{\n` +
+          String.raw` {2}team: \{ row: TeamsRow; relations: TeamsRelations; many: false \};\n` +
+          String.raw` {2}mentor: \{ row: PeopleRow; relations: PeopleRelations; many: false \};\n` +
+          String.raw` {2}"people\(mentor\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n` +
+          String.raw`\}`,
+      ),
     );
     assert.match(
       related,
-      /export interface TeamsRelations \{\n {2}"people\(team\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}/,
+      new RegExp(
+        String.raw`export interface TeamsRelations \{\n` +
+          String.raw` {2}"people\(team\)": \{ row: PeopleRow; relations: PeopleRelations; many: true \};\n\}`,
+      ),
     );
     assert.deepEqual(typeCheck({ 'db.ts': related }), []);
   });
@@ -104,7 +120,8 @@ describe('TypeScript declarations', () => {
     const errors = typeCheck({
       'db.ts': text,
       'use.ts':
-        "import type { TasksCreate } from './db';\nexport const a: TasksCreate = { titel: 'x', started_at: 'x' };\nexport const b: TasksCreate = { title: 1, started_at: 'x' };\n",
+        "import type { TasksCreate } from './db';\nexport const a: TasksCreate = { titel: 'x', " +
+        "started_at: 'x' };\nexport const b: TasksCreate = { title: 1, started_at: 'x' };\n",
     });
     assert.equal(errors.length, 2, errors.join('\n'));
     assert.match(errors[0]!, /titel/);

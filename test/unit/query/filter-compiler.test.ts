@@ -309,7 +309,10 @@ describe('compileFilter: errors → VALIDATION_FILTER naming column, type and po
     [
       'number for a timestamp',
       'due < 5',
-      /filter: expected a quoted ISO date .* \(timestamp\) to compare with column "due" \(timestamp\), found 5 at character 7/,
+      new RegExp(
+        String.raw`filter: expected a quoted ISO date .* \(timestamp\) ` +
+          String.raw`to compare with column "due" \(timestamp\), found 5 at character 7`,
+      ),
       /due < @now/,
     ],
     ['unparseable date', 'due < "yesterday"', /found the invalid date "yesterday" at character 7$/, /ISO 8601/],
@@ -329,13 +332,15 @@ describe('compileFilter: errors → VALIDATION_FILTER naming column, type and po
     [
       'unsafe integer = integer column',
       'n != 9007199254740993',
-      'filter: expected a whole number (integer) to compare with column "n" (integer), found 9007199254740993 at character 6',
+      'filter: expected a whole number (integer) to compare with ' +
+        'column "n" (integer), found 9007199254740993 at character 6',
       /whole numbers/,
     ],
     [
       'json compared with a value',
       'meta = 5',
-      'filter: expected null (json columns can only be compared with null) to compare with column "meta" (json), found 5 at character 8',
+      'filter: expected null (json columns can only be compared with null) ' +
+        'to compare with column "meta" (json), found 5 at character 8',
       /meta != null/,
     ],
     [
@@ -456,7 +461,8 @@ describe('compileFilter: errors → VALIDATION_FILTER naming column, type and po
     [
       'auth field of the wrong type, even when anonymous',
       'title = @request.auth.age',
-      'rules.view: expected a quoted string (text) to compare with column "title" (text), found @request.auth.age (integer) at character 9',
+      'rules.view: expected a quoted string (text) to compare with column ' +
+        '"title" (text), found @request.auth.age (integer) at character 9',
       /title = "x"/,
       rule(null),
     ],

@@ -288,7 +288,8 @@ describe('parseFilter: syntax errors → VALIDATION_FILTER with parameter and 1-
     const source = `${'('.repeat(MAX_FILTER_DEPTH + 1)}a = 1${')'.repeat(MAX_FILTER_DEPTH + 1)}`;
     assertSyntaxError(
       () => parseFilter(source),
-      `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} levels of "(" and "!" at character ${MAX_FILTER_DEPTH + 1}`,
+      `filter: the expression nests deeper than ${MAX_FILTER_DEPTH} ` +
+        `levels of "(" and "!" at character ${MAX_FILTER_DEPTH + 1}`,
     );
   });
 

@@ -43,7 +43,8 @@ const ruleScope: FilterScope = {
 /** An in-memory SQLite table `t` with the columns above and a few rows, so that queries really run. */
 const db = new Database(':memory:');
 db.exec(
-  `CREATE TABLE t (id TEXT PRIMARY KEY, created_at TEXT, title TEXT, owner TEXT, done INTEGER, n INTEGER, price REAL, due TEXT, meta TEXT)`,
+  'CREATE TABLE t (id TEXT PRIMARY KEY, created_at TEXT, title TEXT, owner ' +
+    'TEXT, done INTEGER, n INTEGER, price REAL, due TEXT, meta TEXT)',
 );
 const insert = db.prepare('INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
 insert.run('a', '2024-01-01T00:00:00.000Z', 'Urgent 50%', 'u1', 1, 3, 1.5, '2024-06-01T00:00:00.000Z', '{"a":1}');

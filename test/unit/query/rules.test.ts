@@ -118,14 +118,16 @@ describe('parseRule: invalid rules → VALIDATION_FAILED naming the rule', () =>
       'auth field of the wrong type',
       'title = @request.auth.level',
       'view',
-      'rules.view: expected a quoted string (text) to compare with column "title" (text), found @request.auth.level (integer) at character 9',
+      'rules.view: expected a quoted string (text) to compare with column ' +
+        '"title" (text), found @request.auth.level (integer) at character 9',
       /title = "x"/,
     ],
     [
       'type mismatch with a literal',
       'public = "yes"',
       'list',
-      'rules.list: expected true or false (boolean) to compare with column "public" (boolean), found "yes" at character 10',
+      'rules.list: expected true or false (boolean) to compare with ' +
+        'column "public" (boolean), found "yes" at character 10',
       /public = true/,
     ],
     [
@@ -153,7 +155,8 @@ describe('parseRule: invalid rules → VALIDATION_FAILED naming the rule', () =>
       'body against a json column',
       'meta = @request.body.meta',
       'create',
-      'rules.create: expected null (json columns can only be compared with null) to compare with column "meta" (json), found @request.body.meta at character 8',
+      'rules.create: expected null (json columns can only be compared with null) to ' +
+        'compare with column "meta" (json), found @request.body.meta at character 8',
       /meta != null/,
     ],
     [

@@ -1,4 +1,7 @@
-/** One feed per project, loaded once, forgotten on failure or when its last stream leaves (src/realtime/feed-registry.ts). */
+/**
+ * One feed per project, loaded once, forgotten on failure or
+ * when its last stream leaves (src/realtime/feed-registry.ts).
+ */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { FeedRegistry } from '../../../src/realtime/feed-registry.js';
@@ -23,7 +26,7 @@ describe('feed registry', () => {
     assert.deepEqual(feeds.projects(), ['p']);
   });
 
-  it('a failed load rejects the asker only, is logged once, leaves nothing unhandled, and is tried again next time', async () => {
+  it('a failed load rejects the asker only, is logged once, leaves nothing unhandled, is retried', async () => {
     const warnings: string[] = [];
     let fail = true;
     const feeds = new FeedRegistry(

@@ -50,7 +50,7 @@ describe('feed queue', () => {
     );
   });
 
-  it('a drain asked for while one is still waiting is the same drain; one asked for while one runs is queued', async () => {
+  it('a drain asked for while one waits is the same drain; one asked for while one runs is queued', async () => {
     const queue = new FeedQueue(() => undefined);
     let drains = 0;
     let release!: () => void;

@@ -20,7 +20,7 @@ describe('table DDL plan', () => {
     });
   });
 
-  it("an auth table's email_verified and password_version carry their stored defaults; email and password do not", () => {
+  it("an auth table's email_verified and password_version carry stored defaults; email and password do not", () => {
     const plan = planTableDdl(tableOf('users', [], { auth_table: true }));
     assert.equal(byName(plan, 'email_verified').storedDefault, false);
     assert.equal(byName(plan, 'password_version').storedDefault, 1);

@@ -51,7 +51,7 @@ describe('column value schemas: validators and the OpenAPI document agree', () =
     );
   });
 
-  it('text: the validator refuses NUL and lone surrogates by keyword, the document states NUL by pattern (not beside an enum)', () => {
+  it('text: the validator refuses NUL and lone surrogates by keyword; the document, NUL by pattern (no enum)', () => {
     assert.deepEqual(columnJsonSchema(column({ type: 'text', max_length: 3 }), { nullable: false }), {
       type: 'string',
       noNul: true,

@@ -118,7 +118,8 @@ export function RowsGrid({
                     />
                   );
                 return (
-                  // biome-ignore lint/a11y/useKeyWithClickEvents: a mouse shortcut to the row form; keyboard access to rows is still to be designed
+                  // The click is a mouse shortcut to the row form; keyboard access to rows is still to be designed.
+                  // biome-ignore lint/a11y/useKeyWithClickEvents: a mouse shortcut (see above)
                   <td
                     key={name}
                     class={name === 'id' ? 'mono link-cell' : cellClass(row[name])}
@@ -171,7 +172,8 @@ function ReferenceCell({
   onClick: () => void;
 }) {
   return (
-    // biome-ignore lint/a11y/useKeyWithClickEvents: a mouse shortcut to the row form; keyboard access to rows is still to be designed
+    // The click is a mouse shortcut to the row form; keyboard access to rows is still to be designed.
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a mouse shortcut (see above)
     <td
       class="reference"
       onClick={onClick}
