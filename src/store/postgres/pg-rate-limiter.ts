@@ -27,7 +27,8 @@ const CONSUME = `
   INSERT INTO ${TABLE} AS r (${KEY}, ${COUNT}, ${RESET_AT}, ${ALLOWED}) VALUES ($1, 1, $2::bigint + $3::bigint, TRUE)
   ON CONFLICT (${KEY}) DO UPDATE SET
     ${ALLOWED} = (r.${RESET_AT} <= $2::bigint OR r.${COUNT} < $4::bigint),
-    ${COUNT} = CASE WHEN r.${RESET_AT} <= $2::bigint THEN 1 WHEN r.${COUNT} < $4::bigint THEN r.${COUNT} + 1 ELSE r.${COUNT} END,
+    ${COUNT} = CASE WHEN r.${RESET_AT} <= $2::bigint THEN 1
+      WHEN r.${COUNT} < $4::bigint THEN r.${COUNT} + 1 ELSE r.${COUNT} END,
     ${RESET_AT} = CASE WHEN r.${RESET_AT} <= $2::bigint THEN $2::bigint + $3::bigint ELSE r.${RESET_AT} END
   RETURNING ${ALLOWED} AS allowed, ${RESET_AT} AS reset_at`;
 const REFUND = `UPDATE ${TABLE} SET ${COUNT} = ${COUNT} - 1 WHERE ${KEY} = $1 AND ${COUNT} > 0`;
