@@ -101,14 +101,12 @@ export async function buildRateLimiter(
       clock,
       fallback: buildMemoryRateLimiter({ clock }),
       onError: (error) => log.warn({ err: error }, 'Redis connection error'),
-      onFallback: (active, cause) => {
-        if (active)
-          log.error(
-            { err: cause },
-            'Redis does not answer: rate limits are counted in this process only until it is back',
-          );
-        else log.warn({}, 'Redis answers again: rate limits are shared again');
-      },
+      onFallbackStarted: (cause) =>
+        log.error(
+          { err: cause },
+          'Redis does not answer: rate limits are counted in this process only until it is back',
+        ),
+      onFallbackEnded: () => log.warn({}, 'Redis answers again: rate limits are shared again'),
     });
   }
   if (typeof (storage as Partial<PostgresEngine>).buildRateLimiter === 'function')

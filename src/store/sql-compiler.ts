@@ -10,6 +10,25 @@ export interface CompiledSql {
   readonly params: unknown[];
 }
 
+/** How a LIKE matches (the `like` node of the tree has this shape, so it is passed as is). */
+export interface LikeOptions {
+  /** Letters match in either case (ASCII only, on every engine). */
+  readonly caseInsensitive: boolean;
+}
+
+/** How an ORDER BY term sorts (an `OrderTerm` of the tree has this shape). */
+export interface OrderOptions {
+  readonly descending: boolean;
+  /** The column never holds null: the engine may leave out its NULLS clause. */
+  readonly notNull?: boolean;
+}
+
+/** How a select locks the rows it reads (a `SelectStatement` has this shape). */
+export interface RowLockOptions {
+  /** Skip rows another transaction holds instead of waiting for them. */
+  readonly skipLocked?: boolean;
+}
+
 /** What differs between engines in data statements. */
 export interface Dialect {
   /** Placeholder for the n-th parameter (1-based) of a value of `type` (engines that need a cast add it here). */
@@ -21,18 +40,18 @@ export interface Dialect {
   /** Null-safe "not equal": true when one side is null and the other is not. */
   nullSafeNotEqual(left: string, right: string): string;
   /** A LIKE match; `pattern` is a placeholder whose value is the LIKE pattern (escape `\`). */
-  like(expr: string, pattern: string, caseInsensitive: boolean): string;
+  like(expr: string, pattern: string, options: LikeOptions): string;
   /** Turns the LIKE pattern into what `like()` expects bound (for example a GLOB pattern). */
-  likePattern(pattern: string, caseInsensitive: boolean): string;
-  /** ORDER BY term for a column (collation choices live here); `notNull` when the column never holds null. */
-  orderTerm(quotedColumn: string, type: ValueType | undefined, descending: boolean, notNull?: boolean): string;
+  likePattern(pattern: string, options: LikeOptions): string;
+  /** ORDER BY term for a column or expression (collation choices live here). */
+  orderTerm(quoted: string, type: ValueType | undefined, options: OrderOptions): string;
   /** LIMIT/OFFSET clause. */
   limitOffset(limit: string | undefined, offset: string | undefined): string;
   /**
    * Row-lock clause appended to a select (skipping locked rows, or
    * waiting for them), or '' where the engine locks differently.
    */
-  forUpdate(skipLocked: boolean): string;
+  forUpdate(options: RowLockOptions): string;
   /** The quoted (and, where the engine has schemas, qualified) name of a table; default `quoteIdent`. */
   table?(name: string): string;
 }
@@ -58,6 +77,11 @@ function columnList(columns: readonly ColumnRef[]): string {
   }
   return text;
 }
+
+// Order of an expression term: its `notNull` never applies (only plain columns are known never
+// to hold null). Shared constants, so compiling allocates nothing for them.
+const ASCENDING_EXPRESSION: OrderOptions = Object.freeze({ descending: false });
+const DESCENDING_EXPRESSION: OrderOptions = Object.freeze({ descending: true });
 
 /** What compiling a relation path needs: table names, how to name the current row, fresh aliases. */
 interface PathContext {
@@ -115,13 +139,12 @@ export class SqlCompiler {
           order = ` ORDER BY ${statement.orderBy
             .map((term) =>
               term.expr
-                ? this.dialect.orderTerm(expr(term.expr), term.type, term.descending)
-                : this.dialect.orderTerm(
-                    quoteIdent(term.column),
-                    types.get(term.column),
-                    term.descending,
-                    term.notNull === true,
-                  ),
+                ? this.dialect.orderTerm(
+                    expr(term.expr),
+                    term.type,
+                    term.descending ? DESCENDING_EXPRESSION : ASCENDING_EXPRESSION,
+                  )
+                : this.dialect.orderTerm(quoteIdent(term.column), types.get(term.column), term),
             )
             .join(', ')}`;
         }
@@ -141,7 +164,7 @@ export class SqlCompiler {
         const offset =
           statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
         text += this.dialect.limitOffset(limit, offset);
-        if (statement.forUpdate) text += this.dialect.forUpdate(statement.skipLocked === true);
+        if (statement.forUpdate) text += this.dialect.forUpdate(statement);
         return { sql: text, params };
       }
       case 'count': {
@@ -226,8 +249,8 @@ export class SqlCompiler {
         return `(${recur(node.expr)} IS ${node.negated ? 'NOT ' : ''}NULL)`;
       case 'like': {
         const target = recur(node.expr);
-        const pattern = bind(this.dialect.likePattern(node.pattern, node.caseInsensitive), 'text');
-        const match = this.dialect.like(target, pattern, node.caseInsensitive);
+        const pattern = bind(this.dialect.likePattern(node.pattern, node), 'text');
+        const match = this.dialect.like(target, pattern, node);
         // Negated matches are null-safe like `!=`: a null value "does not contain" anything.
         return node.negated ? `(${target} IS NULL OR NOT ${match})` : match;
       }

@@ -9,6 +9,10 @@
  *
  * A descriptor says what the tables are now; the migrations keep their history (an applied
  * migration is never edited), so a column added later is appended here and in a new step.
+ *
+ * A few tables exist on PostgreSQL only (rate-limit windows and change counters that several
+ * processes share, each schema's migration record); their descriptors say so (`onlyOn`) and
+ * are listed apart, since SQLite has no such table.
  */
 import type { ColumnRef, ValueType } from '../query/sql-tree.js';
 
@@ -21,6 +25,8 @@ export interface SystemColumn<N extends string = string> extends ColumnRef {
 export interface SystemTable<N extends string = string> {
   readonly table: string;
   readonly columns: readonly SystemColumn<N>[];
+  /** The one engine whose migrations create this table; absent when every engine has it. */
+  readonly onlyOn?: 'postgres';
 }
 
 const column =
@@ -30,9 +36,14 @@ const column =
 const text = column('text');
 const integer = column('integer');
 const json = column('json');
+const boolean = column('boolean');
 
 function systemTable<N extends string>(table: string, columns: readonly SystemColumn<N>[]): SystemTable<N> {
   return Object.freeze({ table, columns: Object.freeze([...columns]) });
+}
+
+function postgresTable<N extends string>(table: string, columns: readonly SystemColumn<N>[]): SystemTable<N> {
+  return Object.freeze({ table, columns: Object.freeze([...columns]), onlyOn: 'postgres' as const });
 }
 
 /** The column `name` of `table` (names are checked by the compiler). */
@@ -165,6 +176,28 @@ export const EVENT_STATE = systemTable('_rb_event_state', [
   integer('trimmed_through'),
 ]);
 
+// PostgreSQL only.
+
+/**
+ * Rate-limit windows every server process shares (`postgres/pg-rate-limiter.ts`), in the
+ * system schema; times are epoch milliseconds.
+ */
+export const RATE_LIMITS = postgresTable('rate_limits', [
+  text('key'),
+  integer('count'),
+  integer('reset_at'),
+  boolean('allowed'),
+]);
+
+/**
+ * The committed change counter of each schema, bumped by the change trigger and read by the
+ * caches of every process (`postgres/pg-change-counters.ts`), in the system schema.
+ */
+export const CHANGE_VERSIONS = postgresTable('change_versions', [text('schema_name'), integer('version')]);
+
+/** The migration steps applied to a schema, in the system schema and in every project schema. */
+export const MIGRATIONS = postgresTable('_rb_migrations', [integer('version')]);
+
 /** Every internal table of the system database. */
 export const SYSTEM_DATABASE_TABLES: readonly SystemTable[] = Object.freeze([
   PROJECTS,
@@ -184,3 +217,13 @@ export const PROJECT_DATABASE_TABLES: readonly SystemTable[] = Object.freeze([
   EVENTS,
   EVENT_STATE,
 ]);
+
+/** The tables PostgreSQL's system schema has beyond `SYSTEM_DATABASE_TABLES`. */
+export const POSTGRES_SYSTEM_SCHEMA_TABLES: readonly SystemTable[] = Object.freeze([
+  RATE_LIMITS,
+  CHANGE_VERSIONS,
+  MIGRATIONS,
+]);
+
+/** The tables a PostgreSQL project schema has beyond `PROJECT_DATABASE_TABLES`. */
+export const POSTGRES_PROJECT_SCHEMA_TABLES: readonly SystemTable[] = Object.freeze([MIGRATIONS]);

@@ -1,8 +1,9 @@
 /**
  * The internal tables as described once (src/store/system-tables.ts) are the tables both
  * engines' migrations build: for every descriptor, the migrated database has that table with
- * exactly those columns, in that order (PostgreSQL-only bookkeeping tables aside). A column
- * added by a new migration but not to its descriptor, or the reverse, fails here.
+ * exactly those columns, in that order. The PostgreSQL-only tables (rate limits, change
+ * counters, migration records) are checked the same way on PostgreSQL and must be absent on
+ * SQLite. A column added by a new migration but not to its descriptor, or the reverse, fails here.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -10,12 +11,18 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { projectSchema, SYSTEM_SCHEMA } from '../../src/store/postgres/pg-migrations.js';
-import { PROJECT_DATABASE_TABLES, SYSTEM_DATABASE_TABLES, type SystemTable } from '../../src/store/system-tables.js';
+import {
+  POSTGRES_PROJECT_SCHEMA_TABLES,
+  POSTGRES_SYSTEM_SCHEMA_TABLES,
+  PROJECT_DATABASE_TABLES,
+  SYSTEM_DATABASE_TABLES,
+  type SystemTable,
+} from '../../src/store/system-tables.js';
 import { contractEngines, type EngineFixture } from '../helpers/storage-engines.js';
 
 const PROJECT = 'system-tables';
 
-/** The column names of `table` in order, read from the engine's own catalogue. */
+/** The column names of `table` in order, read from the engine's own catalogue ([] when there is no such table). */
 async function columnsOf(fixture: EngineFixture, database: 'system' | 'project', table: string): Promise<string[]> {
   if ('dataDir' in fixture.storage) {
     const file =
@@ -69,5 +76,38 @@ for (const factory of await contractEngines()) {
         });
       }
     }
+
+    const postgresOnly: [string, 'system' | 'project', readonly SystemTable[]][] = [
+      ['system schema', 'system', POSTGRES_SYSTEM_SCHEMA_TABLES],
+      ['project schema', 'project', POSTGRES_PROJECT_SCHEMA_TABLES],
+    ];
+    for (const [label, database, tables] of postgresOnly) {
+      for (const table of tables) {
+        if (factory.name === 'postgres') {
+          it(`PostgreSQL-only, ${label}: ${table.table} has exactly the described columns, in order`, async () => {
+            assert.deepEqual(
+              await columnsOf(fixture, database, table.table),
+              table.columns.map((c) => c.name),
+            );
+          });
+        } else {
+          it(`PostgreSQL-only, ${label}: ${table.table} does not exist here`, async () => {
+            assert.deepEqual(await columnsOf(fixture, database, table.table), []);
+          });
+        }
+      }
+    }
   });
 }
+
+describe('internal table descriptors say which engines have them', () => {
+  it('the PostgreSQL-only lists hold only tables marked onlyOn postgres', () => {
+    for (const table of [...POSTGRES_SYSTEM_SCHEMA_TABLES, ...POSTGRES_PROJECT_SCHEMA_TABLES])
+      assert.equal(table.onlyOn, 'postgres', table.table);
+  });
+
+  it('the lists every engine builds hold no table marked for one engine', () => {
+    for (const table of [...SYSTEM_DATABASE_TABLES, ...PROJECT_DATABASE_TABLES])
+      assert.equal(table.onlyOn, undefined, table.table);
+  });
+});

@@ -71,7 +71,8 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     server = await startServerProcess(dir, {
       REDIS_URL: redis.url,
       RATE_LIMITS: 'on',
-      LOG_LEVEL: 'fatal',
+      // Warnings and errors: the tests below read the lines that say where limits are counted.
+      LOG_LEVEL: 'warn',
       ...(database && { DATABASE_URL: database.url }),
     });
     const created = await fetch(`${server.url}/v1/projects`, {
@@ -120,6 +121,7 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     assert.equal(ok.status, 200, JSON.stringify(ok));
     assert.ok(ok.ms < BOUND_MS, `answered in ${ok.ms} ms`);
     await exhaust('cy@example.com');
+    assert.match(server.output(), /Redis does not answer: rate limits are counted in this process only/);
   });
 
   it('Redis started again: counting goes back to Redis by itself within seconds', async () => {
@@ -139,6 +141,7 @@ describe('Redis stopped, restarted and frozen under a server with REDIS_URL (rat
     );
     const ok = await login('bob@example.com', PASSWORD);
     assert.equal(ok.status, 200);
+    assert.match(server.output(), /Redis answers again: rate limits are shared again/);
   });
 
   it('Redis frozen (SIGSTOP, connection open, no answers): sign-in answered within the bound, not hung', async () => {

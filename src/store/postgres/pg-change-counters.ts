@@ -12,12 +12,17 @@
  */
 import type pg from 'pg';
 import { quoteIdent } from '../sql-compiler.js';
+import { CHANGE_VERSIONS, col } from '../system-tables.js';
 import { SYSTEM_SCHEMA } from './pg-migrations.js';
+
+const TABLE = `${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent(CHANGE_VERSIONS.table)}`;
+const VERSION = quoteIdent(col(CHANGE_VERSIONS, 'version').name);
+const SCHEMA_NAME = quoteIdent(col(CHANGE_VERSIONS, 'schema_name').name);
 
 const READ_COUNTERS = {
   // Named: parsed and planned once per pooled connection.
   name: 'rowbase:change-counters',
-  text: `SELECT version FROM ${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('change_versions')} WHERE schema_name = $1`,
+  text: `SELECT ${VERSION} AS counter FROM ${TABLE} WHERE ${SCHEMA_NAME} = $1`,
 };
 
 /** The change counters of one engine's schemas, read in shared statements. */
@@ -37,8 +42,8 @@ export class ChangeCounters {
   }
 
   private startRead(schema: string): Promise<number> {
-    const counter = this.pool.query<{ version: string | number }>({ ...READ_COUNTERS, values: [schema] }).then(
-      (result) => Number(result.rows[0]?.version ?? 0),
+    const counter = this.pool.query<{ counter: string | number }>({ ...READ_COUNTERS, values: [schema] }).then(
+      (result) => Number(result.rows[0]?.counter ?? 0),
       (error: unknown) => {
         this.onFailure(error);
         throw error;

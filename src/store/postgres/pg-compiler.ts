@@ -104,17 +104,17 @@ function buildPgDialect(schema: string): Dialect {
     boolean: (value) => (value ? 'TRUE' : 'FALSE'),
     nullSafeNotEqual: (left, right) => `(${left} IS DISTINCT FROM ${right})`,
     // The "C" collation makes ILIKE fold ASCII letters only, exactly like SQLite's LIKE.
-    like: (expr, pattern, caseInsensitive) =>
+    like: (expr, pattern, { caseInsensitive }) =>
       `(${expr}::text COLLATE "C" ${caseInsensitive ? 'ILIKE' : 'LIKE'} ${pattern} ESCAPE '\\')`,
     likePattern: (pattern) => pattern,
     // SQLite sorts NULL before every value; PostgreSQL after, unless told. A column without
     // nulls needs no NULLS clause, and without it a plain btree index serves the order (keyset paging).
-    orderTerm: (column, type, descending, notNull) =>
+    orderTerm: (column, type, { descending, notNull }) =>
       `${column}${type === 'text' ? ' COLLATE "C"' : ''} ` +
       `${descending ? 'DESC' : 'ASC'}${notNull ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
     limitOffset: (limit, offset) =>
       `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
-    forUpdate: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+    forUpdate: ({ skipLocked }) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
     table: (name) => `${qualifier}${quoteIdent(name)}`,
   };
 }

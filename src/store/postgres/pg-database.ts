@@ -126,6 +126,16 @@ class PgSchemaExecutor extends PgExecutor implements SchemaExecutor {
   }
 }
 
+/** Which kind of transaction `inTransaction` runs. */
+interface TransactionKind {
+  /** Takes the schema's advisory lock first, and announces the change after commit. */
+  readonly schemaChange: boolean;
+}
+
+// The two kinds, shared: a data transaction runs per write request and allocates no options.
+const DATA_TRANSACTION: TransactionKind = Object.freeze({ schemaChange: false });
+const SCHEMA_CHANGE: TransactionKind = Object.freeze({ schemaChange: true });
+
 /** What a database shares with its engine. */
 export interface PgDatabaseDeps {
   readonly pool: pg.Pool;
@@ -165,12 +175,16 @@ export class PgDatabase implements ProjectDatabase {
   }
 
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.inTransaction(false, (client) => new PgExecutor(client, this.compiler, this.deps.watched), work);
+    return this.inTransaction(
+      DATA_TRANSACTION,
+      (client) => new PgExecutor(client, this.compiler, this.deps.watched),
+      work,
+    );
   }
 
   changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
     return this.inTransaction<T, PgSchemaExecutor>(
-      true,
+      SCHEMA_CHANGE,
       (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched),
       work,
     );
@@ -225,7 +239,7 @@ export class PgDatabase implements ProjectDatabase {
   }
 
   private async inTransaction<T, E extends PgExecutor>(
-    schemaChange: boolean,
+    { schemaChange }: TransactionKind,
     make: (client: pg.PoolClient) => E,
     work: (tx: E) => Promise<T>,
   ): Promise<T> {

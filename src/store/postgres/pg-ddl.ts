@@ -74,10 +74,18 @@ class TableAlteration {
     await this.exec(`DROP TABLE ${this.table}`);
   }
 
-  /** Sets the column to its default where `onlyNull`, or everywhere. */
-  async fillDefault(column: ColumnDefinition, onlyNull: boolean): Promise<void> {
+  /** Sets the column to its default in every row (a no-op when it has none). */
+  async fillDefault(column: ColumnDefinition): Promise<void> {
+    await this.setDefault(column, '');
+  }
+
+  /** Sets the column to its default in the rows where it is null (a no-op when it has none). */
+  async fillDefaultWhereNull(column: ColumnDefinition): Promise<void> {
+    await this.setDefault(column, ` WHERE ${quoteIdent(column.name)} IS NULL`);
+  }
+
+  private async setDefault(column: ColumnDefinition, where: string): Promise<void> {
     if (column.default === undefined || column.default === null) return;
-    const where = onlyNull ? ` WHERE ${quoteIdent(column.name)} IS NULL` : '';
     await this.exec(`UPDATE ${this.table} SET ${quoteIdent(column.name)} = $1::${CAST_TYPES[column.type]}${where}`, [
       encodePgValue(column.default, column.type),
     ]);
@@ -161,7 +169,7 @@ async function applyColumnStep(ddl: TableAlteration, table: string, step: Column
   if (step.kind === 'added') {
     // Added nullable, filled, then made NOT NULL: existing rows get the default first.
     await ddl.alter(`ADD COLUMN ${columnSql(ddl.dialect, { ...planDeclaredColumn(table, column), notNull: false })}`);
-    await ddl.fillDefault(column, false);
+    await ddl.fillDefault(column);
     if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
     return;
   }
@@ -169,7 +177,7 @@ async function applyColumnStep(ddl: TableAlteration, table: string, step: Column
   if (step.kind === 'reset') {
     if (previous.required) await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);
     await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING NULL`);
-    await ddl.fillDefault(column, false);
+    await ddl.fillDefault(column);
     if (column.required) await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
     return;
   }
@@ -178,7 +186,7 @@ async function applyColumnStep(ddl: TableAlteration, table: string, step: Column
     await ddl.alter(`ALTER COLUMN ${quoted} TYPE ${PG_TYPES[column.type]} USING ${quoted}::${CAST_TYPES[column.type]}`);
   }
   if (column.required && !previous.required) {
-    await ddl.fillDefault(column, true);
+    await ddl.fillDefaultWhereNull(column);
     await ddl.alter(`ALTER COLUMN ${quoted} SET NOT NULL`);
   } else if (!column.required && previous.required) {
     await ddl.alter(`ALTER COLUMN ${quoted} DROP NOT NULL`);

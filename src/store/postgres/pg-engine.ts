@@ -85,7 +85,9 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
     },
   });
   try {
-    await withClient(pool, (client) => migrateSchema(client, SYSTEM_SCHEMA, SYSTEM_MIGRATIONS, true));
+    await withClient(pool, (client) =>
+      migrateSchema(client, SYSTEM_SCHEMA, SYSTEM_MIGRATIONS, { createIfMissing: true }),
+    );
     await listener.start();
   } catch (error) {
     await listener.close();
@@ -133,7 +135,7 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
     async createProject(projectId) {
       ensureOpen();
       const schema = projectSchema(projectId);
-      await withClient(pool, (client) => migrateSchema(client, schema, PROJECT_MIGRATIONS, true));
+      await withClient(pool, (client) => migrateSchema(client, schema, PROJECT_MIGRATIONS, { createIfMissing: true }));
       remember(projectId, new PgDatabase(schema, projectDeps));
     },
     async project(projectId) {
@@ -141,7 +143,9 @@ export async function buildPostgresEngine(options: PostgresEngineOptions): Promi
       const cached = open.get(projectId);
       if (cached) return remember(projectId, cached);
       const schema = projectSchema(projectId);
-      const exists = await withClient(pool, (client) => migrateSchema(client, schema, PROJECT_MIGRATIONS, false));
+      const exists = await withClient(pool, (client) =>
+        migrateSchema(client, schema, PROJECT_MIGRATIONS, { createIfMissing: false }),
+      );
       if (!exists) throw new Error(`project ${projectId} has no storage`);
       return remember(projectId, new PgDatabase(schema, projectDeps));
     },

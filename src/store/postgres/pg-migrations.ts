@@ -10,14 +10,19 @@
  */
 import { quoteIdent } from '../sql-compiler.js';
 import {
+  CHANGE_VERSIONS,
+  col,
+  DASHBOARD_SESSIONS,
   EVENTS,
   EVENT_STATE,
   MAIL_QUEUE,
+  MIGRATIONS,
   ONE_TIME_TOKENS,
   PLATFORM_SETTINGS,
   PROJECTS,
   PROJECT_KEYS,
   PROJECT_SETTINGS,
+  RATE_LIMITS,
   SESSIONS,
   SPENT_REFRESH_TOKENS,
   TABLE_DEFINITIONS,
@@ -118,26 +123,26 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
   // 3: rate-limit windows shared by every process (pg-rate-limiter.ts). UNLOGGED: counters need
   // no crash safety (a crash resets them), and skipping the WAL keeps each hit cheap.
   (s) => `
-   CREATE UNLOGGED TABLE ${T(s, 'rate_limits')} (
+   CREATE UNLOGGED TABLE ${T(s, RATE_LIMITS.table)} (
      key ${TEXT} PRIMARY KEY NOT NULL,
      count bigint NOT NULL,
      reset_at bigint NOT NULL,
      allowed boolean NOT NULL
    );
-   CREATE INDEX rate_limits_reset ON ${T(s, 'rate_limits')} (reset_at);`,
+   CREATE INDEX rate_limits_reset ON ${T(s, RATE_LIMITS.table)} (reset_at);`,
   // 4: a committed change counter per schema, bumped by the same trigger that notifies. Caches
   // read it (pg-database.ts externalChangeVersion): a notification may reach another process
   // after that process already served the next request; the counter is in the database, so a
   // request that arrives after a commit always sees it.
   (s) => `
-   CREATE TABLE ${T(s, 'change_versions')} (
+   CREATE TABLE ${T(s, CHANGE_VERSIONS.table)} (
      schema_name ${TEXT} PRIMARY KEY NOT NULL,
      version bigint NOT NULL
    );
    CREATE OR REPLACE FUNCTION ${T(s, 'notify_change')}() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
-     INSERT INTO ${T(s, 'change_versions')} (schema_name, version) VALUES (TG_TABLE_SCHEMA, 1)
-       ON CONFLICT (schema_name) DO UPDATE SET version = ${T(s, 'change_versions')}.version + 1;
+     INSERT INTO ${T(s, CHANGE_VERSIONS.table)} (schema_name, version) VALUES (TG_TABLE_SCHEMA, 1)
+       ON CONFLICT (schema_name) DO UPDATE SET version = ${T(s, CHANGE_VERSIONS.table)}.version + 1;
      PERFORM pg_notify('${CHANGE_CHANNEL}', TG_TABLE_SCHEMA);
      RETURN NULL;
    END $$;`,
@@ -152,19 +157,19 @@ export const SYSTEM_MIGRATIONS: readonly Step[] = [
   // 6: dashboard sessions (src/projects/dashboard-tokens.ts), as SQLite's system step 3. No
   // change trigger: every use reads its row, so a sign-out on one process counts on all at once.
   (s) => `
-   CREATE TABLE ${T(s, 'dashboard_sessions')} (
+   CREATE TABLE ${T(s, DASHBOARD_SESSIONS.table)} (
      id ${TEXT} PRIMARY KEY NOT NULL,
      secret_hash ${TEXT} NOT NULL,
-     project_id ${TEXT} REFERENCES ${T(s, 'projects')}(id) ON DELETE CASCADE,
-     key_id ${TEXT} REFERENCES ${T(s, 'project_keys')}(id) ON DELETE CASCADE,
+     project_id ${TEXT} REFERENCES ${T(s, PROJECTS.table)}(id) ON DELETE CASCADE,
+     key_id ${TEXT} REFERENCES ${T(s, PROJECT_KEYS.table)}(id) ON DELETE CASCADE,
      platform_key_fingerprint ${TEXT},
      created_at ${TEXT} NOT NULL,
      expires_at ${TEXT} NOT NULL,
      revoked_at ${TEXT}
    );
-   CREATE INDEX dashboard_sessions_expires ON ${T(s, 'dashboard_sessions')} (expires_at);
-   CREATE INDEX dashboard_sessions_project ON ${T(s, 'dashboard_sessions')} (project_id);
-   CREATE INDEX dashboard_sessions_key ON ${T(s, 'dashboard_sessions')} (key_id);`,
+   CREATE INDEX dashboard_sessions_expires ON ${T(s, DASHBOARD_SESSIONS.table)} (expires_at);
+   CREATE INDEX dashboard_sessions_project ON ${T(s, DASHBOARD_SESSIONS.table)} (project_id);
+   CREATE INDEX dashboard_sessions_key ON ${T(s, DASHBOARD_SESSIONS.table)} (key_id);`,
 ];
 
 /** Project schema steps (table definitions, sessions, one-time tokens). */
@@ -244,34 +249,41 @@ export async function lockSchema(runner: QueryRunner, schema: string): Promise<v
   await runner.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
 }
 
+/** What `migrateSchema` does with a schema that does not exist yet. */
+export interface MigrateOptions {
+  /** Create it (else leave it missing and answer false). */
+  readonly createIfMissing: boolean;
+}
+
 /**
- * Creates the schema if `create` (else throws when it does not exist) and brings it up to the
- * latest step, all in one transaction on `runner` (a dedicated client) under the schema's
- * advisory lock. Returns false when the schema does not exist and `create` is false.
+ * Brings the schema up to the latest step, creating it first when missing if `createIfMissing`,
+ * all in one transaction on `runner` (a dedicated client) under the schema's advisory lock.
+ * Returns false when the schema does not exist and is not to be created.
  */
 export async function migrateSchema(
   runner: QueryRunner,
   schema: string,
   steps: readonly Step[],
-  create: boolean,
+  { createIfMissing }: MigrateOptions,
 ): Promise<boolean> {
   await runner.query('BEGIN');
   try {
     await lockSchema(runner, schema);
     const exists = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).rowCount === 1;
-    if (!exists && !create) {
+    if (!exists && !createIfMissing) {
       await runner.query('ROLLBACK');
       return false;
     }
     await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-    const versions = T(schema, '_rb_migrations');
-    await runner.query(`CREATE TABLE IF NOT EXISTS ${versions} (version integer NOT NULL)`);
-    const row = (await runner.query(`SELECT max(version) AS version FROM ${versions}`)).rows[0] as {
-      version: number | null;
+    const versions = T(schema, MIGRATIONS.table);
+    const applied = quoteIdent(col(MIGRATIONS, 'version').name);
+    await runner.query(`CREATE TABLE IF NOT EXISTS ${versions} (${applied} integer NOT NULL)`);
+    const row = (await runner.query(`SELECT max(${applied}) AS latest FROM ${versions}`)).rows[0] as {
+      latest: number | null;
     };
-    for (let version = row.version ?? 0; version < steps.length; version++) {
+    for (let version = row.latest ?? 0; version < steps.length; version++) {
       await runner.query(steps[version]!(schema));
-      await runner.query(`INSERT INTO ${versions} (version) VALUES ($1)`, [version + 1]);
+      await runner.query(`INSERT INTO ${versions} (${applied}) VALUES ($1)`, [version + 1]);
     }
     await runner.query('COMMIT');
     return true;

@@ -7,10 +7,15 @@
 import type pg from 'pg';
 import type { Clock } from '../../lib/clock.js';
 import { quoteIdent } from '../sql-compiler.js';
+import { col, RATE_LIMITS } from '../system-tables.js';
 import { translatePgError } from './pg-errors.js';
 import { SYSTEM_SCHEMA } from './pg-migrations.js';
 
-const TABLE = `${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent('rate_limits')}`;
+const TABLE = `${quoteIdent(SYSTEM_SCHEMA)}.${quoteIdent(RATE_LIMITS.table)}`;
+const KEY = quoteIdent(col(RATE_LIMITS, 'key').name);
+const COUNT = quoteIdent(col(RATE_LIMITS, 'count').name);
+const RESET_AT = quoteIdent(col(RATE_LIMITS, 'reset_at').name);
+const ALLOWED = quoteIdent(col(RATE_LIMITS, 'allowed').name);
 const PRUNE_EVERY_MS = 60_000;
 
 /*
@@ -19,14 +24,15 @@ const PRUNE_EVERY_MS = 60_000;
  * is not counted, so hammering a closed window does not extend it.
  */
 const CONSUME = `
-  INSERT INTO ${TABLE} AS r (key, count, reset_at, allowed) VALUES ($1, 1, $2::bigint + $3::bigint, TRUE)
-  ON CONFLICT (key) DO UPDATE SET
-    allowed = (r.reset_at <= $2::bigint OR r.count < $4::bigint),
-    count = CASE WHEN r.reset_at <= $2::bigint THEN 1 WHEN r.count < $4::bigint THEN r.count + 1 ELSE r.count END,
-    reset_at = CASE WHEN r.reset_at <= $2::bigint THEN $2::bigint + $3::bigint ELSE r.reset_at END
-  RETURNING allowed, reset_at`;
-const REFUND = `UPDATE ${TABLE} SET count = count - 1 WHERE key = $1 AND count > 0`;
-const PRUNE = `DELETE FROM ${TABLE} WHERE reset_at <= $1::bigint`;
+  INSERT INTO ${TABLE} AS r (${KEY}, ${COUNT}, ${RESET_AT}, ${ALLOWED}) VALUES ($1, 1, $2::bigint + $3::bigint, TRUE)
+  ON CONFLICT (${KEY}) DO UPDATE SET
+    ${ALLOWED} = (r.${RESET_AT} <= $2::bigint OR r.${COUNT} < $4::bigint),
+    ${COUNT} = CASE WHEN r.${RESET_AT} <= $2::bigint THEN 1
+      WHEN r.${COUNT} < $4::bigint THEN r.${COUNT} + 1 ELSE r.${COUNT} END,
+    ${RESET_AT} = CASE WHEN r.${RESET_AT} <= $2::bigint THEN $2::bigint + $3::bigint ELSE r.${RESET_AT} END
+  RETURNING ${ALLOWED} AS allowed, ${RESET_AT} AS reset_at`;
+const REFUND = `UPDATE ${TABLE} SET ${COUNT} = ${COUNT} - 1 WHERE ${KEY} = $1 AND ${COUNT} > 0`;
+const PRUNE = `DELETE FROM ${TABLE} WHERE ${RESET_AT} <= $1::bigint`;
 
 /** The answer to one hit (the auth port's RateLimitDecision). */
 export interface SharedRateLimitDecision {

@@ -53,8 +53,10 @@ export interface RedisRateLimiterOptions {
   readonly commandTimeoutMs?: number;
   /** Receives connection errors (for logs). */
   readonly onError?: (error: unknown) => void;
-  /** Told when counting moves to the fallback (`true`, with the cause) and back to Redis (`false`). */
-  readonly onFallback?: (active: boolean, cause?: unknown) => void;
+  /** Told when counting moves to the fallback, with the failure that moved it. */
+  readonly onFallbackStarted?: (cause: unknown) => void;
+  /** Told when counting moves back to Redis. */
+  readonly onFallbackEnded?: () => void;
 }
 
 /** A limiter on Redis; `close()` ends the connection. */
@@ -128,12 +130,12 @@ export async function buildRedisRateLimiter(options: RedisRateLimiterOptions): P
       const result = await onRedis();
       if (failedAt !== undefined) {
         failedAt = undefined;
-        options.onFallback?.(false);
+        options.onFallbackEnded?.();
       }
       return result;
     } catch (error) {
       if (!fallback) throw unavailable(error);
-      if (failedAt === undefined) options.onFallback?.(true, error);
+      if (failedAt === undefined) options.onFallbackStarted?.(error);
       failedAt = Date.now();
       return onFallback(fallback);
     }

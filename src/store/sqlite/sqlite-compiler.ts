@@ -58,10 +58,10 @@ const sqliteDialect: Dialect = {
   encode: encodeSqliteValue,
   boolean: (value) => (value ? '1' : '0'),
   nullSafeNotEqual: (left, right) => `(${left} IS NOT ${right})`,
-  like: (expr, pattern, caseInsensitive) =>
+  like: (expr, pattern, { caseInsensitive }) =>
     caseInsensitive ? `(${expr} LIKE ${pattern} ESCAPE '\\')` : `(${expr} GLOB ${pattern})`,
-  likePattern: (pattern, caseInsensitive) => (caseInsensitive ? pattern : likeToGlob(pattern)),
-  orderTerm: (column, _type, descending) => `${column} ${descending ? 'DESC' : 'ASC'}`,
+  likePattern: (pattern, { caseInsensitive }) => (caseInsensitive ? pattern : likeToGlob(pattern)),
+  orderTerm: (column, _type, { descending }) => `${column} ${descending ? 'DESC' : 'ASC'}`,
   limitOffset: (limit, offset) => {
     if (limit === undefined && offset === undefined) return '';
     return ` LIMIT ${limit ?? '-1'}${offset === undefined ? '' : ` OFFSET ${offset}`}`;

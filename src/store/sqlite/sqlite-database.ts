@@ -32,6 +32,16 @@ export function openSqliteFile(file: string): BetterSqlite3.Database {
   return db;
 }
 
+/** Which kind of transaction `exclusive` runs. */
+interface TransactionKind {
+  /** A table change: foreign keys are off while it runs and checked before it commits. */
+  readonly schemaChange: boolean;
+}
+
+// The two kinds, shared: a data transaction runs per write request and allocates no options.
+const DATA_TRANSACTION: TransactionKind = Object.freeze({ schemaChange: false });
+const SCHEMA_CHANGE: TransactionKind = Object.freeze({ schemaChange: true });
+
 /** A better-sqlite3 connection implementing Database, ProjectDatabase and SchemaExecutor. */
 /** Counts uses of every SqliteDatabase: an order of recent use, cheaper than reading a clock per statement. */
 let uses = 0;
@@ -140,14 +150,16 @@ export class SqliteDatabase implements ProjectDatabase {
 
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     this.lastUse = ++uses;
-    const { result, wrote } = await this.refusedDurably(() => this.exclusive(false, () => work(this.direct)));
+    const { result, wrote } = await this.refusedDurably(() =>
+      this.exclusive(DATA_TRANSACTION, () => work(this.direct)),
+    );
     if (wrote) await this.walSync?.durable();
     return result;
   }
 
   async changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
     this.lastUse = ++uses;
-    const { result } = await this.refusedDurably(() => this.exclusive(true, () => work(this.direct)));
+    const { result } = await this.refusedDurably(() => this.exclusive(SCHEMA_CHANGE, () => work(this.direct)));
     await this.walSync?.durable();
     return result;
   }
@@ -250,7 +262,10 @@ export class SqliteDatabase implements ProjectDatabase {
   }
 
   /** Runs `work` in a transaction holding the lock; `wrote` says whether it ran a write statement. */
-  private async exclusive<T>(schema: boolean, work: () => Promise<T>): Promise<{ result: T; wrote: boolean }> {
+  private async exclusive<T>(
+    { schemaChange }: TransactionKind,
+    work: () => Promise<T>,
+  ): Promise<{ result: T; wrote: boolean }> {
     // Check and take the lock with no await in between: two transactions started in the same
     // tick would otherwise both see it free and the second BEGIN would fail.
     while (this.lock) await this.lock;
@@ -259,13 +274,13 @@ export class SqliteDatabase implements ProjectDatabase {
     const db = this.connection;
     // Table rebuilds must run with foreign keys off (else DROP TABLE cascades); the pragma
     // is a no-op inside a transaction, so it is set before BEGIN and checked before COMMIT.
-    if (schema) db.pragma('foreign_keys = OFF');
+    if (schemaChange) db.pragma('foreign_keys = OFF');
     try {
       db.exec('BEGIN IMMEDIATE');
       const writesBefore = this.statements.writes;
       try {
         const result = await work();
-        if (schema) {
+        if (schemaChange) {
           const violations = db.pragma('foreign_key_check') as { table: string }[];
           if (violations.length > 0) {
             throw translateSqliteError(
@@ -282,7 +297,7 @@ export class SqliteDatabase implements ProjectDatabase {
         throw translateSqliteError(error);
       }
     } finally {
-      if (schema) db.pragma('foreign_keys = ON');
+      if (schemaChange) db.pragma('foreign_keys = ON');
       this.lock = null;
       release();
     }

@@ -22,6 +22,22 @@ const SAFE_PARAMETERS = 999;
 /** Distinct insert shapes whose SQL text is kept (insertSql). */
 const INSERT_TEXT_CACHE_SIZE = 500;
 
+/** Whether an insert reads back what RETURNING names, or only counts the rows it wrote. */
+interface InsertReadOptions {
+  readonly read: boolean;
+}
+
+/** Whether the caller knows no value of an insert is null (its SQL text then depends on the row count only). */
+interface InsertShapeOptions {
+  readonly nullFree: boolean;
+}
+
+// Shared option objects: inserts run per write request, and these allocate nothing per call.
+const READ_ROWS: InsertReadOptions = Object.freeze({ read: true });
+const COUNT_ROWS: InsertReadOptions = Object.freeze({ read: false });
+const NULL_FREE: InsertShapeOptions = Object.freeze({ nullFree: true });
+const MAY_HOLD_NULLS: InsertShapeOptions = Object.freeze({ nullFree: false });
+
 /** What a multi-row insert read back (RETURNING) and how many rows it wrote. */
 interface InsertResult {
   readonly rows: Row[];
@@ -33,7 +49,7 @@ interface InsertResult {
  * and which values are null (compiled as the literal NULL); every other value is a `?`. With
  * `nullFree` the caller knows no value is null, and the row count stands for the null marks.
  */
-function insertShape(statement: InsertStatement, nullFree: boolean): string {
+function insertShape(statement: InsertStatement, { nullFree }: InsertShapeOptions): string {
   const returning = statement.returning ? columnNames(statement.returning) : '';
   let key =
     `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001` +
@@ -150,8 +166,11 @@ export class SqliteStatements {
    * An insert's SQL text (compiled once per shape) and its parameters, each value encoded as
    * the compiler would bind it: the same text and parameters as compileStatement.
    */
-  private insertSql(statement: InsertStatement, nullFree = false): { sql: string; params: unknown[] } {
-    const shape = insertShape(statement, nullFree);
+  private insertSql(
+    statement: InsertStatement,
+    shapeOptions: InsertShapeOptions = MAY_HOLD_NULLS,
+  ): { sql: string; params: unknown[] } {
+    const shape = insertShape(statement, shapeOptions);
     let sql = this.insertTexts.get(shape);
     if (sql === undefined) {
       sql = compileStatement(statement).sql;
@@ -175,7 +194,7 @@ export class SqliteStatements {
     if (statement.kind !== 'select') this.writes++;
     try {
       const columns = resultColumns(statement);
-      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, true).rows;
+      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, READ_ROWS).rows;
       if (statement.kind === 'insert') {
         const echoed = echoedInsertRow(statement, (table) => this.isStrict(table));
         if (echoed) {
@@ -210,10 +229,11 @@ export class SqliteStatements {
    * with the rows' encoded values: a bulk write's event-log entries are hundreds of rows, and
    * compiling a statement per row was most of their cost. A row holding a null (compiled as
    * the literal NULL, so other SQL text) or one that echoedInsertRow can answer is written on
-   * its own by the general path. With `read`, returns what RETURNING read, in row order;
+   * its own by the general path. With `read` set, returns what RETURNING read, in row order;
    * always the number of rows written.
    */
-  private insertEach(statement: InsertStatement, read: boolean): InsertResult {
+  private insertEach(statement: InsertStatement, readOptions: InsertReadOptions): InsertResult {
+    const { read } = readOptions;
     const out: InsertResult = { rows: [], changes: 0 };
     const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(SAFE_PARAMETERS / statement.columns.length)));
     // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
@@ -223,8 +243,8 @@ export class SqliteStatements {
     const writePlain = () => {
       let i = 0;
       for (; i + perStatement <= plain.length; i += perStatement)
-        this.insertPlain(statement, plain.slice(i, i + perStatement), read, out);
-      for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], read, out);
+        this.insertPlain(statement, plain.slice(i, i + perStatement), readOptions, out);
+      for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], readOptions, out);
       plain = [];
     };
     const single = (values: readonly unknown[]): InsertStatement => ({
@@ -252,11 +272,11 @@ export class SqliteStatements {
   private insertPlain(
     statement: InsertStatement,
     rows: readonly (readonly unknown[])[],
-    read: boolean,
+    { read }: InsertReadOptions,
     out: InsertResult,
   ): void {
     const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
-    const { sql, params } = this.insertSql(chunk, true);
+    const { sql, params } = this.insertSql(chunk, NULL_FREE);
     const prepared = this.prepare(sql);
     if (!prepared.reader) {
       out.changes += prepared.run(...(params as never[])).changes;
@@ -345,7 +365,8 @@ export class SqliteStatements {
   run(statement: Parameters<Executor['run']>[0]): number {
     this.writes++;
     try {
-      if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, false).changes;
+      if (statement.kind === 'insert' && statement.rows.length > 1)
+        return this.insertEach(statement, COUNT_ROWS).changes;
       const plain = { ...statement, returning: undefined };
       const { sql, params } = plain.kind === 'insert' ? this.insertSql(plain) : compileStatement(plain);
       return this.prepare(sql).run(...(params as never[])).changes;
