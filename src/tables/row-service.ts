@@ -19,7 +19,13 @@ import type { RelatedRowCache } from './related-row-cache.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
 import type { ProjectSchema, SchemaService } from './schema-service.js';
-import { writeRows, type InsertPlan } from './row-insert.js';
+import {
+  canWriteTogether,
+  RowsRefusedTogether,
+  writeRows,
+  type InsertPlan,
+  type WriteRowsOptions,
+} from './row-insert.js';
 import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 
@@ -281,8 +287,17 @@ export class RowService {
         ...(texts && { recordJson: texts[i]! }),
       }));
     };
+    const write = (options: WriteRowsOptions) =>
+      this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan, options), changes, plan.now);
     try {
-      return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), changes, plan.now);
+      if (!canWriteTogether(plan)) return await write({});
+      try {
+        return await write({ together: true });
+      } catch (error) {
+        if (!(error instanceof RowsRefusedTogether)) throw error;
+      }
+      // Rolled back: row by row, the write fails at the same row, with the error that names it.
+      return await write({});
     } catch (error) {
       throw translateWriteError(error, table.name);
     }
