@@ -346,9 +346,16 @@ export class RowService {
         ...(bulk && { index }),
       });
       // @request.body is what the client sent (normalised): defaults and password hashes are not in it.
-      const sent = Object.fromEntries(
-        Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]),
-      );
+      // Only a rule expression reads it (an open or locked rule does not): not built per row otherwise.
+      const sent =
+        table.rules.create.kind === 'expression'
+          ? Object.fromEntries(
+              Object.keys(body as object).map((name) => [
+                name,
+                name === 'password' ? validated.password : values[name],
+              ]),
+            )
+          : undefined;
       prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, sent) });
     }
     return { table, now, bulk, rows: prepared };
