@@ -50,24 +50,31 @@ interface Target {
 
 async function startTarget(dist: string, index: number, profileDir: string | undefined): Promise<Target> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'rowbase-bulk-cpu-'));
-  const server = await startRowbase(dataDir, PLATFORM_KEY, {
-    dist,
-    name: `build ${index + 1}`,
-    ...(profileDir && { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] }),
-  });
-  const project = await expectStatus(
-    201,
-    server.url,
-    'POST',
-    '/v1/projects',
-    { 'x-platform-key': PLATFORM_KEY },
-    { name: 'Bulk CPU', id: PROJECT },
-  );
-  const admin = { 'x-admin-key': project.body.data.admin_key as string };
-  await expectStatus(201, server.url, 'PUT', `/p/${PROJECT}/v1/tables/${INBOX.name}`, admin, INBOX.definition);
-  // The scenario's caller: the publishable key, under the table's open create rule.
-  const headers = { 'x-api-key': project.body.data.publishable_key as string, 'content-type': 'application/json' };
-  return { dist, dataDir, server, headers, perRequestUs: [] };
+  let server: ServerProcess | undefined;
+  try {
+    server = await startRowbase(dataDir, PLATFORM_KEY, {
+      dist,
+      name: `build ${index + 1}`,
+      ...(profileDir && { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] }),
+    });
+    const project = await expectStatus(
+      201,
+      server.url,
+      'POST',
+      '/v1/projects',
+      { 'x-platform-key': PLATFORM_KEY },
+      { name: 'Bulk CPU', id: PROJECT },
+    );
+    const admin = { 'x-admin-key': project.body.data.admin_key as string };
+    await expectStatus(201, server.url, 'PUT', `/p/${PROJECT}/v1/tables/${INBOX.name}`, admin, INBOX.definition);
+    // The scenario's caller: the publishable key, under the table's open create rule.
+    const headers = { 'x-api-key': project.body.data.publishable_key as string, 'content-type': 'application/json' };
+    return { dist, dataDir, server, headers, perRequestUs: [] };
+  } catch (error) {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** Sends `count` bulk requests one after another; throws unless each is 201 with every row. */
