@@ -19,7 +19,13 @@ import type { RelatedRowCache } from './related-row-cache.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RowValues } from './row-validator.js';
 import type { ProjectSchema, SchemaService } from './schema-service.js';
-import { writeRows, type InsertPlan } from './row-insert.js';
+import {
+  canWriteTogether,
+  RowsRefusedTogether,
+  writeRows,
+  type InsertPlan,
+  type WriteRowsOptions,
+} from './row-insert.js';
 import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 
@@ -294,8 +300,17 @@ export class RowService {
         ...(texts && { recordJson: texts[i]! }),
       }));
     };
+    const write = (options: WriteRowsOptions) =>
+      this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan, options), changes, plan.now);
     try {
-      return await this.writeLogged(context.projectId, db, (tx) => writeRows(tx, plan), changes, plan.now);
+      if (!canWriteTogether(plan)) return await write({});
+      try {
+        return await write({ together: true });
+      } catch (error) {
+        if (!(error instanceof RowsRefusedTogether)) throw error;
+      }
+      // Rolled back: row by row, the write fails at the same row, with the error that names it.
+      return await write({});
     } catch (error) {
       throw translateWriteError(error, table.name);
     }
@@ -344,9 +359,16 @@ export class RowService {
         ...(bulk && { index }),
       });
       // @request.body is what the client sent (normalised): defaults and password hashes are not in it.
-      const sent = Object.fromEntries(
-        Object.keys(body as object).map((name) => [name, name === 'password' ? validated.password : values[name]]),
-      );
+      // Only a rule expression reads it (an open or locked rule does not): not built per row otherwise.
+      const sent =
+        table.rules.create.kind === 'expression'
+          ? Object.fromEntries(
+              Object.keys(body as object).map((name) => [
+                name,
+                name === 'password' ? validated.password : values[name],
+              ]),
+            )
+          : undefined;
       prepared.push({ values, condition: ruleCondition(table, 'create', context.caller, now, sent) });
     }
     return { table, now, bulk, rows: prepared };

@@ -1,7 +1,8 @@
 /**
  * The realtime event log on every engine (src/changes/event-log.ts, docs/realtime.md): the
  * trim removes only entries older than its cutoff, numbers are never given twice (not even
- * once the trim emptied the log, nor after the engine is closed and opened again), and a
+ * once the trim emptied the log, nor after the engine is closed and opened again), the numbers
+ * a bulk append hands out are the ones its entries are stored under, and a
  * SQLite project database from before migration 5 opens with its entries and without the
  * index on created_at.
  */
@@ -69,6 +70,27 @@ for (const factory of await contractEngines()) {
       const third = await append(db, 3, at(3));
       assert.ok(first < second && second < third, `${first} < ${second} < ${third}`);
       assert.deepEqual(await readLogState(db), { lastSeq: third, trimmedThrough: second });
+    });
+
+    it('a bulk of 1,250 entries, after a trim emptied the log: each number given is the one its entry is stored under', async () => {
+      const db = await freshProject();
+      await append(db, 0, at(1));
+      await trimEvents(db, at(59));
+      const changes = Array.from({ length: 1250 }, (_, n) => change(n + 1));
+      const given = await db.transaction((tx) => appendRowChanges(tx, changes, at(2)));
+      assert.deepEqual(
+        given.map((e) => (e.change as RowChange).record.n),
+        changes.map((c) => c.record.n),
+      );
+      const stored = await readEvents(db, 0, 2000);
+      assert.deepEqual(
+        stored.map((e) => [e.seq, (e.change as RowChange).record.n]),
+        given.map((e) => [e.seq, (e.change as RowChange).record.n]),
+      );
+      assert.ok(
+        given.every((e, i) => i === 0 || e.seq > given[i - 1]!.seq),
+        'numbers rise in row order',
+      );
     });
   });
 }

@@ -47,6 +47,14 @@ const WRITTEN: Row[] = [
 ];
 
 const DECLARED = ['label', 'count', 'ratio', 'flag', 'due', 'doc'];
+const COLUMN_TYPES: Record<string, string> = {
+  label: 'text',
+  count: 'integer',
+  ratio: 'number',
+  flag: 'boolean',
+  due: 'timestamp',
+  doc: 'json',
+};
 
 describe('read answers: every column type comes back as written', () => {
   let server: TestServer;
@@ -85,6 +93,27 @@ describe('read answers: every column type comes back as written', () => {
       for (const name of DECLARED)
         assert.deepEqual(created[index]![name], name in values ? values[name] : null, `row ${index}, ${name}`);
     }
+  });
+
+  it('create and bulk answer the very text JSON.stringify writes for their rows (which the event log stores)', async () => {
+    // A table of its own: the tests below count the rows of "things".
+    await putTable(server, project, 'copies', {
+      columns: DECLARED.map((name) => ({ name, type: COLUMN_TYPES[name] })),
+    });
+    for (const values of WRITTEN) {
+      const response = await server.request('POST', `/p/${project.id}/api/copies`, {
+        headers: project.admin,
+        body: values,
+      });
+      assert.equal(response.status, 201, response.text);
+      assert.equal(response.text, JSON.stringify(response.body));
+    }
+    const bulk = await server.request('POST', `/p/${project.id}/api/copies/bulk`, {
+      headers: project.admin,
+      body: WRITTEN,
+    });
+    assert.equal(bulk.status, 201, bulk.text);
+    assert.equal(bulk.text, JSON.stringify(bulk.body));
   });
 
   it('GET by id answers each row exactly as written, keys in column order, as application/json', async () => {

@@ -27,6 +27,12 @@ interface InsertReadOptions {
   readonly read: boolean;
 }
 
+/** How insertPlain answers: read RETURNING (or, with `rowid`, work the key's numbers out from the last rowid). */
+interface PlainInsertOptions {
+  readonly read: boolean;
+  readonly rowid: boolean;
+}
+
 /** Whether the caller knows no value of an insert is null (its SQL text then depends on the row count only). */
 interface InsertShapeOptions {
   readonly nullFree: boolean;
@@ -136,6 +142,8 @@ export class SqliteStatements {
   private readonly insertTexts = new Map<string, string>();
   /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
   private readonly strictTables = new Map<string, boolean>();
+  /** Each table's AUTOINCREMENT key column (see returnsRowid); forgotten with the statements on DDL. */
+  private readonly autoincrementKeys = new Map<string, string | null>();
   /** Write statements run so far. */
   writes = 0;
 
@@ -147,6 +155,7 @@ export class SqliteStatements {
     this.prepared.clear();
     this.insertTexts.clear();
     this.strictTables.clear();
+    this.autoincrementKeys.clear();
     this.generation++;
   }
 
@@ -226,11 +235,13 @@ export class SqliteStatements {
   /**
    * A multi-row insert, in statements of up to ROWS_PER_INSERT rows (fewer when the table is
    * wide) and single-row ones for the rest, each compiled and prepared once per call and run
-   * with the rows' encoded values: a bulk write's event-log entries are hundreds of rows, and
-   * compiling a statement per row was most of their cost. A row holding a null (compiled as
-   * the literal NULL, so other SQL text) or one that echoedInsertRow can answer is written on
-   * its own by the general path. With `read` set, returns what RETURNING read, in row order;
-   * always the number of rows written.
+   * with the rows' encoded values: a bulk write's rows and event-log entries are hundreds of
+   * rows, and a statement per row was most of their cost. A row holding a null (compiled as
+   * the literal NULL, so other SQL text), or one whose RETURNING cannot be answered without
+   * reading it back, is written on its own by the general path. With `read`, returns what
+   * RETURNING reads, in row order: rows that echoedInsertRow answers from their values, and
+   * the numbers of a table's AUTOINCREMENT key (returnsRowid), are written without
+   * RETURNING. Always the number of rows written.
    */
   private insertEach(statement: InsertStatement, readOptions: InsertReadOptions): InsertResult {
     const { read } = readOptions;
@@ -239,13 +250,18 @@ export class SqliteStatements {
     // echoedInsertRow answers only when every returned column is inserted: otherwise no row needs the check.
     const echoable =
       read && statement.returning?.every((r) => statement.columns.some((c) => c.name === r.name)) === true;
+    const rowid = read && !echoable && this.returnsRowid(statement);
+    const plainOptions: PlainInsertOptions = { read: read && !echoable, rowid };
     let plain: (readonly unknown[])[] = [];
+    let echoed: Row[] = [];
     const writePlain = () => {
       let i = 0;
       for (; i + perStatement <= plain.length; i += perStatement)
-        this.insertPlain(statement, plain.slice(i, i + perStatement), readOptions, out);
-      for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], readOptions, out);
+        this.insertPlain(statement, plain.slice(i, i + perStatement), plainOptions, out);
+      for (; i < plain.length; i++) this.insertPlain(statement, [plain[i]!], plainOptions, out);
+      for (const row of echoed) out.rows.push(row);
       plain = [];
+      echoed = [];
     };
     const single = (values: readonly unknown[]): InsertStatement => ({
       ...statement,
@@ -253,12 +269,17 @@ export class SqliteStatements {
       ...(!read && { returning: undefined }),
     });
     for (const values of statement.rows) {
-      if (
-        !values.some((value) => value === null || value === undefined) &&
-        !(echoable && echoedInsertRow(single(values), (table) => this.isStrict(table)))
-      ) {
-        plain.push(values);
-        continue;
+      if (!values.some((value) => value === null || value === undefined)) {
+        if (!echoable) {
+          plain.push(values);
+          continue;
+        }
+        const row = echoedInsertRow(single(values), (table) => this.isStrict(table));
+        if (row) {
+          plain.push(values);
+          echoed.push(row);
+          continue;
+        }
       }
       writePlain();
       if (read) out.rows.push(...this.all(single(values)));
@@ -268,24 +289,72 @@ export class SqliteStatements {
     return out;
   }
 
-  /** Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their encoded values. */
+  /**
+   * Runs one insert of `rows` (no nulls: the SQL text depends only on their count) with their
+   * encoded values; with `read`, collects what RETURNING reads (computed from the last rowid
+   * when `rowid`).
+   */
   private insertPlain(
     statement: InsertStatement,
     rows: readonly (readonly unknown[])[],
-    { read }: InsertReadOptions,
+    { read, rowid }: PlainInsertOptions,
     out: InsertResult,
   ): void {
-    const chunk: InsertStatement = { ...statement, rows, ...(!read && { returning: undefined }) };
+    const chunk: InsertStatement = { ...statement, rows, ...((!read || rowid) && { returning: undefined }) };
     const { sql, params } = this.insertSql(chunk, NULL_FREE);
     const prepared = this.prepare(sql);
     if (!prepared.reader) {
-      out.changes += prepared.run(...(params as never[])).changes;
+      const { changes, lastInsertRowid } = prepared.run(...(params as never[]));
+      out.changes += changes;
+      if (read && rowid) {
+        // One writer, one statement: its rows took the numbers up to the last one, in row order.
+        const name = statement.returning![0]!.name;
+        const last = Number(lastInsertRowid);
+        for (let seq = last - changes + 1; seq <= last; seq++) out.rows.push({ [name]: seq });
+      }
       return;
     }
     const build = this.selectBuilder(prepared, resultColumns(chunk));
     const raws = prepared.all(...(params as never[])) as unknown[][];
     out.changes += raws.length;
     for (const raw of raws) out.rows.push(build(raw));
+  }
+
+  /**
+   * True when `statement` returns only its table's AUTOINCREMENT key, which it does not insert,
+   * and skips no row (no conflict clause). Such a key is the rowid, and SQLite gives the rows of
+   * one INSERT consecutive numbers in row order (AUTOINCREMENT never reuses or jumps back: past
+   * the largest, it fails with SQLITE_FULL), so they follow from the last one without reading
+   * them back: the event log's entries.
+   */
+  private returnsRowid(statement: InsertStatement): boolean {
+    const returning = statement.returning;
+    if (returning?.length !== 1 || statement.onConflictDoNothing) return false;
+    const name = returning[0]!.name;
+    if (returning[0]!.type !== 'integer' || statement.columns.some((c) => c.name === name)) return false;
+    return this.autoincrementKey(statement.table) === name;
+  }
+
+  /** The table's `INTEGER PRIMARY KEY AUTOINCREMENT` column, or null; forgotten with the statements on DDL. */
+  private autoincrementKey(table: string): string | null {
+    let key = this.autoincrementKeys.get(table);
+    if (key === undefined) {
+      const db = this.connection();
+      const sqlText = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(table);
+      const pk = db.prepare('SELECT name, type FROM pragma_table_info(?) WHERE pk > 0').all(table) as {
+        name: string;
+        type: string;
+      }[];
+      key =
+        typeof sqlText === 'string' &&
+        /\bAUTOINCREMENT\b/i.test(sqlText) &&
+        pk.length === 1 &&
+        pk[0]!.type === 'INTEGER'
+          ? pk[0]!.name
+          : null;
+      this.autoincrementKeys.set(table, key);
+    }
+    return key;
   }
 
   /** Puts a prepared select in raw mode and returns its row builder (built once per statement). */
