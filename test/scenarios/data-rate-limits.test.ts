@@ -25,7 +25,8 @@ import {
 const clock = new TestClock();
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ RATE_LIMITS: 'on' }, { clock });
+  // Behind a trusted proxy (the test itself), so a test can send requests from several addresses.
+  server = await startTestServer({ RATE_LIMITS: 'on', TRUST_PROXY: '127.0.0.1' }, { clock });
 });
 after(() => server.close());
 
@@ -166,6 +167,14 @@ describe('reads and writes per address', () => {
     assertLimited(await server.request('GET', notes(project), { headers: project.anon }));
   });
 
+  it('per address: each client address (X-Forwarded-For from a TRUST_PROXY proxy) has its own count', async () => {
+    const project = await limitedProject(server, { reads_per_minute: 1, per: 'address' });
+    const from = (address: string) => ({ ...project.anon, 'x-forwarded-for': address });
+    assert.equal((await server.request('GET', notes(project), { headers: from('198.51.100.1') })).status, 200);
+    assertLimited(await server.request('GET', notes(project), { headers: from('198.51.100.1') }));
+    assert.equal((await server.request('GET', notes(project), { headers: from('198.51.100.2') })).status, 200);
+  });
+
   it('credentials are checked first: a wrong key past the limit is 401, and a 401 does not count', async () => {
     const project = await limitedProject(server, { reads_per_minute: 1 });
     assertError(
@@ -205,15 +214,29 @@ describe('per caller', () => {
     );
   });
 
-  it("a user's count follows the user across sessions (a new login buys no fresh count)", async () => {
+  it("a user's count follows the user across sessions and addresses (a new login buys no fresh count)", async () => {
     const project = await limitedProject(server, { reads_per_minute: 1, per: 'caller' });
     const ann = await signUp(server, project, 'ann@example.com');
-    assert.equal((await server.request('GET', notes(project), { headers: bearer(ann.token) })).status, 200);
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const first = await server.request('GET', notes(project), {
+      headers: { ...bearer(ann.token), ...from('203.0.113.1') },
+    });
+    assert.equal(first.status, 200);
     const again = await server.request('POST', `/p/${project.id}/auth/login`, {
       body: { email: 'ann@example.com', password: 'correct horse battery' },
     });
     assert.equal(again.status, 200, again.text);
-    assertLimited(await server.request('GET', notes(project), { headers: bearer(again.body.token) }));
+    assertLimited(
+      await server.request('GET', notes(project), { headers: { ...bearer(again.body.token), ...from('203.0.113.2') } }),
+    );
+    // The pk_ key's count too is the key's, wherever its requests come from.
+    assert.equal(
+      (await server.request('GET', notes(project), { headers: { ...project.anon, ...from('203.0.113.3') } })).status,
+      200,
+    );
+    assertLimited(
+      await server.request('GET', notes(project), { headers: { ...project.anon, ...from('203.0.113.4') } }),
+    );
   });
 });
 

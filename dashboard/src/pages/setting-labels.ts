@@ -69,7 +69,9 @@ const LABELS: Record<string, SettingLabel> = {
   'rate_limits.per_address_per_minute': { label: 'Requests per client address (per minute)' },
   data_rate_limits: {
     label: 'Data API rate limits',
-    help: 'Reads and writes a minute; past a limit, the data API answers 429 RATE_LIMITED. The admin key is never limited.',
+    help:
+      'Reads and writes a minute; past a limit, the data API answers 429 ' +
+      'RATE_LIMITED. The admin key is never limited.',
   },
 };
 
