@@ -241,8 +241,12 @@ export async function runScenario(
   const cpu = new Map<SeriesTarget, number[]>(targets.map((t) => [t, []]));
   const serverCpu = new Map<SeriesTarget, number[]>(targets.map((t) => [t, []]));
 
+  const beforeRun = async (target: SeriesTarget): Promise<void> => {
+    await scenario.beforeRun?.(target, context, servers.rowbase!.url);
+  };
   if (plan.warmupSeconds > 0) {
     for (const target of targets) {
+      await beforeRun(target);
       const warm = await runLoad({ ...specs.get(target)!, durationSeconds: plan.warmupSeconds }, plan.scratchDir);
       const failure = failureOf(`${scenario.id} ${labelOf(target)} warm-up`, warm);
       if (failure) failures.push(failure);
@@ -250,6 +254,7 @@ export async function runScenario(
   }
   for (let run = 1; run <= plan.runs; run++) {
     for (const target of targets) {
+      await beforeRun(target);
       const stopSampling = serverOf(target).sampleRss();
       let backgroundDone: Promise<LoadResult> | undefined;
       if (background) {

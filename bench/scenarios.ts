@@ -74,6 +74,11 @@ export interface Scenario {
   /** Set-up against the Rowbase server before the loads are built (not measured). */
   prepare?(context: ScenarioContext, base: string): Promise<ScenarioContext>;
   /**
+   * Set-up before each run (warm-up or measured) of one series (not measured): what differs
+   * between the measured load and its reference when the requests are the same.
+   */
+  beforeRun?(target: Target | 'reference', context: ScenarioContext, base: string): Promise<void>;
+  /**
    * Settings of a Rowbase server of its own: the scenario runs after the others, on a server
    * restarted on the same data folder with these variables (one process owns a SQLite folder).
    */
@@ -206,6 +211,36 @@ const EXPAND_LIST: Scenario = {
   goals: [{ kind: 'reference-rps', min: 0.5 }],
 };
 
+/**
+ * Issue 25: `data_rate_limits` set high enough never to trip costs at most 3% of a GET by id.
+ * The same requests, on the same project of the same server (restarted with RATE_LIMITS=on),
+ * with the limit set before each measured run and cleared before each reference run.
+ */
+const GET_BY_ID_RATE_LIMITED: Scenario = {
+  id: 'get-by-id-rate-limited',
+  title: 'GET one row by id with data_rate_limits set high (vs the same GET with no limit)',
+  connections: 10,
+  baseline: false,
+  needsAuth: false,
+  requests: getById,
+  reference: { label: 'no limit', requests: getById },
+  beforeRun: async (target, context, base) => {
+    const limits = { reads_per_minute: 1_000_000_000, writes_per_minute: 1_000_000_000, per: 'address' };
+    await expectStatus(
+      200,
+      base,
+      'PATCH',
+      `/p/${context.seeded.projectId}/v1/settings`,
+      {
+        'x-admin-key': context.seeded.adminKey,
+      },
+      { data_rate_limits: target === 'reference' ? null : limits },
+    );
+  },
+  rowbaseEnv: { RATE_LIMITS: 'on' },
+  goals: [{ kind: 'reference-rps', min: 0.97 }],
+};
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'get-by-id',
@@ -288,6 +323,7 @@ export const SCENARIOS: readonly Scenario[] = [
     goals: [{ kind: 'latency', stat: 'p50', maxMs: 300 }],
   },
   EXPAND_LIST,
+  GET_BY_ID_RATE_LIMITED,
   {
     // No target: expand-list with nothing kept between requests, as every request after a
     // write to the project is (and every request on PostgreSQL): what the expansion's reads cost.

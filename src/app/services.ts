@@ -5,6 +5,7 @@
 import { buildArgon2Hasher, type Argon2Hasher, type Argon2HasherOptions } from '../auth/argon2-hasher.js';
 import { buildAuthRowCredentials } from '../auth/auth-row-credentials.js';
 import { buildAuthService, type AuthService } from '../auth/auth-service.js';
+import { DataRateLimits } from '../auth/data-rate-limits.js';
 import { buildMemoryRateLimiter } from '../auth/memory-rate-limiter.js';
 import type { RateLimiter } from '../auth/rate-limiter.js';
 import type { Config } from '../config/config.js';
@@ -43,6 +44,8 @@ export interface Services {
   readonly auth: AuthService;
   /** Counters behind the auth rate limits (in memory; shared implementations in issue 4). */
   readonly rateLimiter: RateLimiter;
+  /** The data API's rate limits (`data_rate_limits`), on the same counters as the auth limits. */
+  readonly dataRateLimits: DataRateLimits;
   /** Where mail goes: queued durably, sent by the mail worker (SMTP) or kept as the outbox. */
   readonly mail: MailQueue;
   /** Sends queued mail over SMTP_URL; undefined without SMTP_URL (mail stays in the outbox). */
@@ -203,6 +206,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     tokens: auth.tokens,
     auth,
     rateLimiter,
+    dataRateLimits: new DataRateLimits(rateLimiter, { enabled: config.rateLimits }),
     ...mail,
     mailRequests,
     openapi: new ProjectDocuments(schemas, config.publicUrl),

@@ -175,7 +175,7 @@ export function resolveCaller(
     const key = registry.matchKey(state, apiKey);
     if (key?.type !== 'pk') throw invalidKey('X-Api-Key', 'pk_');
     registry.noteKeyUsed(key);
-    return { kind: 'public' };
+    return { kind: 'public', keyId: key.id };
   }
   throw new AppError('AUTH_REQUIRED');
 }

@@ -211,7 +211,8 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
   const names = componentNames(table);
   const t = table.typeName;
   const tags = [table.name];
-  const common: readonly ErrorCode[] = [...DATA_CREDENTIALS, 'TABLE_NOT_FOUND', 'FORBIDDEN'];
+  // RATE_LIMITED: the project's data_rate_limits (contract §18), on every data operation.
+  const common: readonly ErrorCode[] = [...DATA_CREDENTIALS, 'TABLE_NOT_FOUND', 'FORBIDDEN', 'RATE_LIMITED'];
   // VALIDATION_PASSWORD can only come from a password column.
   const writes = ROW_WRITE.filter((code) => table.authTable || code !== 'VALIDATION_PASSWORD');
   const rowId = {

@@ -17,6 +17,16 @@ export interface RateLimitSettings {
   readonly mails_per_email_per_hour: number;
 }
 
+/**
+ * Limits on the data API (contract §18): requests per minute, counted per client address or
+ * per caller (the user, else the publishable key, else the address). A null limit: none.
+ */
+export interface DataRateLimitSettings {
+  readonly reads_per_minute: number | null;
+  readonly writes_per_minute: number | null;
+  readonly per: 'address' | 'caller';
+}
+
 export interface ProjectSettings {
   readonly allowed_redirect_origins: readonly string[];
   /** `["*"]`, origins allowed to call the data, auth and realtime paths from a page, or `[]` (docs/browser-apps.md). */
@@ -30,6 +40,8 @@ export interface ProjectSettings {
   readonly email_from: string | null;
   readonly min_password_length: number;
   readonly rate_limits: RateLimitSettings;
+  /** Limits on the data API (data-rate-limits.ts in auth/); null: none (the default). */
+  readonly data_rate_limits: DataRateLimitSettings | null;
   /** Where a browser goes after opening a verification link (verify-redirect-url.ts); null: a page of our own. */
   readonly verify_redirect_url: string | null;
 }
@@ -46,6 +58,7 @@ export const DEFAULT_SETTINGS: ProjectSettings = Object.freeze({
   email_from: null,
   min_password_length: 8,
   rate_limits: Object.freeze({ per_address_per_minute: 30, failed_logins_per_email: 10, mails_per_email_per_hour: 5 }),
+  data_rate_limits: null,
   verify_redirect_url: null,
 });
 
@@ -81,6 +94,21 @@ const patchSchema = {
         mails_per_email_per_hour: positive(100_000),
       },
     },
+    // Replaced whole, never merged: null clears it; a limit left out or null is no limit.
+    data_rate_limits: {
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            reads_per_minute: { anyOf: [{ type: 'null' }, positive(1_000_000_000)] },
+            writes_per_minute: { anyOf: [{ type: 'null' }, positive(1_000_000_000)] },
+            per: { enum: ['address', 'caller'] },
+          },
+        },
+      ],
+    },
   },
 } as const;
 
@@ -90,6 +118,9 @@ const validatePatch = lazyValidator<Record<string, unknown>>(new Ajv({ allErrors
 const FIELD_HINTS: Readonly<Record<string, string>> = {
   email_from: 'must be null or one line: "no-reply@example.com" or "My App <no-reply@example.com>"',
   app_name: 'must be null or one line of at most 100 characters',
+  data_rate_limits:
+    'must be null or { "reads_per_minute": integer 1..1000000000 or null, ' +
+    '"writes_per_minute": integer 1..1000000000 or null, "per": "address" or "caller" }',
 };
 
 /**
@@ -223,6 +254,8 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
       : current.allowed_redirect_origins,
     cors_origins: body.cors_origins ? normalizeCorsOrigins(body.cors_origins) : current.cors_origins,
     rate_limits: Object.freeze({ ...current.rate_limits, ...(body.rate_limits ?? {}) }),
+    data_rate_limits:
+      body.data_rate_limits === undefined ? current.data_rate_limits : normalizeDataRateLimits(body.data_rate_limits),
   });
   // Checked against the allow-list as it is after this PATCH (which may extend it).
   return body.verify_redirect_url === undefined
@@ -231,6 +264,16 @@ export function applySettingsPatch(current: ProjectSettings, patch: unknown): Pr
         ...next,
         verify_redirect_url: checkVerifyRedirectUrl(body.verify_redirect_url, next.allowed_redirect_origins),
       });
+}
+
+/** The stored form of a valid `data_rate_limits` value: every field present, `per` defaulting to the address. */
+function normalizeDataRateLimits(value: Partial<DataRateLimitSettings> | null): DataRateLimitSettings | null {
+  if (value === null) return null;
+  return Object.freeze({
+    reads_per_minute: value.reads_per_minute ?? null,
+    writes_per_minute: value.writes_per_minute ?? null,
+    per: value.per ?? 'address',
+  });
 }
 
 /** Reads stored settings, filling defaults for anything added since they were written. */

@@ -131,6 +131,7 @@ describe('rowbase export / import between SQLite and PostgreSQL', () => {
           allowed_redirect_origins: ['https://app.example.com'],
           access_token_ttl: 900,
           refresh_token_rotation: true,
+          data_rate_limits: { reads_per_minute: 100_000, writes_per_minute: 50_000, per: 'caller' },
         },
       });
       assert.equal(patched.status, 200, patched.text);

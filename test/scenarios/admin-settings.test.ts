@@ -29,6 +29,7 @@ const DEFAULTS = {
   email_from: null,
   min_password_length: 8,
   rate_limits: { per_address_per_minute: 30, failed_logins_per_email: 10, mails_per_email_per_hour: 5 },
+  data_rate_limits: null,
   verify_redirect_url: null,
 };
 

@@ -67,6 +67,12 @@ const LABELS: Record<string, SettingLabel> = {
   'rate_limits.failed_logins_per_email': { label: 'Failed logins per email (per 15 minutes)' },
   'rate_limits.mails_per_email_per_hour': { label: 'Reset and verification mails per email (per hour)' },
   'rate_limits.per_address_per_minute': { label: 'Requests per client address (per minute)' },
+  data_rate_limits: {
+    label: 'Data API rate limits',
+    help:
+      'Reads and writes a minute; past a limit, the data API answers 429 ' +
+      'RATE_LIMITED. The admin key is never limited.',
+  },
 };
 
 /**

@@ -10,6 +10,7 @@ import { DateTime } from '../components/date-time';
 import { ErrorBox, PageHead } from '../components/ui';
 import type { Session } from '../session';
 import { useLoad } from '../use-load';
+import { DataRateLimitsField, type DataRateLimits } from './data-rate-limits-field';
 import { RotateKeys } from './rotate-keys';
 import { compareSettings, settingLabel } from './setting-labels';
 
@@ -111,6 +112,9 @@ function SettingField({ name, value, onChange }: { name: string; value: unknown;
       {text} {help && <span class="muted small help">{help}</span>}
     </span>
   );
+  if (name === 'data_rate_limits') {
+    return <DataRateLimitsField label={label} value={value as DataRateLimits | null} onChange={onChange} />;
+  }
   if (Array.isArray(value)) {
     return (
       <label>

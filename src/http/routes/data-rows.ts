@@ -1,5 +1,6 @@
 /** The generated data API (/p/{id}/api/{table}): list, get, create, bulk, update, delete. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { DataRateLimits } from '../../auth/data-rate-limits.js';
 import type { ProjectState, ProjectRegistry } from '../../projects/project-registry.js';
 import type { Caller } from '../../tables/caller.js';
 import type { RowContext, RowService } from '../../tables/row-service.js';
@@ -54,6 +55,8 @@ export interface DataRowRouteDeps {
   readonly rows: RowService;
   /** Verifies user access tokens; undefined when no project can issue them. */
   readonly tokens: AccessTokenVerifier | undefined;
+  /** The project's `data_rate_limits`, counted before any row work. */
+  readonly dataRateLimits: DataRateLimits;
 }
 
 export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRouteDeps): void {
@@ -72,6 +75,18 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
     minPasswordLength: state.settings.min_password_length,
     cursorKey: cursorKeyOf(state.jwtSecret),
   });
+  /** The context once the request passed the project's data rate limit (a promise only when one applies). */
+  const limitedContext = (
+    request: FastifyRequest,
+    projectId: string,
+    state: ProjectState,
+    caller: Caller,
+  ): RowContext | Promise<RowContext> => {
+    const access = request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
+    const counted = services.dataRateLimits.check(state, access, caller, request.ip);
+    const context = contextFor(projectId, state, caller);
+    return counted === undefined ? context : counted.then(() => context);
+  };
   /**
    * Project → credentials → the context every row operation takes. Synchronous when the
    * project's cached state is current and the caller presents a key (the usual request):
@@ -87,11 +102,15 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
     const cached = registry.peek(id);
     if (cached) {
       const caller = resolveCaller(request, cached, registry, services.tokens);
-      return caller instanceof Promise ? caller.then((c) => contextFor(id, cached, c)) : contextFor(id, cached, caller);
+      return caller instanceof Promise
+        ? caller.then((c) => limitedContext(request, id, cached, c))
+        : limitedContext(request, id, cached, caller);
     }
     return registry
       .get(id)
-      .then(async (state) => contextFor(id, state, await resolveCaller(request, state, registry, services.tokens)));
+      .then(async (state) =>
+        limitedContext(request, id, state, await resolveCaller(request, state, registry, services.tokens)),
+      );
   };
   /** The onRequest hook of reads, updates and deletes (a callback hook, so the synchronous path stays synchronous). */
   const resolveContext = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
