@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, assertMessageIncludes } from '../helpers/assert-error.js';
+import { bearer, createAuthProject, PASSWORD, signUp } from '../helpers/auth-fixtures.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import {
   createProject,
@@ -30,9 +31,11 @@ const get = (table: string, id: string) =>
 const snapshot = async () => {
   const out: Record<string, unknown> = {};
   for (const table of ['authors', 'books', 'notes']) {
-    out[table] = (
+    // Rows and total: a row written past the first page still changes the total.
+    const { data, meta } = (
       await server.request('GET', `/p/${project.id}/api/${table}?limit=1000`, { headers: project.admin })
-    ).body.data;
+    ).body;
+    out[table] = { data, total: meta.total };
   }
   return out;
 };
@@ -347,6 +350,24 @@ describe('POST /p/{id}/api/batch: bad input → a catalogue code, nothing writte
   });
 });
 
+describe('POST /p/{id}/api/batch: body size', () => {
+  it('takes bodies over 1 MiB (up to 16 MiB, as /bulk does)', async () => {
+    const name = 'x'.repeat(2_000);
+    const operations = Array.from({ length: 1_000 }, () => ({ method: 'POST', table: 'notes', body: { text: name } }));
+    const response = await batch(operations);
+    assert.equal(response.status, 200, response.text.slice(0, 300));
+    assert.equal(response.body.data.length, 1_000);
+  });
+
+  it('a declared size over 16 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
+    const response = await server.request('POST', `/p/${project.id}/api/batch`, {
+      headers: { ...project.admin, 'content-type': 'application/json' },
+      rawBody: `{"operations": [{"method": "POST", "table": "notes", "body": {"text": "${'x'.repeat(17 * 1024 * 1024)}"}}]}`,
+    });
+    assertError(response, 413, 'PAYLOAD_TOO_LARGE');
+  });
+});
+
 describe('POST /p/{id}/api/batch: callers', () => {
   const ops = [{ method: 'POST', table: 'authors', body: { name: 'caller' } }];
   const cases: [string, () => Record<string, string>, number, string][] = [
@@ -451,5 +472,62 @@ describe('the table name "batch"', () => {
       'POST authors',
       'POST books',
     ]);
+  });
+});
+
+describe('POST /p/{id}/api/batch: an auth table', () => {
+  let users: TestProject;
+  const batchOn = (headers: Record<string, string>, operations: unknown[]) =>
+    server.request('POST', `/p/${users.id}/api/batch`, { headers, body: { operations } });
+  before(async () => {
+    users = await createAuthProject(server);
+  });
+
+  it('the admin key creates a user with a password: hashed, never answered, and it signs in', async () => {
+    const response = await batchOn(users.admin, [
+      { method: 'POST', table: 'users', body: { email: 'Made@Example.com', password: PASSWORD, name: 'Made' } },
+    ]);
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.data[0].body.data.email, 'made@example.com');
+    assert.ok(!('password' in response.body.data[0].body.data));
+    const login = await server.request('POST', `/p/${users.id}/auth/login`, {
+      body: { email: 'made@example.com', password: PASSWORD },
+    });
+    assert.equal(login.status, 200, login.text);
+  });
+
+  it('a user changes their own row, not their email nor another user’s row', async () => {
+    const ada = await signUp(server, users, 'ada@example.com');
+    const bob = await signUp(server, users, 'bob@example.com');
+    const own = await batchOn(bearer(ada.token), [
+      { method: 'PATCH', table: 'users', id: ada.user.id, body: { name: 'Ada' } },
+    ]);
+    assert.equal(own.status, 200, own.text);
+    const email = await batchOn(bearer(ada.token), [
+      { method: 'PATCH', table: 'users', id: ada.user.id, body: { name: 'A' } },
+      { method: 'PATCH', table: 'users', id: ada.user.id, body: { email: 'new@example.com' } },
+    ]);
+    assertError(email, 403, 'FORBIDDEN');
+    assertMessageIncludes(email, 'operations[1]: ');
+    const other = await batchOn(bearer(ada.token), [
+      { method: 'PATCH', table: 'users', id: bob.user.id, body: { name: 'not Bob' } },
+    ]);
+    assertError(other, 404, 'ROW_NOT_FOUND');
+    const created = await batchOn(bearer(ada.token), [
+      { method: 'POST', table: 'users', body: { email: 'x@example.com', password: PASSWORD } },
+    ]);
+    assertError(created, 403, 'FORBIDDEN');
+    const me = await server.request('GET', `/p/${users.id}/api/users/${ada.user.id}`, { headers: users.admin });
+    assert.equal(me.body.data.name, 'Ada', 'the refused batch changed nothing');
+  });
+
+  it('deleting a user in a batch ends their sessions, as the single delete does', async () => {
+    const carl = await signUp(server, users, 'carl@example.com');
+    const response = await batchOn(users.admin, [{ method: 'DELETE', table: 'users', id: carl.user.id }]);
+    assert.equal(response.status, 200, response.text);
+    const refresh = await server.request('POST', `/p/${users.id}/auth/refresh`, {
+      body: { refresh_token: carl.refresh_token },
+    });
+    assertError(refresh, 401, 'AUTH_INVALID_REFRESH_TOKEN');
   });
 });
