@@ -238,7 +238,8 @@ app.post<{ Body: { operations: BatchOperation[] } }>(
     const run = db.transaction((operations: BatchOperation[]) =>
       operations.map((operation) => {
         const served = tables.get(operation.table)!;
-        if (operation.method === 'POST') return { status: 201, body: { data: insertRow(served, operation.body!, now) } };
+        if (operation.method === 'POST')
+          return { status: 201, body: { data: insertRow(served, operation.body!, now) } };
         if (operation.method === 'PATCH')
           return { status: 200, body: { data: updateRow(served, operation.id!, operation.body!, now) } };
         statement(served, 'delete', () => `DELETE FROM ${q(served.table.name)} WHERE "id" = ?`).run(operation.id);

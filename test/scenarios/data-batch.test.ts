@@ -362,7 +362,9 @@ describe('POST /p/{id}/api/batch: body size', () => {
   it('a declared size over 16 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
     const response = await server.request('POST', `/p/${project.id}/api/batch`, {
       headers: { ...project.admin, 'content-type': 'application/json' },
-      rawBody: `{"operations": [{"method": "POST", "table": "notes", "body": {"text": "${'x'.repeat(17 * 1024 * 1024)}"}}]}`,
+      rawBody: JSON.stringify({
+        operations: [{ method: 'POST', table: 'notes', body: { text: 'x'.repeat(17 * 1024 * 1024) } }],
+      }),
     });
     assertError(response, 413, 'PAYLOAD_TOO_LARGE');
   });
