@@ -63,11 +63,13 @@ type PlannedOperation =
     };
 
 /** An operation that failed inside the transaction: carried out of it, translated after the rollback. */
-class OperationFailure {
+class OperationFailure extends Error {
   constructor(
     readonly operation: PlannedOperation,
     readonly error: unknown,
-  ) {}
+  ) {
+    super(`operations[${operation.index}] failed`, { cause: error });
+  }
 }
 
 /** Runs batches of row writes. */
