@@ -57,6 +57,15 @@ const notFound = (what: string) => ({
 type TableRoute = { Params: { id: string } };
 type RowRoute = { Params: { id: string; rowId: string } };
 
+/** What the batch route needs of each table: its qualified name, columns, insert and its values. */
+interface PgTable {
+  readonly name: string;
+  readonly columns: string;
+  readonly insertSql: string;
+  values(body: Row, now: string): unknown[];
+}
+const pgTables = new Map<string, PgTable>();
+
 for (const table of BENCH_TABLES) {
   const name = `${q(schema)}.${q(table.name)}`;
   const columns = table.columns.map((c) => q(c.name)).join(', ');
@@ -68,11 +77,12 @@ for (const table of BENCH_TABLES) {
   const insertSql =
     `INSERT INTO ${name} (${insertColumns.map(q).join(', ')}) ` + `VALUES (${placeholders}) RETURNING ${columns}`;
   const values = (body: Row, now: string) => [
-    uuidv7(),
+    typeof body.id === 'string' ? body.id : uuidv7(),
     now,
     now,
     ...declared.map((n) => body[n] ?? (n === 'done' ? false : null)),
   ];
+  pgTables.set(table.name, { name, columns, insertSql, values });
   const row = rowSchema(table);
   const one = {
     response: {
@@ -173,6 +183,62 @@ for (const table of BENCH_TABLES) {
     },
   );
 }
+
+/** One operation of POST /api/batch, as the benchmark sends it. */
+interface BatchOperation {
+  readonly method: 'POST' | 'PATCH' | 'DELETE';
+  readonly table: string;
+  readonly id?: string;
+  readonly body?: Row;
+}
+
+// The batch (contract §18) by hand: one pooled client, BEGIN, the operations in order, COMMIT; no rules, no checks.
+app.post<{ Body: { operations: BatchOperation[] } }>(
+  '/p/:id/api/batch',
+  { bodyLimit: BULK_BODY_LIMIT },
+  async (request) => {
+    const now = new Date().toISOString();
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const data: unknown[] = [];
+      for (const operation of request.body.operations) {
+        const table = pgTables.get(operation.table)!;
+        if (operation.method === 'POST') {
+          const result = await client.query({
+            name: `${operation.table}:insert`,
+            text: table.insertSql,
+            values: table.values(operation.body!, now),
+          });
+          data.push({ status: 201, body: { data: result.rows[0] } });
+        } else if (operation.method === 'PATCH') {
+          const names = Object.keys(operation.body!);
+          const set = [...names, 'updated_at'].map((n, i) => `${q(n)} = $${i + 1}`).join(', ');
+          const result = await client.query({
+            name: `${operation.table}:update:${names.join(',')}`,
+            text: `UPDATE ${table.name} SET ${set} WHERE "id" = $${names.length + 2} RETURNING ${table.columns}`,
+            values: [...names.map((n) => operation.body![n]), now, operation.id],
+          });
+          data.push({ status: 200, body: { data: result.rows[0] } });
+        } else {
+          await client.query({
+            name: `${operation.table}:delete`,
+            text: `DELETE FROM ${table.name} WHERE "id" = $1`,
+            values: [operation.id],
+          });
+          data.push({ status: 204, body: null });
+        }
+      }
+      await client.query('COMMIT');
+      return { data };
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  },
+);
 
 app.get('/health', async () => ({ status: 'ok' }));
 

@@ -92,7 +92,8 @@ function insertRow(served: ServedTable, body: Row, now: string): Row {
     const value = body[name] ?? (name === 'done' ? false : null);
     return typeof value === 'boolean' ? (value ? 1 : 0) : value;
   });
-  return served.decode(served.insert.get(uuidv7(), now, now, ...values) as Row);
+  const id = typeof body.id === 'string' ? body.id : uuidv7();
+  return served.decode(served.insert.get(id, now, now, ...values) as Row);
 }
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
@@ -204,6 +205,50 @@ for (const served of tables.values()) {
     },
   );
 }
+
+/** One operation of POST /api/batch, as the benchmark sends it. */
+interface BatchOperation {
+  readonly method: 'POST' | 'PATCH' | 'DELETE';
+  readonly table: string;
+  readonly id?: string;
+  readonly body?: Row;
+}
+
+/** UPDATE ... SET the columns `body` names ... RETURNING, prepared once per table and column list. */
+function updateRow(served: ServedTable, id: string, body: Row, now: string): Row | undefined {
+  const names = Object.keys(body);
+  const update = statement(
+    served,
+    `update:${names.join(',')}`,
+    () =>
+      `UPDATE ${q(served.table.name)} SET ${[...names, 'updated_at'].map((n) => `${q(n)} = ?`).join(', ')} ` +
+      `WHERE "id" = ? RETURNING ${served.table.columns.map((c) => q(c.name)).join(', ')}`,
+  );
+  const values = names.map((n) => (typeof body[n] === 'boolean' ? (body[n] ? 1 : 0) : body[n]));
+  const row = update.get(...values, now, id) as Row | undefined;
+  return row && served.decode(row);
+}
+
+// The batch (contract §18) by hand: the operations in order in one transaction, no rules, no checks.
+app.post<{ Body: { operations: BatchOperation[] } }>(
+  '/p/:id/api/batch',
+  { bodyLimit: BULK_BODY_LIMIT },
+  async (request) => {
+    const now = new Date().toISOString();
+    const run = db.transaction((operations: BatchOperation[]) =>
+      operations.map((operation) => {
+        const served = tables.get(operation.table)!;
+        if (operation.method === 'POST')
+          return { status: 201, body: { data: insertRow(served, operation.body!, now) } };
+        if (operation.method === 'PATCH')
+          return { status: 200, body: { data: updateRow(served, operation.id!, operation.body!, now) } };
+        statement(served, 'delete', () => `DELETE FROM ${q(served.table.name)} WHERE "id" = ?`).run(operation.id);
+        return { status: 204, body: null };
+      }),
+    );
+    return { data: run(request.body.operations) };
+  },
+);
 
 app.get('/health', async () => ({ status: 'ok' }));
 

@@ -23,6 +23,7 @@ import { buildSqliteEngine } from '../store/sqlite/sqlite-engine.js';
 import type { StorageEngine } from '../store/types.js';
 import { RelatedRowCache } from '../tables/related-row-cache.js';
 import { RowService } from '../tables/row-service.js';
+import { RowBatch } from '../tables/row-batch.js';
 import { SchemaService } from '../tables/schema-service.js';
 import { ProjectDocuments } from '../openapi/project-documents.js';
 import { RealtimeHub, type RealtimeLimits } from '../realtime/realtime-hub.js';
@@ -34,6 +35,8 @@ export interface Services {
   readonly registry: ProjectRegistry;
   readonly schemas: SchemaService;
   readonly rows: RowService;
+  /** Transactional batches of row writes over several tables (POST /p/{id}/api/batch). */
+  readonly batch: RowBatch;
   readonly platformKey: PlatformKey;
   /** Dashboard tokens: keys exchanged for short-lived, revocable tokens (contract §12). */
   readonly dashboardTokens: DashboardTokens;
@@ -158,13 +161,15 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     },
     ...(options.realtime && { limits: options.realtime }),
   });
+  const rowCredentials = buildAuthRowCredentials(hasher);
   const rows = new RowService({
     schemas,
-    credentials: buildAuthRowCredentials(hasher),
+    credentials: rowCredentials,
     clock,
     feed: realtime,
     related: new RelatedRowCache(config.expandCacheMb * 1024 * 1024),
   });
+  const batch = new RowBatch({ schemas, creates: rows, credentials: rowCredentials, clock, feed: realtime });
   // The queue wakes the request worker, which needs the auth service built below.
   let wakeRequests = () => {};
   const mail = await buildMail(config, storage, clock, log, options, () => wakeRequests());
@@ -200,6 +205,7 @@ export async function buildServices(config: Config, options: ServiceOptions = {}
     registry,
     schemas,
     rows,
+    batch,
     platformKey,
     dashboardTokens: new DashboardTokens(storage.system, clock, platformKey.fingerprint),
     hasher,

@@ -5,6 +5,7 @@
  */
 import { seesTable, type Audience } from './audience.js';
 import { authPaths } from './auth-paths.js';
+import { batchPaths } from './batch-paths.js';
 import { AGGREGATE_GROUP_SCHEMA, LIST_META_SCHEMA, tableComponents, tablePaths } from './data-paths.js';
 import { ERROR_ENVELOPE_SCHEMA } from './error-responses.js';
 import { realtimePaths } from './realtime-paths.js';
@@ -75,12 +76,18 @@ export function buildOpenApiDocument(
   }
   if (model.authTable) Object.assign(paths, authPaths(model.authTable));
   Object.assign(paths, realtimePaths());
+  // Merged: an older table named "batch" keeps its GET here, while POST is the batch endpoint.
+  const batch = batchPaths(model, audience);
+  for (const [path, item] of Object.entries(batch)) paths[path] = { ...paths[path], ...item };
   const tags = [
     ...(model.authTable
       ? [{ name: 'auth', description: `Email and password sign-in for the users of "${model.authTable.name}".` }]
       : []),
     ...visible.map((t) => ({ name: t.name, description: `The rows of "${t.name}".` })),
     { name: 'realtime', description: 'Server-sent events of row changes, filtered by the table rules.' },
+    ...(Object.keys(batch).length > 0 && !visible.some((t) => t.name === 'batch')
+      ? [{ name: 'batch', description: 'Writes to several tables in one transaction.' }]
+      : []),
   ];
   return sortKeys({
     openapi: '3.1.0',

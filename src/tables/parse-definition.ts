@@ -19,6 +19,7 @@ import {
   type TableDefinition,
 } from '../schema/definition.js';
 import { checkDefault } from './column-schema.js';
+import { BATCH_TABLE_NAME } from './batch-request.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { hasUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 
@@ -59,6 +60,18 @@ export function checkTableName(name: string): void {
     fail(
       `table name "${name}" is reserved: names starting with "sqlite_" belong to the database engine.`,
       'Choose another name, e.g. "tasks".',
+    );
+}
+
+/**
+ * Checks the name of a table about to be created; throws VALIDATION_FAILED for a name the data
+ * API's own paths take (POST /api/batch). A table created before the name was reserved keeps it.
+ */
+export function checkNewTableName(name: string): void {
+  if (name === BATCH_TABLE_NAME)
+    fail(
+      `table name "${name}" is reserved: POST /p/{id}/api/${name} is the batch endpoint.`,
+      'Choose another name, e.g. "batches" or "job_batches".',
     );
 }
 

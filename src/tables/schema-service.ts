@@ -10,7 +10,7 @@ import { col, TABLE_DEFINITIONS as DEFINITIONS } from '../store/system-tables.js
 import type { Executor, ProjectDatabase, SchemaExecutor, StorageEngine } from '../store/types.js';
 import { authColumnsOf, compileTable, type CompiledTable } from './compiled-table.js';
 import type { TableDefinition } from '../schema/definition.js';
-import { parseDefinition } from './parse-definition.js';
+import { checkNewTableName, parseDefinition } from './parse-definition.js';
 import { applyTablePatch } from './patch-definition.js';
 import { planTableChange, type ChangePlan } from './plan-change.js';
 import { translateChangeError } from './schema-change-errors.js';
@@ -222,6 +222,7 @@ async function declareTable(
   const before = current.get(name) ?? null;
   checkPreconditions(name, before, options.preconditions);
   const after = derive(before);
+  if (before === null) checkNewTableName(name);
   const others = [...current.values()].filter((t) => t.name !== after.name);
   checkAgainstOtherTables(after, others);
   const authTable = after.auth_table ? after : others.find((t) => t.auth_table);

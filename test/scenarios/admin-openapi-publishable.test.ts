@@ -85,6 +85,7 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
       'GET /api/notes',
       'GET /api/notes/{row_id}',
       'PATCH /api/members/{row_id}',
+      'POST /api/batch',
       'POST /api/members',
       'POST /api/members/bulk',
     ]);

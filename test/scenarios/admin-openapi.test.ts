@@ -77,6 +77,7 @@ describe('GET /p/{id}/v1/openapi.json', () => {
   it('one path per table, no generic {table} parameter; auth paths only with an auth table', async () => {
     const plain = await documentOf(projects['no-auth']!);
     assert.deepEqual(Object.keys(plain.paths).sort(), [
+      '/api/batch',
       '/api/notes',
       '/api/notes/bulk',
       '/api/notes/{row_id}',

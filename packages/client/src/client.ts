@@ -3,13 +3,14 @@
  * that share one request core and one session.
  */
 import { AuthClient } from './auth.js';
+import { sendBatch, type BatchOperation, type BatchResults } from './batch.js';
 import { RowbaseError } from './errors.js';
 import { Requester } from './request.js';
 import { memoryStore, type SessionStore } from './session-store.js';
 import { SessionState } from './session-state.js';
 import { TableClient } from './table.js';
 import { RealtimeClient } from './realtime.js';
-import type { AuthUser, DatabaseShape, UntypedDatabase } from './types.js';
+import type { AuthUser, CallOptions, DatabaseShape, UntypedDatabase } from './types.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -35,6 +36,15 @@ export interface RowbaseClient<D extends DatabaseShape<D>, U> {
   table<N extends keyof D & string>(name: N): TableClient<D[N]>;
   /** Row changes as they commit: `realtime.subscribe(topic, handler)`, reconnecting and resuming by itself. */
   readonly realtime: RealtimeClient<D>;
+  /**
+   * Creates, changes and deletes rows of several tables in one transaction (POST /api/batch, at
+   * most 1,000 operations); returns each operation's `{status, body}` in order. Throws the first
+   * failing operation's RowbaseError (message `operations[N]: ...`); then nothing is written.
+   */
+  batch<const Ops extends readonly BatchOperation<D>[]>(
+    operations: Ops,
+    options?: CallOptions,
+  ): Promise<BatchResults<D, Ops>>;
 }
 
 /**
@@ -68,6 +78,7 @@ export function createClient<D extends DatabaseShape<D> = UntypedDatabase, U = A
     auth,
     realtime,
     table: <N extends keyof D & string>(name: N) => new TableClient<D[N]>(requester as Requester<unknown>, name),
+    batch: (operations, options) => sendBatch(requester as Requester<unknown>, operations, options),
   };
 }
 

@@ -3,7 +3,7 @@
  * against the package's built declarations. Each `@ts-expect-error` marks a line that must not
  * compile; if the SDK's types loosen, the directive goes unused and the compilation fails.
  */
-import { createClient, RowbaseError, type Session } from '@rowbase/client';
+import { createClient, RowbaseError, type BatchOperation, type Session } from '@rowbase/client';
 
 // --- The shape `rowbase types` prints: one interface per table and role, then a type alias. ---
 export interface TasksRow {
@@ -149,6 +149,36 @@ export async function typedCalls(): Promise<void> {
   void selected.data[0]!.done;
   // @ts-expect-error: a table the database does not have
   rowbase.table('nope');
+}
+
+// --- Batches: each operation typed by its table and method; each result by its operation. ---
+export async function typedBatch(): Promise<void> {
+  const results = await rowbase.batch([
+    { method: 'POST', table: 'tasks', body: { title: 'a', priority: 1 } },
+    { method: 'PATCH', table: 'users', id: 'u1', body: { nickname: 'ada' } },
+    { method: 'DELETE', table: 'tasks', id: 't1' },
+  ]);
+  const createdTitle: string = results[0].body.data.title;
+  const created: 201 = results[0].status;
+  const nickname: string | null = results[1].body.data.nickname;
+  const changed: 200 = results[1].status;
+  const deleted: null = results[2].body;
+  void [createdTitle, created, nickname, changed, deleted];
+  // A list built beforehand types each result by the union of the operations.
+  const built: BatchOperation<Database>[] = [{ method: 'DELETE', table: 'tasks', id: 't2' }];
+  for (const result of await rowbase.batch(built)) void result.status;
+  // @ts-expect-error: a required column missing in a batch create
+  await rowbase.batch([{ method: 'POST', table: 'tasks', body: { done: true } }]);
+  // @ts-expect-error: a value of the wrong type in a batch update
+  await rowbase.batch([{ method: 'PATCH', table: 'tasks', id: 't1', body: { done: 'yes' } }]);
+  // @ts-expect-error: a PATCH needs the id of its row
+  await rowbase.batch([{ method: 'PATCH', table: 'tasks', body: { done: true } }]);
+  // @ts-expect-error: a method a batch does not take
+  await rowbase.batch([{ method: 'GET', table: 'tasks', id: 't1' }]);
+  // @ts-expect-error: a table the database does not have
+  await rowbase.batch([{ method: 'DELETE', table: 'nope', id: 't1' }]);
+  // @ts-expect-error: a deleted row has no body
+  void results[2].body.data;
 }
 
 // --- Realtime: topics name a table of the Database; events carry that table's Row, as table(name) returns it. ---

@@ -4,6 +4,8 @@ import type { DataRateLimits } from '../../auth/data-rate-limits.js';
 import type { ProjectState, ProjectRegistry } from '../../projects/project-registry.js';
 import type { Caller } from '../../tables/caller.js';
 import type { RowContext, RowService } from '../../tables/row-service.js';
+import type { RowBatch } from '../../tables/row-batch.js';
+import { BATCH_TABLE_NAME } from '../../tables/batch-request.js';
 import { AppError } from '../../errors/app-error.js';
 import { noRouteError } from '../allowed-methods.js';
 import { resolveCaller, type AccessTokenVerifier } from '../credentials.js';
@@ -53,6 +55,8 @@ export interface DataRowRouteDeps {
   readonly registry: ProjectRegistry;
   /** Reads and writes rows. */
   readonly rows: RowService;
+  /** Runs transactional batches of row writes. */
+  readonly batch: RowBatch;
   /** Verifies user access tokens; undefined when no project can issue them. */
   readonly tokens: AccessTokenVerifier | undefined;
   /** The project's `data_rate_limits`, counted before any row work. */
@@ -179,6 +183,13 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
       reply.code(201);
       return asJson(reply, created.json);
     },
+  );
+
+  // POST only: an older table named "batch" keeps its GET, PATCH and DELETE paths (docs/api.md).
+  app.post<{ Params: { id: string } }>(
+    `/p/:id/api/${BATCH_TABLE_NAME}`,
+    { onRequest: resolveContext, bodyLimit: BULK_BODY_LIMIT },
+    async (request) => ({ data: await services.batch.run(contextOf(request), request.body) }),
   );
 
   app.patch<RowParams>('/p/:id/api/:table/:rowId', read, async (request) => {
