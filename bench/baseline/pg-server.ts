@@ -191,7 +191,9 @@ for (const table of BENCH_TABLES) {
       const set = names.map((n, i) => `${q(n)} = $${i + 1}, `).join('');
       const result = await pool.query({
         name: `${table.name}:update:${filter[1]}:${names.join(',')}`,
-        text: `UPDATE ${name} SET ${set}"updated_at" = $${names.length + 1} WHERE ${q(filter[1]!)} = $${names.length + 2}`,
+        text:
+          `UPDATE ${name} SET ${set}"updated_at" = $${names.length + 1} ` +
+          `WHERE ${q(filter[1]!)} = $${names.length + 2}`,
         values: [...names.map((n) => request.body[n]), new Date().toISOString(), filter[2]],
       });
       return { data: { count: result.rowCount ?? 0 } };

@@ -108,7 +108,8 @@ export function filterWriteOperations(
       description:
         'One statement in one transaction: only rows the delete rule lets the caller delete are ' +
         'deleted and counted. Rows of other tables that reference them follow their on_delete ' +
-        '(a restrict answers 409 CONFLICT_REFERENCE and nothing is deleted). Each deleted row sends its realtime event.',
+        '(a restrict answers 409 CONFLICT_REFERENCE and nothing is deleted). ' +
+        'Each deleted row sends its realtime event.',
       tags,
       security,
       parameters: FILTER_PARAMETERS,

@@ -23,7 +23,7 @@ export const MAX_FILTER_WRITE_ROWS = 10_000;
 /** The query parameters of a write by filter; any other name is refused (it would be silently ignored). */
 const PARAMETERS = new Set(['filter', 'dry_run']);
 
-/** What a write by filter targets: the caller's filter as SQL (undefined for `filter=true`), and whether it is a dry run. */
+/** What a write by filter targets: the filter as SQL (undefined for `filter=true`), and whether to count only. */
 export interface FilterTarget {
   readonly where: Expr | undefined;
   readonly dryRun: boolean;
