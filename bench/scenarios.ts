@@ -5,6 +5,8 @@
 import type { LoadRequest } from './load-spec.js';
 import { expectStatus } from './http-client.js';
 import {
+  BATCH_GROUPS,
+  BATCHES,
   EVENT_KINDS,
   EVENTS,
   INBOX,
@@ -241,6 +243,26 @@ const GET_BY_ID_RATE_LIMITED: Scenario = {
   goals: [{ kind: 'reference-rps', min: 0.97 }],
 };
 
+/**
+ * Issue 25: update by filter, one UPDATE ... WHERE under the rule (update rule ""), 10,000 rows of
+ * `batches` per request, the two groups in turn. Each touched row also logs its realtime event.
+ */
+const UPDATE_BY_FILTER: Scenario = {
+  id: 'update-by-filter',
+  title: 'update by filter, 10,000 rows per request (1 connection)',
+  connections: 1,
+  baseline: true,
+  needsAuth: false,
+  requests: (context) =>
+    Array.from({ length: 10 }, (_, n) => ({
+      method: 'PATCH',
+      path: `${api(context, BATCHES.name)}?filter=${encodeURIComponent(`grp = 'g${n % BATCH_GROUPS}'`)}`,
+      headers: pk(context),
+      body: JSON.stringify({ score: n }),
+    })),
+  goals: [{ kind: 'ratio', min: 0.8 }],
+};
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'get-by-id',
@@ -448,6 +470,7 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
     goals: [],
   },
+  UPDATE_BY_FILTER,
 ];
 
 /** `groups` times: create a row of inbox with a fixed id, change two of its columns, delete it. */

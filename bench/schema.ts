@@ -146,8 +146,31 @@ export const COMMENTS: BenchTable = {
  */
 export const RELATION_TABLES: readonly BenchTable[] = [POSTS, COMMENTS];
 
+/** Groups of `batches`, and the rows of each: what one update by filter may touch (issue 25). */
+export const BATCH_GROUPS = 2;
+export const BATCH_GROUP_ROWS = 10_000;
+
+/** The table of the update-by-filter scenario: a `grp = 'g0'` filter matches 10,000 rows, on both engines. */
+export const BATCHES: BenchTable = {
+  name: 'batches',
+  definition: {
+    columns: [
+      { name: 'grp', type: 'text', required: true },
+      { name: 'score', type: 'integer' },
+    ],
+    rules: OPEN_RULES,
+    indexes: [['grp']],
+  },
+  columns: [...SYSTEM, { name: 'grp', type: 'text' }, { name: 'score', type: 'integer' }],
+};
+
 /** Every table in declaration order (users before notes: notes references it). */
-export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, EVENTS];
+export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, EVENTS, BATCHES];
+
+/** The n-th row of `batches`. */
+export function batchRow(n: number): Record<string, unknown> {
+  return { grp: `g${n % BATCH_GROUPS}`, score: n };
+}
 
 /** The n-th item row as a client would send it. */
 export function itemRow(n: number): Record<string, unknown> {

@@ -7,6 +7,10 @@
  */
 import { call, expectStatus } from './http-client.js';
 import {
+  BATCH_GROUP_ROWS,
+  BATCH_GROUPS,
+  BATCHES,
+  batchRow,
   BENCH_TABLES,
   COMMENTS,
   eventRow,
@@ -144,6 +148,10 @@ export async function seedBenchProject(
     for (const [n, id] of ids.entries()) byUser.get(users[n % users.length]!.id)!.push(id);
     return byUser;
   });
+  const batchRows = BATCH_GROUPS * BATCH_GROUP_ROWS;
+  await timed(timings, `${BATCHES.name} (${batchRows} rows)`, () =>
+    bulkInsert(base, admin, BATCHES.name, ITEM_BATCH, batchRows, batchRow),
+  );
   const posts = options.posts ?? 0;
   if (posts > 0) {
     const postIds = await timed(timings, `${POSTS.name} (${posts} rows)`, () =>

@@ -240,6 +240,33 @@ app.post<{ Body: { operations: BatchOperation[] } }>(
   },
 );
 
+// Update by filter (issue 25): one UPDATE ... WHERE <column> = $n setting the body's columns, answering the count.
+const COUNT = { type: 'object', properties: { data: { type: 'object', properties: { count: { type: 'integer' } } } } };
+for (const table of BENCH_TABLES) {
+  const name = `${q(schema)}.${q(table.name)}`;
+  const declared = table.columns
+    .map((c) => c.name)
+    .filter((n) => !['id', 'created_at', 'updated_at', 'email', 'email_verified'].includes(n));
+  app.patch<TableRoute & { Querystring: Record<string, string | undefined>; Body: Row }>(
+    `/p/:id/api/${table.name}`,
+    { schema: { response: { 200: COUNT } } },
+    async (request, reply) => {
+      const filter = /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(request.query.filter ?? '');
+      if (!filter || !table.columns.some((c) => c.name === filter[1])) return reply.code(400).send(notFound('filter'));
+      const names = declared.filter((n) => n in request.body);
+      const set = names.map((n, i) => `${q(n)} = $${i + 1}, `).join('');
+      const result = await pool.query({
+        name: `${table.name}:update:${filter[1]}:${names.join(',')}`,
+        text:
+          `UPDATE ${name} SET ${set}"updated_at" = $${names.length + 1} ` +
+          `WHERE ${q(filter[1]!)} = $${names.length + 2}`,
+        values: [...names.map((n) => request.body[n]), new Date().toISOString(), filter[2]],
+      });
+      return { data: { count: result.rowCount ?? 0 } };
+    },
+  );
+}
+
 app.get('/health', async () => ({ status: 'ok' }));
 
 const address = await app.listen({ host: '127.0.0.1', port: Number(argument('port') ?? 0) });

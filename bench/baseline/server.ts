@@ -250,6 +250,34 @@ app.post<{ Body: { operations: BatchOperation[] } }>(
   },
 );
 
+// Update by filter (issue 25): one UPDATE ... WHERE <column> = ? setting the body's columns, answering the count.
+const COUNT = { type: 'object', properties: { data: { type: 'object', properties: { count: { type: 'integer' } } } } };
+for (const served of tables.values()) {
+  app.patch<TableRoute & { Querystring: Record<string, string | undefined>; Body: Row }>(
+    `/p/:id/api/${served.table.name}`,
+    { schema: { response: { 200: COUNT } } },
+    async (request, reply) => {
+      const filter = /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(request.query.filter ?? '');
+      if (!filter || !served.table.columns.some((c) => c.name === filter[1]))
+        return reply.code(400).send(notFound('filter'));
+      const names = served.declared.filter((name) => name in request.body);
+      const update = statement(
+        served,
+        `update:${filter[1]}:${names.join(',')}`,
+        () =>
+          `UPDATE ${q(served.table.name)} SET ${names.map((n) => `${q(n)} = ?, `).join('')}"updated_at" = ? ` +
+          `WHERE ${q(filter[1]!)} = ?`,
+      );
+      const values = names.map((name) => {
+        const value = request.body[name];
+        return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+      });
+      const { changes } = update.run(...values, new Date().toISOString(), filter[2]);
+      return { data: { count: changes } };
+    },
+  );
+}
+
 app.get('/health', async () => ({ status: 'ok' }));
 
 const address = await app.listen({ host: '127.0.0.1', port: Number(argument('port') ?? 0) });

@@ -10,6 +10,7 @@ import type { RuleOperation } from '../schema/definition.js';
 import { mayCall, type Audience } from './audience.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
 import type { SchemaModel, TableModel } from './schema-model.js';
+import { filterWriteOperations } from './filter-write-paths.js';
 
 /** `expand=` on list and get (contract §13): reference columns, nested with dots, and reverse table(column). */
 const EXPAND_PARAMETER = {
@@ -193,7 +194,7 @@ function updateBody(table: TableModel): object {
 export function tablePaths(table: TableModel, audience: Audience): Record<string, object> {
   const paths = allTablePaths(table);
   const operations: Readonly<Record<string, Record<string, RuleOperation>>> = {
-    [`/api/${table.name}`]: { get: 'list', post: 'create' },
+    [`/api/${table.name}`]: { get: 'list', post: 'create', patch: 'update', delete: 'delete' },
     [`/api/${table.name}/bulk`]: { post: 'create' },
     [`/api/${table.name}/{row_id}`]: { get: 'view', patch: 'update', delete: 'delete' },
   };
@@ -278,6 +279,7 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
           ...errorResponses([...common, ...writes, ...BODY]),
         },
       },
+      ...filterWriteOperations(table, { common, writes, updateBody: updateBody(table), security: DATA_SECURITY }),
     },
     [`/api/${table.name}/bulk`]: {
       post: {

@@ -182,7 +182,10 @@ async function listGroups(
  * only if the caller may view it (else the path is null), so filtering cannot probe hidden rows.
  * The admin key reads freely.
  */
-function callerPaths(table: CompiledTable, request: ListRequest): PathResolver | undefined {
+export function callerPaths(
+  table: CompiledTable,
+  request: Pick<ListRequest, 'caller' | 'now' | 'tables'>,
+): PathResolver | undefined {
   if (!table.schemaDefinitions) return undefined;
   const { caller, now, tables } = request;
   if (caller.kind === 'admin') return pathResolver(table.schemaDefinitions, table.name);

@@ -28,8 +28,21 @@ import {
 } from './row-insert.js';
 import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
+import {
+  countWithinBound,
+  filterWriteChanges,
+  parseFilterTarget,
+  planFilterDelete,
+  planFilterUpdate,
+  refuseCredentialFields,
+  translateFilterDeleteError,
+  writeByFilter,
+} from './row-filter-write.js';
 
 export const MAX_BULK_ROWS = 10_000;
+
+/** The query string of an update or delete by filter (`filter`, `dry_run`). */
+export type FilterQuery = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /** Who asks, about which project; passed to every operation. */
 export interface RowContext {
@@ -240,6 +253,65 @@ export class RowService {
       );
     } catch (error) {
       throw await translateDeleteError(error, db, tables.values(), table, rowId);
+    }
+  }
+
+  /**
+   * Updates the rows matching `query.filter` that the update rule lets the caller change, in one
+   * statement (contract §18); with `dry_run=true` only counts them. Returns the count. Throws
+   * VALIDATION_FILTER (no or bad filter, over 10,000 rows), VALIDATION_*, FORBIDDEN, CONFLICT_*.
+   */
+  async updateWhere(context: RowContext, tableName: string, query: FilterQuery, body: unknown): Promise<number> {
+    const { db, table, tables } = await this.open(context, tableName);
+    const now = isoNow(this.clock);
+    const target = parseFilterTarget(table, query, { caller: context.caller, now, tables });
+    checkProtectedFields(table, context.caller, body);
+    refuseCredentialFields(table, body);
+    const values = table.validators().update(body);
+    const where = sql.and(target.where, ruleCondition(table, 'update', context.caller, now, values));
+    if (target.dryRun) return countWithinBound(db, table, where);
+    const statement = planFilterUpdate(table, values, where, now);
+    try {
+      const written = await this.writeLogged(
+        context.projectId,
+        db,
+        (tx) => writeByFilter(tx, table, statement),
+        (result) => filterWriteChanges(table, 'update', result),
+        now,
+      );
+      return written.count;
+    } catch (error) {
+      throw await translateRowWriteError(error, db, table, values);
+    }
+  }
+
+  /**
+   * Deletes the rows matching `query.filter` that the delete rule lets the caller delete, in one
+   * statement (contract §18); references follow their on_delete. With `dry_run=true` only counts
+   * them. Returns the count. Throws VALIDATION_FILTER, FORBIDDEN, CONFLICT_REFERENCE.
+   */
+  async deleteWhere(context: RowContext, tableName: string, query: FilterQuery): Promise<number> {
+    const { db, table, tables } = await this.open(context, tableName);
+    const now = isoNow(this.clock);
+    const target = parseFilterTarget(table, query, { caller: context.caller, now, tables });
+    const where = sql.and(target.where, ruleCondition(table, 'delete', context.caller, now));
+    if (target.dryRun) return countWithinBound(db, table, where);
+    try {
+      const written = await this.writeLogged(
+        context.projectId,
+        db,
+        async (tx) => {
+          const result = await writeByFilter(tx, table, planFilterDelete(table, where));
+          if (table.definition.auth_table)
+            for (const row of result.rows) await this.credentials.forgetUser(tx, String(row.id));
+          return result;
+        },
+        (result) => filterWriteChanges(table, 'delete', result),
+        now,
+      );
+      return written.count;
+    } catch (error) {
+      throw translateFilterDeleteError(error, table, tables);
     }
   }
 

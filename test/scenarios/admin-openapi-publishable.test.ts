@@ -84,6 +84,7 @@ describe('GET /p/{id}/v1/openapi.json with the publishable key', () => {
       'GET /api/members/{row_id}',
       'GET /api/notes',
       'GET /api/notes/{row_id}',
+      'PATCH /api/members',
       'PATCH /api/members/{row_id}',
       'POST /api/batch',
       'POST /api/members',

@@ -87,7 +87,7 @@ describe('error envelope', () => {
     const routes: [string, string, string][] = [
       ['PUT', '/v1/projects', 'GET, HEAD, POST'],
       ['DELETE', '/health', 'GET, HEAD'],
-      ['PUT', '/p/errors-main/api/notes', 'GET, HEAD, POST, OPTIONS'],
+      ['PUT', '/p/errors-main/api/notes', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS'],
       ['POST', '/p/errors-main/v1/tables', 'GET, HEAD'],
     ];
     for (const [method, route, allow] of routes) {

@@ -27,8 +27,7 @@ after(() => server.close());
 describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow', () => {
   // [method, path, Allow, the methods the suggestion names]
   const cases = (): [string, string, string, string][] => [
-    ['PUT', `/p/${project.id}/api/tasks`, 'GET, HEAD, POST, OPTIONS', 'GET or POST'],
-    ['DELETE', `/p/${project.id}/api/tasks`, 'GET, HEAD, POST, OPTIONS', 'GET or POST'],
+    ['PUT', `/p/${project.id}/api/tasks`, 'GET, HEAD, POST, PATCH, DELETE, OPTIONS', 'GET, POST, PATCH or DELETE'],
     ['POST', `/p/${project.id}/api/tasks/some-row`, 'GET, HEAD, PATCH, DELETE, OPTIONS', 'GET, PATCH or DELETE'],
     ['GET', `/p/${project.id}/auth/login`, 'POST, OPTIONS', 'POST'],
     ['PATCH', `/p/${project.id}/auth/me`, 'GET, HEAD, OPTIONS', 'GET'],
@@ -39,7 +38,7 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
     ['PATCH', '/v1/projects/some-project', 'GET, HEAD, DELETE', 'GET or DELETE'],
     ['DELETE', '/health', 'GET, HEAD', 'GET'],
     ['POST', '/_/', 'GET, HEAD', 'GET'],
-    ['QUERY', `/p/${project.id}/api/tasks`, 'GET, HEAD, POST, OPTIONS', 'GET or POST'],
+    ['QUERY', `/p/${project.id}/api/tasks`, 'GET, HEAD, POST, PATCH, DELETE, OPTIONS', 'GET, POST, PATCH or DELETE'],
   ];
   it('answers each family of paths (data, auth, realtime, admin, platform, health, dashboard)', async () => {
     for (const [method, path, allow, named] of cases()) {
@@ -57,13 +56,13 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
     assert.equal(response.headers.get('allow'), null);
   });
 
-  it('answers PUT /p/{id}/api/{table} before reading credentials or body: "Use GET or POST"', async () => {
+  it('answers PUT /p/{id}/api/{table} before credentials or body: "Use GET, POST, PATCH or DELETE"', async () => {
     const response = await server.request('PUT', `/p/${project.id}/api/tasks`, {
       rawBody: 'not json',
       headers: { 'content-type': 'application/json' },
     });
     assertError(response, 405, 'METHOD_NOT_ALLOWED');
-    assert.equal(response.body.error.suggestion, `Use GET or POST on /p/${project.id}/api/tasks.`);
+    assert.equal(response.body.error.suggestion, `Use GET, POST, PATCH or DELETE on /p/${project.id}/api/tasks.`);
   });
 
   it('answers HEAD on a POST-only path with 405, Allow and no body', async () => {
@@ -85,7 +84,7 @@ describe('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow'
     for (const method of ['QUERY', 'SEARCH']) {
       const response = await server.request(method, `/p/${project.id}/api/tasks`, { headers: project.admin });
       assertError(response, 405, 'METHOD_NOT_ALLOWED');
-      assert.equal(response.headers.get('allow'), 'GET, HEAD, POST, OPTIONS');
+      assert.equal(response.headers.get('allow'), 'GET, HEAD, POST, PATCH, DELETE, OPTIONS');
     }
   });
 });

@@ -7,8 +7,8 @@
  */
 export { createClient, type ClientOptions, type RowbaseClient } from './client.js';
 export { AuthClient, type AuthResult, type SignUpData } from './auth.js';
-export { TableClient } from './table.js';
 export type { BatchOperation, BatchResult, BatchResults } from './batch.js';
+export { TableClient, type WriteWhereOptions } from './table.js';
 export { RealtimeClient, type RealtimeEvent, type RealtimeHandler } from './realtime.js';
 export { RowbaseError, isRowbaseError, type ClientErrorCode, type ErrorCode, type RowbaseErrorInit } from './errors.js';
 export { sendJson, type JsonAnswer, type JsonRequest } from './http.js';

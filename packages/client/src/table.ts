@@ -134,9 +134,54 @@ export class TableClient<T extends TableTypes> {
     return answer.data;
   }
 
+  /**
+   * Changes `changes` on every row matching `filter` that the update rule lets the caller change
+   * (PATCH /api/{table}?filter=...), in one transaction; `'true'` matches every row. Returns how
+   * many rows changed; with `dryRun` how many would, writing nothing. Throws RowbaseError
+   * (VALIDATION_FILTER, also when more than 10,000 rows match; VALIDATION_FAILED, FORBIDDEN, CONFLICT_UNIQUE, ...).
+   */
+  async updateWhere(filter: string, changes: T['Update'], options: WriteWhereOptions = {}): Promise<number> {
+    const answer = await this.requester.request<CountAnswer>('PATCH', this.path, {
+      query: whereQuery(filter, options),
+      body: changes,
+      signal: options.signal,
+    });
+    return answer.data.count;
+  }
+
+  /**
+   * Deletes every row matching `filter` that the delete rule lets the caller delete (DELETE
+   * /api/{table}?filter=...), in one transaction; `'true'` matches every row. Returns how many
+   * rows were deleted; with `dryRun` how many would be. Throws RowbaseError (VALIDATION_FILTER,
+   * also when more than 10,000 rows match; CONFLICT_REFERENCE, FORBIDDEN, ...).
+   */
+  async deleteWhere(filter: string, options: WriteWhereOptions = {}): Promise<number> {
+    const answer = await this.requester.request<CountAnswer>('DELETE', this.path, {
+      query: whereQuery(filter, options),
+      signal: options.signal,
+    });
+    return answer.data.count;
+  }
+
   private rowPath(id: string): string {
     return `${this.path}/${encodeURIComponent(id)}`;
   }
+}
+
+/** Options of `updateWhere` and `deleteWhere`. */
+export interface WriteWhereOptions extends CallOptions {
+  /** Only count the rows the call would touch; write nothing. */
+  dryRun?: boolean;
+}
+
+interface CountAnswer {
+  data: { count: number };
+}
+
+function whereQuery(filter: string, options: WriteWhereOptions): URLSearchParams {
+  const query = new URLSearchParams({ filter });
+  if (options.dryRun) query.set('dry_run', 'true');
+  return query;
 }
 
 function joined(names: readonly string[] | string): string {

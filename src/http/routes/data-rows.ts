@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataRateLimits } from '../../auth/data-rate-limits.js';
 import type { ProjectState, ProjectRegistry } from '../../projects/project-registry.js';
 import type { Caller } from '../../tables/caller.js';
-import type { RowContext, RowService } from '../../tables/row-service.js';
 import type { RowBatch } from '../../tables/row-batch.js';
 import { BATCH_TABLE_NAME } from '../../tables/batch-request.js';
+import type { FilterQuery, RowContext, RowService } from '../../tables/row-service.js';
 import { AppError } from '../../errors/app-error.js';
 import { noRouteError } from '../allowed-methods.js';
 import { resolveCaller, type AccessTokenVerifier } from '../credentials.js';
@@ -199,5 +199,24 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
   app.delete<RowParams>('/p/:id/api/:table/:rowId', read, async (request, reply) => {
     await rows.delete(contextOf(request), request.params.table, request.params.rowId);
     reply.code(204).send();
+  });
+
+  registerFilterWriteRoutes(app, rows, read, contextOf);
+}
+
+/** Update and delete by filter (contract §18): `PATCH|DELETE /p/{id}/api/{table}?filter=...` → `{data: {count}}`. */
+function registerFilterWriteRoutes(
+  app: FastifyInstance,
+  rows: RowService,
+  read: { onRequest: (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void },
+  contextOf: (request: FastifyRequest) => RowContext,
+): void {
+  app.patch<TableParams>('/p/:id/api/:table', read, async (request) => {
+    const query = request.query as FilterQuery;
+    return { data: { count: await rows.updateWhere(contextOf(request), request.params.table, query, request.body) } };
+  });
+  app.delete<TableParams>('/p/:id/api/:table', read, async (request) => {
+    const query = request.query as FilterQuery;
+    return { data: { count: await rows.deleteWhere(contextOf(request), request.params.table, query) } };
   });
 }
