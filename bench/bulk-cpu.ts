@@ -3,7 +3,8 @@
  * wall-clock req/s moves with whatever else runs, the CPU time a request costs much less.
  *
  *   node --import tsx bench/bulk-cpu.ts --dist dist --dist /tmp/b-REV/dist [--requests 40] [--rounds 6]
- *   node --import tsx bench/bulk-cpu.ts --dist dist --cpu-prof /tmp/prof   # and a V8 CPU profile per server (the profiler inflates the figures)
+ *   node --import tsx bench/bulk-cpu.ts --dist dist --cpu-prof /tmp/prof
+ *     (also writes a V8 CPU profile per server; the profiler inflates the figures)
  *
  * Each `--dist` folder (a `tsc -p tsconfig.build.json` output) is started as its own server over
  * a fresh data folder with the benchmark's `inbox` table (bench/schema.ts). After a warm-up, each
@@ -130,7 +131,8 @@ async function main(): Promise<void> {
     for (const target of targets) {
       const s = spread(target.perRequestUs);
       console.log(
-        `  ${target.dist.padEnd(28)} ${(s.median / 1000).toFixed(2)} ms (${(s.min / 1000).toFixed(2)}–${(s.max / 1000).toFixed(2)})  ${(s.median / first).toFixed(3)} × the first`,
+        `  ${target.dist.padEnd(28)} ${(s.median / 1000).toFixed(2)} ms ` +
+          `(${(s.min / 1000).toFixed(2)}–${(s.max / 1000).toFixed(2)})  ${(s.median / first).toFixed(3)} × the first`,
       );
     }
   } finally {

@@ -138,7 +138,10 @@ async function writeTogether(
   return rows;
 }
 
-/** `written` (what RETURNING read) in the order of `fulls`, matched by id: an engine need not return rows in VALUES order. */
+/**
+ * `written` (what RETURNING read) in the order of `fulls`, matched by id: an engine need not return
+ * rows in VALUES order.
+ */
 function inRowOrder(written: readonly Row[], fulls: readonly RowValues[]): Row[] {
   if (written.length === fulls.length && written.every((row, i) => row.id === fulls[i]!.id)) return [...written];
   const byId = new Map(written.map((row) => [row.id, row]));

@@ -72,7 +72,7 @@ for (const factory of await contractEngines()) {
       assert.deepEqual(await readLogState(db), { lastSeq: third, trimmedThrough: second });
     });
 
-    it('a bulk of 1,250 entries, after a trim emptied the log: each number given is the one its entry is stored under', async () => {
+    it('1,250 entries in one bulk after a trim emptied the log: each number given is the one stored', async () => {
       const db = await freshProject();
       await append(db, 0, at(1));
       await trimEvents(db, at(59));

@@ -95,7 +95,7 @@ describe('read answers: every column type comes back as written', () => {
     }
   });
 
-  it('create and bulk answer the very text JSON.stringify writes for their rows (which the event log stores)', async () => {
+  it('create and bulk answer the very text JSON.stringify writes for their rows (the event log stores)', async () => {
     // A table of its own: the tests below count the rows of "things".
     await putTable(server, project, 'copies', {
       columns: DECLARED.map((name) => ({ name, type: COLUMN_TYPES[name] })),
