@@ -60,6 +60,8 @@ export function batchPaths(model: SchemaModel, audience: Audience): Record<strin
     'TABLE_NOT_FOUND',
     'FORBIDDEN',
     'ROW_NOT_FOUND',
+    // The project's data_rate_limits: a batch counts as one write (contract §18).
+    'RATE_LIMITED',
     ...writes,
     ...BODY,
   ];

@@ -142,6 +142,26 @@ describe('reads and writes per address', () => {
     assert.deepEqual(list.body.data.map((r: { title: string }) => r.title).sort(), ['c', 'd']);
   });
 
+  it('a batch and an update by filter each count as one write, whatever their number of rows', async () => {
+    const project = await limitedProject(server, { reads_per_minute: 100, writes_per_minute: 2 });
+    const operations = ['a', 'b', 'c'].map((title) => ({ method: 'POST', table: 'notes', body: { title } }));
+    const batch = await server.request('POST', `/p/${project.id}/api/batch`, {
+      headers: project.anon,
+      body: { operations },
+    });
+    assert.equal(batch.status, 200, batch.text);
+    const byFilter = await server.request('PATCH', `${notes(project)}?filter=${encodeURIComponent('true')}`, {
+      headers: project.anon,
+      body: { title: 'x' },
+    });
+    assert.equal(byFilter.status, 200, byFilter.text);
+    assert.equal(byFilter.body.data.count, 3);
+    assertLimited(
+      await server.request('POST', `/p/${project.id}/api/batch`, { headers: project.anon, body: { operations } }),
+    );
+    assert.equal(await rowCount(server, project), 3, 'the refused batch wrote nothing');
+  });
+
   it('only writes limited: reads are never counted', async () => {
     const project = await limitedProject(server, { writes_per_minute: 1 });
     for (let i = 0; i < 5; i++)
