@@ -28,19 +28,11 @@ export interface InsertPlan {
  */
 export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> {
   const { table, now, bulk } = plan;
-  const columns = [...table.physical.values()].filter((c) => c.name !== 'password_version');
+  const columns = insertableColumns(table);
   const rows: Row[] = [];
   for (const [index, { values, condition }] of plan.rows.entries()) {
-    const id = (values.id as string | undefined) ?? newRowId();
-    const full: RowValues = { ...values, id, created_at: now, updated_at: now };
-    // A declared column left out (and without default) is written as null, never left to the
-    // database: a SQLite file made by an earlier version may hold a DDL default for a column named like an
-    // auth column (issue 27), and defaults are the row service's to apply on every engine.
-    for (const column of table.definition.columns) if (full[column.name] === undefined) full[column.name] = null;
+    const { id, full, written } = insertedValues(table, columns, values, now);
     try {
-      // The whole column list when every column has a value (the usual case): the same array
-      // on every row lets the store key its compiled statement by it.
-      const written = columns.every((c) => full[c.name] !== undefined) ? columns : present(columns, full);
       const row = await tx.first({
         kind: 'insert',
         table: table.name,
@@ -57,11 +49,39 @@ export async function writeRows(tx: Executor, plan: InsertPlan): Promise<Row[]> 
   return rows;
 }
 
+/** The columns an insert may write: every physical column but the password version (the database's default). */
+export function insertableColumns(table: CompiledTable): ColumnRef[] {
+  return [...table.physical.values()].filter((c) => c.name !== 'password_version');
+}
+
+/**
+ * The values a new row is written with: its id (generated when not given), the time stamps,
+ * and null for every declared column left out; `written` is the columns that hold a value.
+ */
+export function insertedValues(
+  table: CompiledTable,
+  columns: readonly ColumnRef[],
+  values: RowValues,
+  now: string,
+): { id: string; full: RowValues; written: readonly ColumnRef[] } {
+  const id = (values.id as string | undefined) ?? newRowId();
+  const full: RowValues = { ...values, id, created_at: now, updated_at: now };
+  // A declared column left out (and without default) is written as null, never left to the
+  // database: a SQLite file made by an earlier version may hold a DDL default for a column named like an
+  // auth column (issue 27), and defaults are the row service's to apply on every engine.
+  for (const column of table.definition.columns) if (full[column.name] === undefined) full[column.name] = null;
+  // The whole column list when every column has a value (the usual case): the same array
+  // on every row lets the store key its compiled statement by it.
+  const written = columns.every((c) => full[c.name] !== undefined) ? columns : present(columns, full);
+  return { id, full, written };
+}
+
 function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] {
   return columns.filter((c) => values[c.name] !== undefined);
 }
 
-async function checkCreateRule(
+/** Throws FORBIDDEN unless the row `id` (just written by `tx`) meets the create rule's `condition`. */
+export async function checkCreateRule(
   tx: Executor,
   table: CompiledTable,
   id: string,

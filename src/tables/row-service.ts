@@ -22,6 +22,7 @@ import type { ProjectSchema, SchemaService } from './schema-service.js';
 import { writeRows, type InsertPlan } from './row-insert.js';
 import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
+import { conflictTarget, planUpsert, writeUpserts, type UpsertedRow } from './row-upsert.js';
 
 export const MAX_BULK_ROWS = 10_000;
 
@@ -173,20 +174,38 @@ export class RowService {
 
   /** Creates all rows or none; errors name the index of the first bad row. */
   async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<CreatedRows> {
-    if (!Array.isArray(body)) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: 'The bulk body must be a JSON array of row objects.',
-        suggestion: 'Send [{...}, {...}].',
-      });
-    }
-    if (body.length === 0 || body.length > MAX_BULK_ROWS) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: `A bulk request holds 1 to ${MAX_BULK_ROWS} rows; this one has ${body.length}.`,
-        suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
-      });
-    }
-    const { rows, texts } = await this.insert(context, tableName, body, { bulk: true });
+    const { rows, texts } = await this.insert(context, tableName, bulkBodies(body), { bulk: true });
     return { rows, json: `{"data":[${texts.join(',')}]}` };
+  }
+
+  /**
+   * Inserts each row, or updates the row holding its value of the unique column `onConflict`
+   * (row-upsert.ts), all or none; `bulk` errors name the index of the first bad row. Throws
+   * VALIDATION_* (also for a column that is not unique), FORBIDDEN, CONFLICT_UNIQUE, CONFLICT_REFERENCE.
+   */
+  async upsert(
+    context: RowContext,
+    tableName: string,
+    body: unknown,
+    onConflict: unknown,
+    bulk: boolean,
+  ): Promise<UpsertedRow[]> {
+    const { db, table } = await this.open(context, tableName);
+    const target = conflictTarget(table, onConflict);
+    const bodies = bulk ? bulkBodies(body) : [body];
+    const plan = planUpsert(await this.planCreate(context, table, bodies, { bulk }), target, bodies, context.caller);
+    try {
+      return await this.writeLogged(
+        context.projectId,
+        db,
+        (tx) => writeUpserts(tx, plan),
+        (rows) =>
+          rows.map(({ row, inserted }) => ({ table: table.name, action: inserted ? 'create' : 'update', record: row })),
+        plan.insert.now,
+      );
+    } catch (error) {
+      throw translateWriteError(error, table.name);
+    }
   }
 
   /** Updates a visible row. Throws ROW_NOT_FOUND, VALIDATION_*, FORBIDDEN, CONFLICT_*. */
@@ -365,6 +384,23 @@ export class RowService {
     if (!table.definition.auth_table) return Promise.resolve(values);
     return this.credentials.prepare(values, { ...write, minPasswordLength: context.minPasswordLength });
   }
+}
+
+/** The rows of a bulk body; throws VALIDATION_FAILED unless it is an array of 1 to MAX_BULK_ROWS items. */
+function bulkBodies(body: unknown): unknown[] {
+  if (!Array.isArray(body)) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'The bulk body must be a JSON array of row objects.',
+      suggestion: 'Send [{...}, {...}].',
+    });
+  }
+  if (body.length === 0 || body.length > MAX_BULK_ROWS) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: `A bulk request holds 1 to ${MAX_BULK_ROWS} rows; this one has ${body.length}.`,
+      suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
+    });
+  }
+  return body;
 }
 
 /** A table ready for a row operation: its database, the compiled table, and every table of the project. */

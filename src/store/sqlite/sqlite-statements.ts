@@ -5,7 +5,14 @@
  * whether it wrote.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { resultColumns, type ColumnRef, type InsertStatement, type SelectStatement } from '../../query/sql-tree.js';
+import {
+  resultColumns,
+  sql as tree,
+  UPSERT_INSERTED,
+  type ColumnRef,
+  type InsertStatement,
+  type SelectStatement,
+} from '../../query/sql-tree.js';
 import type { Executor, Row, TableChange } from '../types.js';
 import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
@@ -174,6 +181,7 @@ export class SqliteStatements {
   all(statement: Parameters<Executor['all']>[0]): Row[] {
     if (statement.kind !== 'select') this.writes++;
     try {
+      if (statement.kind === 'insert' && statement.onConflictUpdate) return this.upsert(statement);
       const columns = resultColumns(statement);
       if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, true).rows;
       if (statement.kind === 'insert') {
@@ -202,6 +210,33 @@ export class SqliteStatements {
     } catch (error) {
       throw translateSqliteError(error);
     }
+  }
+
+  /**
+   * An upsert of one row (`onConflictUpdate`), its rows marked inserted or updated. SQLite's
+   * RETURNING cannot tell which, so the conflicting row is looked for first: nothing can write
+   * in between (this connection is the only writer, and no await separates the two statements).
+   */
+  private upsert(statement: InsertStatement): Row[] {
+    const { target } = statement.onConflictUpdate!;
+    if (statement.rows.length !== 1 || !statement.returning)
+      throw new Error('an upsert writes one row, with RETURNING');
+    const index = statement.columns.findIndex((c) => c.name === target);
+    const value = index === -1 ? null : statement.rows[0]![index];
+    const conflicts =
+      value === null || value === undefined
+        ? 0
+        : this.count({
+            kind: 'count',
+            table: statement.table,
+            where: tree.eq(target, value, statement.columns[index]!.type),
+          });
+    const { sql, params } = compileStatement(statement);
+    // Object mode: the prepared text may be shared with a statement left in raw mode.
+    const raws = this.prepare(sql)
+      .raw(false)
+      .all(...(params as never[])) as Record<string, unknown>[];
+    return raws.map((raw) => ({ ...decodeRow(raw, statement.returning!), [UPSERT_INSERTED.name]: conflicts === 0 }));
   }
 
   /**
@@ -345,6 +380,7 @@ export class SqliteStatements {
   run(statement: Parameters<Executor['run']>[0]): number {
     this.writes++;
     try {
+      if (statement.kind === 'insert' && statement.onConflictUpdate) return this.upsert(statement).length;
       if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, false).changes;
       const plain = { ...statement, returning: undefined };
       const { sql, params } = plain.kind === 'insert' ? this.insertSql(plain) : compileStatement(plain);
