@@ -40,6 +40,7 @@ export type {
   SessionInfo,
   SortKey,
   TableTypes,
+  WriteOptions,
   TopicRow,
   TopicTable,
   UntypedDatabase,
