@@ -26,6 +26,7 @@ const PG_SCENARIOS: ReadonlyArray<readonly [id: string, goals: readonly Goal[]]>
   ['mixed', []],
   ['create', [{ kind: 'ratio', min: 0.7 }]],
   ['bulk-1000', []],
+  ['upsert-bulk-1000', [{ kind: 'ratio', min: 0.8 }]],
 ];
 
 /** The same scenarios, renamed pg-*, with the PostgreSQL targets. */
