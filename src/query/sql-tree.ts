@@ -128,8 +128,9 @@ export interface InsertStatement {
   /** Skip rows that would violate a unique constraint instead of failing. */
   readonly onConflictDoNothing?: boolean;
   /**
-   * An upsert of one row: on a conflict on `target`, update the existing row instead (only
-   * where `where` holds on it), or leave it and return no row. Its rows carry UPSERT_INSERTED.
+   * An upsert: a row whose `target` value is taken updates the existing row instead (only where
+   * `where` holds on it), or leaves it and returns nothing. Several rows must send distinct
+   * values and return `target`. Its returned rows carry UPSERT_INSERTED.
    */
   readonly onConflictUpdate?: UpsertClause;
 }

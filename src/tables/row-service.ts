@@ -22,7 +22,15 @@ import type { ProjectSchema, SchemaService } from './schema-service.js';
 import { writeRows, type InsertPlan } from './row-insert.js';
 import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
-import { conflictTarget, planUpsert, writeUpserts, type UpsertedRow } from './row-upsert.js';
+import {
+  canBatch,
+  conflictTarget,
+  planUpsert,
+  RowByRowNeeded,
+  writeUpsertBatches,
+  writeUpserts,
+  type UpsertedRow,
+} from './row-upsert.js';
 
 export const MAX_BULK_ROWS = 10_000;
 
@@ -189,20 +197,37 @@ export class RowService {
     body: unknown,
     onConflict: unknown,
     bulk: boolean,
-  ): Promise<UpsertedRow[]> {
+  ): Promise<{ rows: UpsertedRow[]; json: string }> {
     const { db, table } = await this.open(context, tableName);
     const target = conflictTarget(table, onConflict);
     const bodies = bulk ? bulkBodies(body) : [body];
     const plan = planUpsert(await this.planCreate(context, table, bodies, { bulk }), target, bodies, context.caller);
-    try {
-      return await this.writeLogged(
+    // Each row's JSON text is written once, for the event log and the answer alike.
+    let texts: string[] = [];
+    const changes = (rows: UpsertedRow[]): RowChange[] => {
+      texts = rows.map(({ row }) => JSON.stringify(row));
+      return rows.map(({ row, inserted }, i) => ({
+        table: table.name,
+        action: inserted ? 'create' : 'update',
+        record: row,
+        recordJson: texts[i]!,
+      }));
+    };
+    const write = (rowByRow: boolean) =>
+      this.writeLogged(
         context.projectId,
         db,
-        (tx) => writeUpserts(tx, plan),
-        (rows) =>
-          rows.map(({ row, inserted }) => ({ table: table.name, action: inserted ? 'create' : 'update', record: row })),
+        (tx) => (rowByRow ? writeUpserts(tx, plan) : writeUpsertBatches(tx, plan)),
+        changes,
         plan.insert.now,
       );
+    try {
+      // Batches first where they apply; a failing batch rolls back and the rows go one by one, which names the culprit.
+      const rows = await write(!canBatch(plan)).catch((error: unknown) => {
+        if (error instanceof RowByRowNeeded) return write(true);
+        throw error;
+      });
+      return { rows, json: bulk ? `{"data":[${texts.join(',')}]}` : `{"data":${texts[0]!}}` };
     } catch (error) {
       throw translateWriteError(error, table.name);
     }

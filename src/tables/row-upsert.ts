@@ -12,6 +12,7 @@ import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { ruleCondition } from './row-access.js';
 import { checkCreateRule, insertableColumns, insertedValues, type InsertPlan } from './row-insert.js';
+import type { RowValues } from './row-validator.js';
 import { translateRowWriteError } from './write-errors.js';
 
 /** Columns an upsert never copies onto the existing row: its identity and creation time. */
@@ -73,18 +74,128 @@ export function planUpsert(
   const { table, now } = insert;
   const updatedAt = table.physical.get('updated_at')!;
   const locked = caller.kind !== 'admin' && table.rules.update.kind === 'locked';
+  const reads = readsBody(table.definition.rules.update);
+  const shared = locked ? sql.bool(false) : reads ? undefined : ruleCondition(table, 'update', caller, now, {});
+  // Rows that send the same columns share one SET list (one compiled statement shape).
+  const updates = new Map<string, readonly ColumnRef[]>();
   const rows = insert.rows.map(({ values }, index) => {
     const sentNames = Object.keys(bodies[index] as object);
-    const sent = Object.fromEntries(sentNames.map((name) => [name, values[name]]));
-    const update = sentNames
-      .filter((name) => name !== target.name && !KEPT_ON_UPDATE.has(name))
-      .map((name) => table.physical.get(name)!);
-    return {
-      update: [...update, updatedAt],
-      condition: locked ? sql.bool(false) : ruleCondition(table, 'update', caller, now, sent),
-    };
+    const key = sentNames.join('\u0000');
+    let update = updates.get(key);
+    if (!update) {
+      update = Object.freeze([
+        ...sentNames
+          .filter((name) => name !== target.name && !KEPT_ON_UPDATE.has(name))
+          .map((name) => table.physical.get(name)!),
+        updatedAt,
+      ]);
+      updates.set(key, update);
+    }
+    const sent = reads ? Object.fromEntries(sentNames.map((name) => [name, values[name]])) : undefined;
+    return { update, condition: sent ? ruleCondition(table, 'update', caller, now, sent) : shared };
   });
   return { insert, target, rows };
+}
+
+/** True when a rule reads `@request.body` (so its condition differs from row to row). */
+function readsBody(rule: string | null): boolean {
+  return rule?.includes('@request.body') === true;
+}
+
+/**
+ * The batched attempt (writeUpsertBatches) cannot judge a row exactly: a conflict the update
+ * rule keeps, an insert the create rule refuses, a constraint. The caller rolls it back and
+ * writes the rows one by one (writeUpserts), which finds and names the first failing row.
+ */
+export class RowByRowNeeded extends Error {
+  override readonly name = 'RowByRowNeeded';
+}
+
+/** Rows per statement of a batch: within SQLite's most portable limit of bound values (999). */
+function batchSize(columns: number): number {
+  return Math.max(1, Math.min(500, Math.floor(900 / columns)));
+}
+
+/**
+ * True when a bulk upsert may be written in batches of many rows per statement: neither rule
+ * reads `@request.body` (each row would need its own condition) and the conflict column holds
+ * text or integers (returned rows are matched to sent ones by its value).
+ */
+export function canBatch(plan: UpsertPlan): boolean {
+  const { bulk, rows, table } = plan.insert;
+  const { create, update } = table.definition.rules;
+  return (
+    bulk &&
+    rows.length > 1 &&
+    (plan.target.type === 'text' || plan.target.type === 'integer') &&
+    !readsBody(create) &&
+    !readsBody(update)
+  );
+}
+
+/**
+ * Writes the planned upserts with `tx` as multi-row statements of rows with distinct conflict
+ * values and the same columns, in order; PostgreSQL then answers a bulk in a few round trips.
+ * Throws RowByRowNeeded whenever a row fails (see there); nothing else.
+ */
+export async function writeUpsertBatches(tx: Executor, plan: UpsertPlan): Promise<UpsertedRow[]> {
+  const { table, now } = plan.insert;
+  const columns = insertableColumns(table);
+  const size = batchSize(columns.length);
+  const target = plan.target.name;
+  const written: UpsertedRow[] = [];
+  let batch: { id: string; full: RowValues; value: unknown }[] = [];
+  let update: readonly ColumnRef[] | undefined;
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const condition = plan.rows[0]!.condition;
+    const rows = await tx.all({
+      kind: 'insert',
+      table: table.name,
+      columns,
+      rows: batch.map(({ full }) => columns.map((c) => full[c.name])),
+      returning: table.readable,
+      onConflictUpdate: { target, update: update!, ...(condition && { where: condition }) },
+    });
+    const byValue = new Map(rows.map((row) => [row[target], row]));
+    const inserted: string[] = [];
+    for (const { id, value } of batch) {
+      const result = byValue.get(value);
+      if (!result) throw new RowByRowNeeded('a taken value the update rule keeps');
+      const { [UPSERT_INSERTED.name]: isNew, ...row } = result;
+      if (isNew === true) inserted.push(id);
+      written.push({ row, inserted: isNew === true });
+    }
+    const createRule = plan.insert.rows[0]!.condition;
+    if (createRule && inserted.length > 0) {
+      const ids: Expr = { kind: 'in', expr: sql.column('id'), values: inserted.map((id) => sql.value(id, 'text')) };
+      const allowed = await tx.count({ kind: 'count', table: table.name, where: sql.and(ids, createRule) });
+      if (allowed !== inserted.length) throw new RowByRowNeeded('an insert the create rule refuses');
+    }
+    batch = [];
+  };
+  const seen = new Set<unknown>();
+  try {
+    for (const [index, { values }] of plan.insert.rows.entries()) {
+      const { id, full, written: rowColumns } = insertedValues(table, columns, values, now);
+      const value = full[target];
+      if (rowColumns !== columns || value === null) throw new RowByRowNeeded('a row without every column');
+      const rowUpdate = plan.rows[index]!.update;
+      if (batch.length >= size || rowUpdate !== update || seen.has(value)) {
+        await flush();
+        seen.clear();
+      }
+      update = rowUpdate;
+      seen.add(value);
+      batch.push({ id, full, value });
+    }
+    await flush();
+  } catch (error) {
+    if (error instanceof RowByRowNeeded) throw error;
+    if (error instanceof StoreError) throw new RowByRowNeeded(error.message, { cause: error });
+    throw error;
+  }
+  return written;
 }
 
 /**

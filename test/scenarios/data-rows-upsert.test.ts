@@ -273,6 +273,39 @@ describe('POST /p/{id}/api/{table}/bulk?on_conflict=<column>', () => {
     assert.equal(data[1].id, data[2].id, 'a later row updates the row an earlier one inserted');
   });
 
+  it('300 rows, every other one taken: each answered in order, inserted or updated, in several statements', async () => {
+    const taken = Array.from({ length: 150 }, (_, n) => ({ sku: `many-${2 * n}`, name: 'before', qty: n }));
+    assert.equal((await bulkUpsert('items', 'sku', project.anon, taken)).status, 200);
+    const before = new Map((await rowsOf('items')).map((r) => [r.sku, r]));
+    const rows = Array.from({ length: 300 }, (_, n) => ({ sku: `many-${n}`, name: `after ${n}` }));
+    const response = await bulkUpsert('items', 'sku', project.anon, rows);
+    assert.equal(response.status, 200, response.text);
+    const data = response.body.data as Record<string, unknown>[];
+    assert.deepEqual(
+      data.map((r) => [r.sku, r.name]),
+      rows.map((r) => [r.sku, r.name]),
+    );
+    for (const [n, row] of data.entries()) {
+      const old = before.get(`many-${n}`);
+      if (n % 2 === 0) {
+        assert.equal(row.id, old!.id, `row ${n} updates the row that held its sku`);
+        assert.equal(row.qty, old!.qty, `row ${n} keeps the columns it did not send`);
+      } else {
+        assert.equal(old, undefined);
+        assert.equal(row.qty, 0, `row ${n} is inserted with the defaults`);
+      }
+    }
+  });
+
+  it('an insert the create rule refuses among others → 403 FORBIDDEN naming it, nothing written', async () => {
+    const before = await rowsOf('notes');
+    const rows = Array.from({ length: 20 }, (_, n) => ({ slug: `bob-many-${n}`, owner: n === 13 ? aliceId : bobId }));
+    const response = await bulkUpsert('notes', 'slug', bob, rows);
+    assertError(response, 403, 'FORBIDDEN');
+    assertMessageIncludes(response, 'row 13');
+    assert.deepEqual(await rowsOf('notes'), before);
+  });
+
   it('a bulk of inserts only answers 200 as well', async () => {
     const response = await bulkUpsert('items', 'sku', project.anon, [{ sku: 'bulk-new', name: 'n' }]);
     assert.equal(response.status, 200, response.text);

@@ -150,8 +150,8 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
   const upsert = async (request: FastifyRequest<TableParams>, reply: FastifyReply, bulk: boolean) => {
     const onConflict = (request.query as Record<string, unknown>).on_conflict;
     const written = await rows.upsert(contextOf(request), request.params.table, request.body, onConflict, bulk);
-    reply.code(!bulk && written[0]!.inserted ? 201 : 200);
-    return { data: bulk ? written.map((w) => w.row) : written[0]!.row };
+    reply.code(!bulk && written.rows[0]!.inserted ? 201 : 200);
+    return asJson(reply, written.json);
   };
   const isUpsert = (request: FastifyRequest): boolean =>
     (request.query as Record<string, unknown>).on_conflict !== undefined;

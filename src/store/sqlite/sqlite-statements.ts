@@ -42,9 +42,12 @@ interface InsertResult {
  */
 function insertShape(statement: InsertStatement, nullFree: boolean): string {
   const returning = statement.returning ? columnNames(statement.returning) : '';
+  const upsert = statement.onConflictUpdate;
   let key =
     `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001` +
     `${columnNames(statement.columns)}\u0001${returning}\u0001`;
+  // An upsert's condition binds values of its own: only one without a condition has an insert's shape.
+  if (upsert) key += `${upsert.target}\u0000${columnNames(upsert.update)}\u0001`;
   if (nullFree) return `${key}${statement.rows.length}`;
   for (const values of statement.rows) {
     key += ',';
@@ -125,6 +128,8 @@ export class SqliteStatements {
    * row and every event-log chunk, and compiling them was a tenth of its CPU.
    */
   private readonly insertTexts = new Map<string, string>();
+  /** The SQL text that reads which of an upsert's values are taken, by table, column, type and number of values. */
+  private readonly takenValueTexts = new Map<string, string>();
   /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
   private readonly strictTables = new Map<string, boolean>();
   /** Write statements run so far. */
@@ -137,6 +142,7 @@ export class SqliteStatements {
   forget(): void {
     this.prepared.clear();
     this.insertTexts.clear();
+    this.takenValueTexts.clear();
     this.strictTables.clear();
     this.generation++;
   }
@@ -213,30 +219,55 @@ export class SqliteStatements {
   }
 
   /**
-   * An upsert of one row (`onConflictUpdate`), its rows marked inserted or updated. SQLite's
-   * RETURNING cannot tell which, so the conflicting row is looked for first: nothing can write
-   * in between (this connection is the only writer, and no await separates the two statements).
+   * An upsert (`onConflictUpdate`), its rows marked inserted or updated. SQLite's RETURNING
+   * cannot tell which, so the rows holding the sent values are looked for first: nothing can
+   * write in between (this connection is the only writer, and no await separates the two).
    */
   private upsert(statement: InsertStatement): Row[] {
-    const { target } = statement.onConflictUpdate!;
-    if (statement.rows.length !== 1 || !statement.returning)
-      throw new Error('an upsert writes one row, with RETURNING');
+    const { target, where } = statement.onConflictUpdate!;
+    const returning = statement.returning;
     const index = statement.columns.findIndex((c) => c.name === target);
-    const value = index === -1 ? null : statement.rows[0]![index];
-    const conflicts =
-      value === null || value === undefined
-        ? 0
-        : this.count({
-            kind: 'count',
-            table: statement.table,
-            where: tree.eq(target, value, statement.columns[index]!.type),
-          });
-    const { sql, params } = compileStatement(statement);
+    if (!returning || (statement.rows.length > 1 && !returning.some((c) => c.name === target)))
+      throw new Error('an upsert returns its rows, and several rows their conflict column');
+    const taken = index === -1 ? new Set<unknown>() : this.takenValues(statement, index);
+    // Without a condition (admin key, open update rule) the text is an insert's, compiled once per shape.
+    const { sql, params } = where ? compileStatement(statement) : this.insertSql(statement);
     // Object mode: the prepared text may be shared with a statement left in raw mode.
     const raws = this.prepare(sql)
       .raw(false)
       .all(...(params as never[])) as Record<string, unknown>[];
-    return raws.map((raw) => ({ ...decodeRow(raw, statement.returning!), [UPSERT_INSERTED.name]: conflicts === 0 }));
+    const single = statement.rows.length === 1;
+    return raws.map((raw) => {
+      const row = decodeRow(raw, returning);
+      // Several rows send distinct values (the tree's rule): each one's own value tells.
+      row[UPSERT_INSERTED.name] = single ? taken.size === 0 : !taken.has(raw[target]);
+      return row;
+    });
+  }
+
+  /** The stored values, among those the upsert's rows send in column `index` (its conflict target), already taken. */
+  private takenValues(statement: InsertStatement, index: number): Set<unknown> {
+    const column = statement.columns[index]!;
+    const values = statement.rows.map((row) => row[index]).filter((value) => value !== null && value !== undefined);
+    if (values.length === 0) return new Set();
+    const key = `${statement.table}\u0000${column.name}\u0000${column.type}\u0000${values.length}`;
+    let sql = this.takenValueTexts.get(key);
+    if (sql === undefined) {
+      sql = compileStatement({
+        kind: 'select',
+        table: statement.table,
+        columns: [column],
+        where: { kind: 'in', expr: tree.column(column.name), values: values.map((v) => tree.value(v, column.type)) },
+      }).sql;
+      if (this.takenValueTexts.size >= INSERT_TEXT_CACHE_SIZE) this.takenValueTexts.clear();
+      this.takenValueTexts.set(key, sql);
+    }
+    const encoded = values.map((value) => encodeSqliteValue(value, column.type));
+    return new Set(
+      this.prepare(sql)
+        .pluck()
+        .all(...(encoded as never[])),
+    );
   }
 
   /**
