@@ -111,10 +111,8 @@ export class RowByRowNeeded extends Error {
   override readonly name = 'RowByRowNeeded';
 }
 
-/** Rows per statement of a batch: within SQLite's most portable limit of bound values (999). */
-function batchSize(columns: number): number {
-  return Math.max(1, Math.min(500, Math.floor(900 / columns)));
-}
+/** Rows per statement of a batch (an engine splits it further where it binds fewer values). */
+const BATCH_ROWS = 1000;
 
 /**
  * True when a bulk upsert may be written in batches of many rows per statement: neither rule
@@ -141,7 +139,6 @@ export function canBatch(plan: UpsertPlan): boolean {
 export async function writeUpsertBatches(tx: Executor, plan: UpsertPlan): Promise<UpsertedRow[]> {
   const { table, now } = plan.insert;
   const columns = insertableColumns(table);
-  const size = batchSize(columns.length);
   const target = plan.target.name;
   const written: UpsertedRow[] = [];
   let batch: { id: string; full: RowValues; value: unknown }[] = [];
@@ -181,7 +178,7 @@ export async function writeUpsertBatches(tx: Executor, plan: UpsertPlan): Promis
       const value = full[target];
       if (rowColumns !== columns || value === null) throw new RowByRowNeeded('a row without every column');
       const rowUpdate = plan.rows[index]!.update;
-      if (batch.length >= size || rowUpdate !== update || seen.has(value)) {
+      if (batch.length >= BATCH_ROWS || rowUpdate !== update || seen.has(value)) {
         await flush();
         seen.clear();
       }

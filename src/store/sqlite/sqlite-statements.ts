@@ -224,6 +224,17 @@ export class SqliteStatements {
    * write in between (this connection is the only writer, and no await separates the two).
    */
   private upsert(statement: InsertStatement): Row[] {
+    // Statements within the portable limit of bound values (a condition binds a few more).
+    const perStatement = Math.max(1, Math.floor((SAFE_PARAMETERS - 99) / statement.columns.length));
+    if (statement.rows.length <= perStatement) return this.upsertRows(statement);
+    const out: Row[] = [];
+    for (let i = 0; i < statement.rows.length; i += perStatement)
+      out.push(...this.upsertRows({ ...statement, rows: statement.rows.slice(i, i + perStatement) }));
+    return out;
+  }
+
+  /** One statement of `upsert`. */
+  private upsertRows(statement: InsertStatement): Row[] {
     const { target, where } = statement.onConflictUpdate!;
     const returning = statement.returning;
     const index = statement.columns.findIndex((c) => c.name === target);
