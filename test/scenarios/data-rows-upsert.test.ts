@@ -273,7 +273,7 @@ describe('POST /p/{id}/api/{table}/bulk?on_conflict=<column>', () => {
     assert.equal(data[1].id, data[2].id, 'a later row updates the row an earlier one inserted');
   });
 
-  it('300 rows, every other one taken: each answered in order, inserted or updated, in several statements', async () => {
+  it('300 rows, every other one taken: each answered in order, inserted or updated', async () => {
     const taken = Array.from({ length: 150 }, (_, n) => ({ sku: `many-${2 * n}`, name: 'before', qty: n }));
     assert.equal((await bulkUpsert('items', 'sku', project.anon, taken)).status, 200);
     const before = new Map((await rowsOf('items')).map((r) => [r.sku, r]));
