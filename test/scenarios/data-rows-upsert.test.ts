@@ -63,6 +63,14 @@ before(async () => {
     ],
     rules: { list: '', view: '', create: '', update: 'author.email = @request.auth.email', delete: null },
   });
+  // An update rule that reads the body: each row is judged with its own values.
+  await putTable(server, project, 'tags', {
+    columns: [
+      { name: 'label', type: 'text', unique: true },
+      { name: 'note', type: 'text' },
+    ],
+    rules: { list: '', view: '', create: '', update: '@request.body.note != "frozen"', delete: null },
+  });
   // Anyone may create; no one but the admin key may update.
   await putTable(server, project, 'logs', {
     columns: [
@@ -306,6 +314,29 @@ describe('POST /p/{id}/api/{table}/bulk?on_conflict=<column>', () => {
     assert.deepEqual(await rowsOf('notes'), before);
   });
 
+  it('an update rule reading @request.body judges each row with its own body', async () => {
+    assert.equal((await bulkUpsert('tags', 'label', project.anon, [{ label: 'a' }, { label: 'b' }])).status, 200);
+    const refused = await bulkUpsert('tags', 'label', project.anon, [
+      { label: 'a', note: 'fine' },
+      { label: 'b', note: 'frozen' },
+    ]);
+    assertError(refused, 409, 'CONFLICT_UNIQUE');
+    assertMessageIncludes(refused, 'row 1');
+    const allowed = await bulkUpsert('tags', 'label', project.anon, [
+      { label: 'a', note: 'fine' },
+      { label: 'c', note: 'frozen' },
+    ]);
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.deepEqual(
+      (await rowsOf('tags')).map((r) => [r.label, r.note]),
+      [
+        ['a', 'fine'],
+        ['b', null],
+        ['c', 'frozen'],
+      ],
+    );
+  });
+
   it('a bulk of inserts only answers 200 as well', async () => {
     const response = await bulkUpsert('items', 'sku', project.anon, [{ sku: 'bulk-new', name: 'n' }]);
     assert.equal(response.status, 200, response.text);
@@ -373,8 +404,9 @@ describe('realtime', () => {
     await bulkUpsert('items', 'sku', project.anon, [
       { sku: 'rt-1', name: 'three' },
       { sku: 'rt-2', name: 'new' },
+      { sku: 'rt-2', name: 'newer' },
     ]);
-    const events = await stream.waitFor(4, (e) => e.event === 'items');
+    const events = await stream.waitFor(5, (e) => e.event === 'items');
     assert.deepEqual(
       events.map((e) => [e.json.action, e.json.record.sku, e.json.record.name]),
       [
@@ -382,6 +414,7 @@ describe('realtime', () => {
         ['update', 'rt-1', 'two'],
         ['update', 'rt-1', 'three'],
         ['create', 'rt-2', 'new'],
+        ['update', 'rt-2', 'newer'],
       ],
     );
     assert.equal(events[1]!.json.record.id, inserted.id);
