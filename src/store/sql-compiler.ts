@@ -50,6 +50,12 @@ export interface Dialect {
   readonly upsertInsertedFlag?: string;
 }
 
+/**
+ * The alias of an upsert's table: its condition names the existing row by it, and a table
+ * called "excluded" would otherwise make PostgreSQL's `excluded` ambiguous (no table name starts with `_`).
+ */
+const UPSERT_ROW = '"_rb_row"';
+
 /** Quotes an identifier. Names are validated against the schema before they get here; quoting is the second fence. */
 export function quoteIdent(name: string): string {
   // Valid names never hold a quote: skip the replace on the hot path, keep it as the fence.
@@ -195,7 +201,7 @@ export class SqlCompiler {
             : '';
         return {
           sql:
-            `INSERT INTO ${table(statement.table)} (${names}) VALUES ` +
+            `INSERT INTO ${table(statement.table)}${upsert ? ` AS ${UPSERT_ROW}` : ''} (${names}) VALUES ` +
             `${rows}${conflict}${returning(statement.returning)}${flag}`,
           params,
         };
@@ -224,9 +230,8 @@ export class SqlCompiler {
     paths: PathContext,
   ): string {
     const set = clause.update.map((c) => `${quoteIdent(c.name)} = excluded.${quoteIdent(c.name)}`).join(', ');
-    const where = clause.where
-      ? ` WHERE ${this.expression(clause.where, bind, { ...paths, qualifyColumns: true })}`
-      : '';
+    const existing = { ...paths, qualifier: UPSERT_ROW, qualifyColumns: true };
+    const where = clause.where ? ` WHERE ${this.expression(clause.where, bind, existing)}` : '';
     return ` ON CONFLICT (${quoteIdent(clause.target)}) DO UPDATE SET ${set}${where}`;
   }
 

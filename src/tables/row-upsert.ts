@@ -176,7 +176,8 @@ export async function writeUpsertBatches(tx: Executor, plan: UpsertPlan): Promis
     for (const [index, { values }] of plan.insert.rows.entries()) {
       const { id, full, written: rowColumns } = insertedValues(table, columns, values, now);
       const value = full[target];
-      if (rowColumns !== columns || value === null) throw new RowByRowNeeded('a row without every column');
+      // A row without a value to match it by, or with columns of its own, is written alone.
+      if (rowColumns !== columns || value === null) throw new RowByRowNeeded('a row that cannot share a statement');
       const rowUpdate = plan.rows[index]!.update;
       if (batch.length >= BATCH_ROWS || rowUpdate !== update || seen.has(value)) {
         await flush();

@@ -71,6 +71,11 @@ before(async () => {
     ],
     rules: { list: '', view: '', create: '', update: '@request.body.note != "frozen"', delete: null },
   });
+  // A table named like the row an upsert could not insert (PostgreSQL's `excluded`).
+  await putTable(server, project, 'excluded', {
+    columns: [{ name: 'label', type: 'text', unique: true }],
+    rules: { list: '', view: '', create: '', update: 'label != "x"', delete: null },
+  });
   // Anyone may create; no one but the admin key may update.
   await putTable(server, project, 'logs', {
     columns: [
@@ -182,6 +187,13 @@ describe('POST /p/{id}/api/{table}?on_conflict=<column>', () => {
         });
       }
     }
+  });
+
+  it('a table named "excluded" upserts like any other', async () => {
+    assert.equal((await upsert('excluded', 'label', project.anon, { label: 'e' })).status, 201);
+    assert.equal((await upsert('excluded', 'label', project.anon, { label: 'e' })).status, 200);
+    const rows = [{ label: 'e' }, { label: 'f' }];
+    assert.equal((await bulkUpsert('excluded', 'label', project.anon, rows)).status, 200);
   });
 
   it('the auth table has no upserts → 400 VALIDATION_FAILED (admin key)', async () => {
