@@ -29,6 +29,7 @@ const PG_SCENARIOS: ReadonlyArray<readonly [id: string, goals: readonly Goal[]]>
   ['batch-999', []],
   // Issue 25: ≥ 0.8 × a hand-written UPDATE ... WHERE on the same engine.
   ['update-by-filter', [{ kind: 'ratio', min: 0.8 }]],
+  ['upsert-bulk-1000', [{ kind: 'ratio', min: 0.8 }]],
 ];
 
 /** The same scenarios, renamed pg-*, with the PostgreSQL targets. */

@@ -16,6 +16,9 @@ import {
   NOTES,
   POST_TOPICS,
   POSTS,
+  STOCK,
+  STOCK_ROWS,
+  stockRow,
   USER_PASSWORD,
 } from './schema.js';
 import { COMMENTS_PER_POST, type SeededProject, type Session } from './seed.js';
@@ -471,6 +474,22 @@ export const SCENARIOS: readonly Scenario[] = [
     goals: [],
   },
   UPDATE_BY_FILTER,
+  {
+    id: 'upsert-bulk-1000',
+    title: 'upsert bulk on a unique column, 1,000 rows per request, all updates (1 connection)',
+    connections: 1,
+    baseline: true,
+    needsAuth: false,
+    // Two versions of the same 1,000 skus, alternating: every row exists, and every update changes it.
+    requests: (context) =>
+      [1, 2].map((version) => ({
+        method: 'POST',
+        path: `${api(context, STOCK.name)}/bulk?on_conflict=sku`,
+        headers: pk(context),
+        body: JSON.stringify(Array.from({ length: STOCK_ROWS }, (_, n) => stockRow(n, version))),
+      })),
+    goals: [{ kind: 'ratio', min: 0.8 }],
+  },
 ];
 
 /** `groups` times: create a row of inbox with a fixed id, change two of its columns, delete it. */

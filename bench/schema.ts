@@ -53,6 +53,24 @@ export const ITEMS: BenchTable = {
 /** Same shape as items; the write scenarios (create, bulk) grow this one so reads stay at 10,000 rows. */
 export const INBOX: BenchTable = { ...ITEMS, name: 'inbox', definition: { ...ITEMS.definition, indexes: [] } };
 
+/** A catalogue kept in sync by upserts on its unique `sku` (upsert-bulk-1000): 1,000 rows, updated in place. */
+export const STOCK: BenchTable = {
+  name: 'stock',
+  definition: {
+    columns: [{ name: 'sku', type: 'text', required: true, unique: true }, ...itemColumns],
+    rules: OPEN_RULES,
+  },
+  columns: [...SYSTEM, { name: 'sku', type: 'text' }, ...ITEMS.columns.slice(SYSTEM.length)],
+};
+
+/** Rows of `stock` (and of each upsert request): skus 0 to 999. */
+export const STOCK_ROWS = 1000;
+
+/** The n-th stock row as a sync would send it; `version` changes the values, not the sku. */
+export function stockRow(n: number, version = 0): Record<string, unknown> {
+  return { sku: `sku-${n}`, ...itemRow(n + version) };
+}
+
 /** The auth table (login and refresh scenarios). */
 export const USERS: BenchTable = {
   name: 'users',
@@ -165,7 +183,7 @@ export const BATCHES: BenchTable = {
 };
 
 /** Every table in declaration order (users before notes: notes references it). */
-export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, EVENTS, BATCHES];
+export const BENCH_TABLES: readonly BenchTable[] = [ITEMS, INBOX, USERS, NOTES, EVENTS, BATCHES, STOCK];
 
 /** The n-th row of `batches`. */
 export function batchRow(n: number): Record<string, unknown> {

@@ -22,6 +22,9 @@ import {
   POST_TOPICS,
   POSTS,
   RELATION_TABLES,
+  STOCK,
+  STOCK_ROWS,
+  stockRow,
   USER_PASSWORD,
   userEmail,
   USERS,
@@ -130,6 +133,9 @@ export async function seedBenchProject(
     bulkInsert(base, admin, ITEMS.name, ITEM_BATCH, options.items, itemRow),
   );
   await timed(timings, `${INBOX.name} (1 row)`, () => bulkInsert(base, admin, INBOX.name, 1, 1, itemRow));
+  await timed(timings, `${STOCK.name} (${STOCK_ROWS} rows)`, () =>
+    bulkInsert(base, admin, STOCK.name, STOCK_ROWS, STOCK_ROWS, (n) => stockRow(n)),
+  );
   const users = await timed(timings, `${USERS.name} (${options.users} rows, argon2id)`, async () => {
     const rows = Array.from({ length: options.users }, (_, n) => ({
       email: userEmail(n),

@@ -190,6 +190,36 @@ function updateBody(table: TableModel): object {
   };
 }
 
+/**
+ * The `on_conflict` parameter and the 200 answer that turn a create into an upsert (contract
+ * §18); nothing on the auth table, which has none. `answer` is the 200 body's schema.
+ */
+function upsertParts(table: TableModel, answer: object, bulk: boolean): { parameters?: object[]; ok?: object } {
+  if (table.conflictTargets.length === 0) return {};
+  return {
+    parameters: [
+      {
+        name: 'on_conflict',
+        in: 'query',
+        required: false,
+        schema: { type: 'string', enum: [...table.conflictTargets] },
+        description:
+          'Upsert: a row whose value of this unique column is taken updates that row (only the columns sent, ' +
+          'under the update rule) instead of failing; any other column answers 400 VALIDATION_FAILED. A taken ' +
+          'value in a row the caller may not update answers 409 CONFLICT_UNIQUE, as a plain create would.',
+      },
+    ],
+    ok: {
+      '200': {
+        description: bulk
+          ? 'With on_conflict: the rows inserted or updated, in the order sent.'
+          : 'With on_conflict: the row that held the value, updated (201 when the row was inserted).',
+        content: json(answer),
+      },
+    },
+  };
+}
+
 /** The paths of one table, keyed by path, with the operations `audience` may call (contract §4). */
 export function tablePaths(table: TableModel, audience: Audience): Record<string, object> {
   const paths = allTablePaths(table);
@@ -237,6 +267,15 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
         'range or impossible dates, and a value holding an unpaired UTF-16 surrogate, which is refused too.',
     }));
 
+  const many = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['data'],
+    properties: { data: { type: 'array', items: ref(names.row) } },
+  };
+  const upsertOne = upsertParts(table, single(names.row), false);
+  const upsertMany = upsertParts(table, many, true);
+
   return {
     [`/api/${table.name}`]: {
       get: {
@@ -273,8 +312,10 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
           'Left-out columns take their default; the answer is the stored row.',
         tags,
         security: DATA_SECURITY,
+        ...(upsertOne.parameters && { parameters: upsertOne.parameters }),
         requestBody: { required: true, content: json(createBody(table)) },
         responses: {
+          ...upsertOne.ok,
           '201': { description: 'The created row.', content: json(single(names.row)) },
           ...errorResponses([...common, ...writes, ...BODY]),
         },
@@ -290,20 +331,14 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
           'with "row N:" (0-based) for the first bad row, and no row is written. Bodies up to 16 MiB.',
         tags,
         security: DATA_SECURITY,
+        ...(upsertMany.parameters && { parameters: upsertMany.parameters }),
         requestBody: {
           required: true,
           content: json({ type: 'array', minItems: 1, maxItems: 10000, items: createBody(table) }),
         },
         responses: {
-          '201': {
-            description: 'The created rows, in the order sent.',
-            content: json({
-              type: 'object',
-              additionalProperties: false,
-              required: ['data'],
-              properties: { data: { type: 'array', items: ref(names.row) } },
-            }),
-          },
+          ...upsertMany.ok,
+          '201': { description: 'The created rows, in the order sent.', content: json(many) },
           ...errorResponses([...common, ...writes, ...BODY]),
         },
       },

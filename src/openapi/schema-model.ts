@@ -49,6 +49,8 @@ export interface TableModel {
   readonly referencedBy: readonly { readonly table: string; readonly column: string }[];
   /** The auth table only: the body of POST /auth/signup. */
   readonly signup?: ObjectSchema;
+  /** Columns `?on_conflict=` may name (id and the unique columns); empty on the auth table, which has no upserts. */
+  readonly conflictTargets: readonly string[];
 }
 
 /** A project's schema, tables in name order. */
@@ -160,5 +162,6 @@ function buildTableModel(table: TableDefinition, typeName: string): Omit<TableMo
         .map((c) => Object.freeze({ column: c.name, table: c.references!.table })),
     ),
     ...(signup && { signup }),
+    conflictTargets: Object.freeze(auth ? [] : ['id', ...table.columns.filter((c) => c.unique).map((c) => c.name)]),
   };
 }

@@ -127,7 +127,26 @@ export interface InsertStatement {
   readonly returning?: readonly ColumnRef[];
   /** Skip rows that would violate a unique constraint instead of failing. */
   readonly onConflictDoNothing?: boolean;
+  /**
+   * An upsert: a row whose `target` value is taken updates the existing row instead (only where
+   * `where` holds on it), or leaves it and returns nothing. Several rows must send distinct
+   * values and return `target`. Its returned rows carry UPSERT_INSERTED.
+   */
+  readonly onConflictUpdate?: UpsertClause;
 }
+
+/** `ON CONFLICT (target) DO UPDATE SET <each of update> = the sent value WHERE <where on the existing row>`. */
+export interface UpsertClause {
+  /** A column with a unique index of its own (or `id`). */
+  readonly target: string;
+  /** The columns the update sets to the values of the row that could not be inserted. */
+  readonly update: readonly ColumnRef[];
+  /** The condition the existing row must meet to be updated; absent: always. */
+  readonly where?: Expr;
+}
+
+/** The output column of an upsert that says whether its row was inserted (true) or updated (false). */
+export const UPSERT_INSERTED: ColumnRef = Object.freeze({ name: '_rb_inserted', type: 'boolean' });
 
 export interface Assignment {
   readonly column: ColumnRef;
@@ -161,6 +180,8 @@ export function resultColumns(statement: Statement): readonly ColumnRef[] {
       : statement.columns;
   }
   if (statement.kind === 'count') return [];
+  if (statement.kind === 'insert' && statement.onConflictUpdate)
+    return [...(statement.returning ?? []), UPSERT_INSERTED];
   return statement.returning ?? [];
 }
 

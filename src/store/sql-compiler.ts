@@ -3,7 +3,15 @@
  * supplies a `Dialect` with its quoting, placeholders, value encoding and the few operators
  * that differ. This file and the dialects are the only places that write SQL text for data.
  */
-import type { AggregateFunction, ColumnRef, Expr, Statement, ValueType } from '../query/sql-tree.js';
+import {
+  UPSERT_INSERTED,
+  type AggregateFunction,
+  type ColumnRef,
+  type Expr,
+  type Statement,
+  type UpsertClause,
+  type ValueType,
+} from '../query/sql-tree.js';
 
 export interface CompiledSql {
   readonly sql: string;
@@ -54,7 +62,18 @@ export interface Dialect {
   forUpdate(options: RowLockOptions): string;
   /** The quoted (and, where the engine has schemas, qualified) name of a table; default `quoteIdent`. */
   table?(name: string): string;
+  /**
+   * An expression that RETURNING of an upsert can read: true when the row was inserted, false
+   * when it was updated. Absent where no statement can tell: that engine's executor tells.
+   */
+  readonly upsertInsertedFlag?: string;
 }
+
+/**
+ * The alias of an upsert's table: its condition names the existing row by it, and a table
+ * called "excluded" would otherwise make PostgreSQL's `excluded` ambiguous (no table name starts with `_`).
+ */
+const UPSERT_ROW = '"_rb_row"';
 
 /** Quotes an identifier. Names are validated against the schema before they get here; quoting is the second fence. */
 export function quoteIdent(name: string): string {
@@ -88,6 +107,11 @@ interface PathContext {
   readonly table: (name: string) => string;
   readonly qualifier: string;
   readonly nextAlias: () => string;
+  /**
+   * Qualify plain column names with `qualifier`: an upsert's condition, where a bare name
+   * could also mean the row that was not inserted (PostgreSQL refuses it as ambiguous).
+   */
+  readonly qualifyColumns?: boolean;
 }
 
 /** `fn(column)` of an aggregate output; `count()` counts rows. */
@@ -188,11 +212,20 @@ export class SqlCompiler {
                 .join(', ')})`,
           )
           .join(', ');
-        const conflict = statement.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : '';
+        const upsert = statement.onConflictUpdate;
+        const conflict = upsert
+          ? this.upsertClause(upsert, bind, paths)
+          : statement.onConflictDoNothing
+            ? ' ON CONFLICT DO NOTHING'
+            : '';
+        const flag =
+          upsert && this.dialect.upsertInsertedFlag
+            ? `, ${this.dialect.upsertInsertedFlag} AS ${quoteIdent(UPSERT_INSERTED.name)}`
+            : '';
         return {
           sql:
-            `INSERT INTO ${table(statement.table)} (${names}) VALUES ` +
-            `${rows}${conflict}${returning(statement.returning)}`,
+            `INSERT INTO ${table(statement.table)}${upsert ? ` AS ${UPSERT_ROW}` : ''} (${names}) VALUES ` +
+            `${rows}${conflict}${returning(statement.returning)}${flag}`,
           params,
         };
       }
@@ -213,6 +246,18 @@ export class SqlCompiler {
     }
   }
 
+  /** ` ON CONFLICT ("target") DO UPDATE SET "c" = excluded."c", ... WHERE <condition on the existing row>`. */
+  private upsertClause(
+    clause: UpsertClause,
+    bind: (value: unknown, type: ValueType) => string,
+    paths: PathContext,
+  ): string {
+    const set = clause.update.map((c) => `${quoteIdent(c.name)} = excluded.${quoteIdent(c.name)}`).join(', ');
+    const existing = { ...paths, qualifier: UPSERT_ROW, qualifyColumns: true };
+    const where = clause.where ? ` WHERE ${this.expression(clause.where, bind, existing)}` : '';
+    return ` ON CONFLICT (${quoteIdent(clause.target)}) DO UPDATE SET ${set}${where}`;
+  }
+
   private expression(node: Expr, bind: (value: unknown, type: ValueType) => string, paths: PathContext): string {
     const recur = (child: Expr): string => this.expression(child, bind, paths);
     switch (node.kind) {
@@ -231,7 +276,7 @@ export class SqlCompiler {
         return value;
       }
       case 'column':
-        return quoteIdent(node.name);
+        return paths.qualifyColumns ? `${paths.qualifier}.${quoteIdent(node.name)}` : quoteIdent(node.name);
       case 'row':
         return `(${node.items.map(recur).join(', ')})`;
       case 'value':

@@ -64,7 +64,7 @@ export function canWriteTogether(plan: InsertPlan): boolean {
  */
 export async function writeRows(tx: Executor, plan: InsertPlan, options: WriteRowsOptions = {}): Promise<Row[]> {
   const { table, now, bulk } = plan;
-  const columns = [...table.physical.values()].filter((c) => c.name !== 'password_version');
+  const columns = insertableColumns(table);
   const fulls = plan.rows.map(({ values }) => fullRow(table, values, now));
   // Together only when every row sets every column: one column list, so one statement text.
   if (options.together && fulls.every((full) => columns.every((c) => full[c.name] !== undefined)))
@@ -91,6 +91,27 @@ export async function writeRows(tx: Executor, plan: InsertPlan, options: WriteRo
     }
   }
   return rows;
+}
+
+/** The columns an insert may write: every physical column but the password version (the database's default). */
+export function insertableColumns(table: CompiledTable): ColumnRef[] {
+  return [...table.physical.values()].filter((c) => c.name !== 'password_version');
+}
+
+/**
+ * The values a new row is written with (fullRow), and `written`: the columns that hold a value.
+ */
+export function insertedValues(
+  table: CompiledTable,
+  columns: readonly ColumnRef[],
+  values: RowValues,
+  now: string,
+): { id: string; full: RowValues; written: readonly ColumnRef[] } {
+  const full = fullRow(table, values, now);
+  // The whole column list when every column has a value (the usual case): the same array
+  // on every row lets the store key its compiled statement by it.
+  const written = columns.every((c) => full[c.name] !== undefined) ? columns : present(columns, full);
+  return { id: full.id as string, full, written };
 }
 
 /** A row's values as written: its id (new unless given), timestamps, and null for each declared column left out. */
@@ -156,7 +177,8 @@ function present(columns: readonly ColumnRef[], values: RowValues): ColumnRef[] 
   return columns.filter((c) => values[c.name] !== undefined);
 }
 
-async function checkCreateRule(
+/** Throws FORBIDDEN unless the row `id` (just written by `tx`) meets the create rule's `condition`. */
+export async function checkCreateRule(
   tx: Executor,
   table: CompiledTable,
   id: string,

@@ -38,6 +38,15 @@ import {
   translateFilterDeleteError,
   writeByFilter,
 } from './row-filter-write.js';
+import {
+  canBatch,
+  conflictTarget,
+  planUpsert,
+  RowByRowNeeded,
+  writeUpsertBatches,
+  writeUpserts,
+  type UpsertedRow,
+} from './row-upsert.js';
 
 export const MAX_BULK_ROWS = 10_000;
 
@@ -192,20 +201,55 @@ export class RowService {
 
   /** Creates all rows or none; errors name the index of the first bad row. */
   async bulkCreate(context: RowContext, tableName: string, body: unknown): Promise<CreatedRows> {
-    if (!Array.isArray(body)) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: 'The bulk body must be a JSON array of row objects.',
-        suggestion: 'Send [{...}, {...}].',
-      });
-    }
-    if (body.length === 0 || body.length > MAX_BULK_ROWS) {
-      throw new AppError('VALIDATION_FAILED', {
-        message: `A bulk request holds 1 to ${MAX_BULK_ROWS} rows; this one has ${body.length}.`,
-        suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
-      });
-    }
-    const { rows, texts } = await this.insert(context, tableName, body, { bulk: true });
+    const { rows, texts } = await this.insert(context, tableName, bulkBodies(body), { bulk: true });
     return { rows, json: `{"data":[${texts.join(',')}]}` };
+  }
+
+  /**
+   * Inserts each row, or updates the row holding its value of the unique column `onConflict`
+   * (row-upsert.ts), all or none; `bulk` errors name the index of the first bad row. Throws
+   * VALIDATION_* (also for a column that is not unique), FORBIDDEN, CONFLICT_UNIQUE, CONFLICT_REFERENCE.
+   */
+  async upsert(
+    context: RowContext,
+    tableName: string,
+    body: unknown,
+    onConflict: unknown,
+    bulk: boolean,
+  ): Promise<{ rows: UpsertedRow[]; json: string }> {
+    const { db, table } = await this.open(context, tableName);
+    const target = conflictTarget(table, onConflict);
+    const bodies = bulk ? bulkBodies(body) : [body];
+    const plan = planUpsert(await this.planCreate(context, table, bodies, { bulk }), target, bodies, context.caller);
+    // Each row's JSON text is written once, for the event log and the answer alike.
+    let texts: string[] = [];
+    const changes = (rows: UpsertedRow[]): RowChange[] => {
+      texts = rows.map(({ row }) => JSON.stringify(row));
+      return rows.map(({ row, inserted }, i) => ({
+        table: table.name,
+        action: inserted ? 'create' : 'update',
+        record: row,
+        recordJson: texts[i]!,
+      }));
+    };
+    const write = (rowByRow: boolean) =>
+      this.writeLogged(
+        context.projectId,
+        db,
+        (tx) => (rowByRow ? writeUpserts(tx, plan) : writeUpsertBatches(tx, plan)),
+        changes,
+        plan.insert.now,
+      );
+    try {
+      // Batches first where they apply; a failing batch rolls back and the rows go one by one, which names the culprit.
+      const rows = await write(!canBatch(plan)).catch((error: unknown) => {
+        if (error instanceof RowByRowNeeded) return write(true);
+        throw error;
+      });
+      return { rows, json: bulk ? `{"data":[${texts.join(',')}]}` : `{"data":${texts[0]!}}` };
+    } catch (error) {
+      throw translateWriteError(error, table.name);
+    }
   }
 
   /** Updates a visible row. Throws ROW_NOT_FOUND, VALIDATION_*, FORBIDDEN, CONFLICT_*. */
@@ -459,6 +503,23 @@ export class RowService {
     if (!table.definition.auth_table) return Promise.resolve(values);
     return this.credentials.prepare(values, { ...write, minPasswordLength: context.minPasswordLength });
   }
+}
+
+/** The rows of a bulk body; throws VALIDATION_FAILED unless it is an array of 1 to MAX_BULK_ROWS items. */
+function bulkBodies(body: unknown): unknown[] {
+  if (!Array.isArray(body)) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'The bulk body must be a JSON array of row objects.',
+      suggestion: 'Send [{...}, {...}].',
+    });
+  }
+  if (body.length === 0 || body.length > MAX_BULK_ROWS) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: `A bulk request holds 1 to ${MAX_BULK_ROWS} rows; this one has ${body.length}.`,
+      suggestion: `Split the rows into requests of at most ${MAX_BULK_ROWS}.`,
+    });
+  }
+  return body;
 }
 
 /** A table ready for a row operation: its database, the compiled table, and every table of the project. */

@@ -147,6 +147,36 @@ describe('table(name): get, create, update, delete, bulk', () => {
     assert.equal((await ada.client.table('tasks').list({ filter: 'title ~ "bulk"' })).meta.total, 2);
   });
 
+  it('create with onConflict inserts, then updates the row holding the value (?on_conflict=)', async () => {
+    const tasks = ada.client.table('tasks');
+    const first = await tasks.create({ id: 'upsert-1', title: 'Upsert me', owner: adaId }, { onConflict: 'id' });
+    const second = await tasks.create({ id: 'upsert-1', title: 'Upserted', owner: adaId }, { onConflict: 'id' });
+    assert.equal(second.id, first.id);
+    assert.equal(second.title, 'Upserted');
+    assert.equal(second.created_at, first.created_at);
+    assert.equal(ada.sent.at(-1)!.path, `/p/${project.id}/api/tasks?on_conflict=id`);
+    const rows = await tasks.bulk(
+      [
+        { id: 'upsert-1', title: 'Bulk upserted', owner: adaId },
+        { id: 'upsert-2', title: 'Bulk new', owner: adaId },
+      ],
+      { onConflict: 'id' },
+    );
+    assert.deepEqual(
+      rows.map((row) => [row.id, row.title]),
+      [
+        ['upsert-1', 'Bulk upserted'],
+        ['upsert-2', 'Bulk new'],
+      ],
+    );
+    assert.equal(ada.sent.at(-1)!.path, `/p/${project.id}/api/tasks/bulk?on_conflict=id`);
+    assertServerError(
+      await rejection(tasks.create({ title: 'x', owner: adaId }, { onConflict: 'title' })),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
   it('bulk with one bad row → 400 naming `row 1:`, and no row is written', async () => {
     const error = await rejection(
       ada.client.table('tasks').bulk([

@@ -333,6 +333,28 @@ for (const factory of await contractEngines()) {
           [{ id: 's6' }],
         );
       });
+      it('upsert: inserts, updates only where the condition holds on the existing row, and says which', async () => {
+        const columns = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp')];
+        const upsert = (id: string, code: string, t: string, where?: Expr) =>
+          db.all({
+            kind: 'insert',
+            table: 'things',
+            columns: [...columns, c('code', 'text'), c('t', 'text')],
+            rows: [[id, STAMP, STAMP, code, t]],
+            returning: [c('id', 'text'), c('t', 'text')],
+            onConflictUpdate: { target: 'code', update: [c('t', 'text')], ...(where && { where }) },
+          });
+        assert.deepEqual(await upsert('u1', 'up-code', 'first'), [{ id: 'u1', t: 'first', _rb_inserted: true }]);
+        assert.deepEqual(await upsert('u2', 'up-code', 'second'), [{ id: 'u1', t: 'second', _rb_inserted: false }]);
+        // The condition reads the existing row (t = 'second'), not the one that was not inserted.
+        assert.deepEqual(await upsert('u3', 'up-code', 'third', sql.eq('t', 'third')), []);
+        assert.deepEqual(await upsert('u4', 'up-code', 'fourth', sql.eq('t', 'second')), [
+          { id: 'u1', t: 'fourth', _rb_inserted: false },
+        ]);
+        // A conflict on another unique column is not the target's: it fails as an insert.
+        await assert.rejects(upsert('u1', 'other-code', 'x'), expectStoreError('unique'));
+        assert.equal(await db.run({ kind: 'delete', table: 'things', where: sql.eq('id', 'u1') }), 1);
+      });
       it('a text value holding U+0000 matches nothing and errs nowhere in conditions', async () => {
         assert.deepEqual(await select(sql.eq('t', 'a\u0000')), []);
         assert.equal(

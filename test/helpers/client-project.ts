@@ -19,12 +19,14 @@ export interface TasksRow {
   owner: string | null;
 }
 export interface TasksCreate {
+  /** Generated when left out (the server's create body takes one, as its OpenAPI document says). */
+  id?: string;
   title: string;
   done?: boolean;
   priority?: number | null;
   owner?: string | null;
 }
-export type TasksUpdate = Partial<TasksCreate>;
+export type TasksUpdate = Partial<Omit<TasksCreate, 'id'>>;
 
 export interface UsersRow {
   id: string;

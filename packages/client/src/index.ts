@@ -41,6 +41,7 @@ export type {
   SessionInfo,
   SortKey,
   TableTypes,
+  WriteOptions,
   TopicRow,
   TopicTable,
   UntypedDatabase,

@@ -16,6 +16,7 @@ import type {
   Selected,
   TableTypes,
   WithExpand,
+  WriteOptions,
 } from './types.js';
 
 /** List, get, create, update, delete and bulk-create the rows of one table. */
@@ -94,13 +95,14 @@ export class TableClient<T extends TableTypes> {
   }
 
   /**
-   * Creates a row (POST /api/{table}) and returns it as stored.
-   * Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...).
+   * Creates a row (POST /api/{table}) and returns it as stored; with `onConflict`, updates the
+   * row holding that unique value instead. Throws RowbaseError (VALIDATION_FAILED, CONFLICT_UNIQUE, ...).
    */
-  async create(values: T['Create'], options: CallOptions = {}): Promise<T['Row']> {
+  async create(values: T['Create'], options: WriteOptions<T['Row']> = {}): Promise<T['Row']> {
     const answer = await this.requester.request<{ data: T['Row'] }>('POST', this.path, {
       body: values,
       signal: options.signal,
+      ...upsertQuery(options),
     });
     return answer.data;
   }
@@ -123,13 +125,15 @@ export class TableClient<T extends TableTypes> {
   }
 
   /**
-   * Creates up to 10,000 rows at once, all or nothing (POST /api/{table}/bulk). Throws
-   * RowbaseError whose message starts with `row N:` for the first bad row; then no row is written.
+   * Creates up to 10,000 rows at once, all or nothing (POST /api/{table}/bulk); with
+   * `onConflict`, rows whose unique value is taken update those rows. Throws RowbaseError
+   * whose message starts with `row N:` for the first bad row; then no row is written.
    */
-  async bulk(rows: readonly T['Create'][], options: CallOptions = {}): Promise<T['Row'][]> {
+  async bulk(rows: readonly T['Create'][], options: WriteOptions<T['Row']> = {}): Promise<T['Row'][]> {
     const answer = await this.requester.request<{ data: T['Row'][] }>('POST', `${this.path}/bulk`, {
       body: rows,
       signal: options.signal,
+      ...upsertQuery(options),
     });
     return answer.data;
   }
@@ -182,6 +186,11 @@ function whereQuery(filter: string, options: WriteWhereOptions): URLSearchParams
   const query = new URLSearchParams({ filter });
   if (options.dryRun) query.set('dry_run', 'true');
   return query;
+}
+
+/** `?on_conflict=` of an upsert, or nothing. */
+function upsertQuery(options: { onConflict?: string }): { query?: URLSearchParams } {
+  return options.onConflict === undefined ? {} : { query: new URLSearchParams({ on_conflict: options.onConflict }) };
 }
 
 function joined(names: readonly string[] | string): string {

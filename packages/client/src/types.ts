@@ -148,6 +148,15 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `table(name).create()` and `.bulk()`. */
+export interface WriteOptions<Row> extends CallOptions {
+  /**
+   * Upsert on this unique column (or `id`): a row whose value of it is already taken updates
+   * that row (only the columns sent, under the update rule) instead of failing with CONFLICT_UNIQUE.
+   */
+  onConflict?: keyof Row & string;
+}
+
 /** Options of `table(name).list()`. */
 export interface ListOptions<Row, S extends keyof Row & string = keyof Row & string> extends CallOptions {
   /** An expression of the filter language, e.g. `done = false && title ~ "milk"`. */

@@ -169,7 +169,18 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
     return json ? asJson(reply, json.one(body)) : body;
   });
 
+  /** `?on_conflict=<column>` (contract §18): 201 for an insert, 200 for an update; /bulk answers 200. */
+  const upsert = async (request: FastifyRequest<TableParams>, reply: FastifyReply, bulk: boolean) => {
+    const onConflict = (request.query as Record<string, unknown>).on_conflict;
+    const written = await rows.upsert(contextOf(request), request.params.table, request.body, onConflict, bulk);
+    reply.code(!bulk && written.rows[0]!.inserted ? 201 : 200);
+    return asJson(reply, written.json);
+  };
+  const isUpsert = (request: FastifyRequest): boolean =>
+    (request.query as Record<string, unknown>).on_conflict !== undefined;
+
   app.post<TableParams>('/p/:id/api/:table', create, async (request, reply) => {
+    if (isUpsert(request)) return upsert(request, reply, false);
     const created = await rows.create(contextOf(request), request.params.table, request.body);
     reply.code(201);
     return asJson(reply, created.json);
@@ -179,6 +190,7 @@ export function registerDataRowRoutes(app: FastifyInstance, services: DataRowRou
     `/p/:id/api/:table/${BULK_SEGMENT}`,
     { ...create, bodyLimit: BULK_BODY_LIMIT },
     async (request, reply) => {
+      if (isUpsert(request)) return upsert(request, reply, true);
       const created = await rows.bulkCreate(contextOf(request), request.params.table, request.body);
       reply.code(201);
       return asJson(reply, created.json);

@@ -116,6 +116,8 @@ function buildPgDialect(schema: string): Dialect {
       `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
     forUpdate: ({ skipLocked }) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
     table: (name) => `${qualifier}${quoteIdent(name)}`,
+    // A row an upsert inserted has no deleting or locking transaction yet; the row it updated has this one.
+    upsertInsertedFlag: '(xmax = 0)',
   };
 }
 

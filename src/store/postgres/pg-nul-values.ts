@@ -98,6 +98,10 @@ function rewrite(node: Expr): Expr {
 
 /** The statement with NUL-holding text values in its conditions rewritten (writes are left to fail). */
 export function withoutNulComparisons(statement: Statement): Statement {
-  if (statement.kind === 'insert' || !statement.where) return statement;
+  if (statement.kind === 'insert') {
+    const upsert = statement.onConflictUpdate;
+    return upsert?.where ? { ...statement, onConflictUpdate: { ...upsert, where: rewrite(upsert.where) } } : statement;
+  }
+  if (!statement.where) return statement;
   return { ...statement, where: rewrite(statement.where) };
 }

@@ -5,7 +5,14 @@
  * whether it wrote.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { resultColumns, type ColumnRef, type InsertStatement, type SelectStatement } from '../../query/sql-tree.js';
+import {
+  resultColumns,
+  sql as tree,
+  UPSERT_INSERTED,
+  type ColumnRef,
+  type InsertStatement,
+  type SelectStatement,
+} from '../../query/sql-tree.js';
 import type { Executor, Row, TableChange } from '../types.js';
 import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
@@ -57,9 +64,12 @@ interface InsertResult {
  */
 function insertShape(statement: InsertStatement, { nullFree }: InsertShapeOptions): string {
   const returning = statement.returning ? columnNames(statement.returning) : '';
+  const upsert = statement.onConflictUpdate;
   let key =
     `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001` +
     `${columnNames(statement.columns)}\u0001${returning}\u0001`;
+  // An upsert's condition binds values of its own: only one without a condition has an insert's shape.
+  if (upsert) key += `${upsert.target}\u0000${columnNames(upsert.update)}\u0001`;
   if (nullFree) return `${key}${statement.rows.length}`;
   for (const values of statement.rows) {
     key += ',';
@@ -140,6 +150,8 @@ export class SqliteStatements {
    * row and every event-log chunk, and compiling them was a tenth of its CPU.
    */
   private readonly insertTexts = new Map<string, string>();
+  /** The SQL text that reads which of an upsert's values are taken, by table, column, type and number of values. */
+  private readonly takenValueTexts = new Map<string, string>();
   /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
   private readonly strictTables = new Map<string, boolean>();
   /** Each table's AUTOINCREMENT key column (see returnsRowid); forgotten with the statements on DDL. */
@@ -154,6 +166,7 @@ export class SqliteStatements {
   forget(): void {
     this.prepared.clear();
     this.insertTexts.clear();
+    this.takenValueTexts.clear();
     this.strictTables.clear();
     this.autoincrementKeys.clear();
     this.generation++;
@@ -202,6 +215,7 @@ export class SqliteStatements {
   all(statement: Parameters<Executor['all']>[0]): Row[] {
     if (statement.kind !== 'select') this.writes++;
     try {
+      if (statement.kind === 'insert' && statement.onConflictUpdate) return this.upsert(statement);
       const columns = resultColumns(statement);
       if (statement.kind === 'insert' && statement.rows.length > 1) return this.insertEach(statement, READ_ROWS).rows;
       if (statement.kind === 'insert') {
@@ -230,6 +244,69 @@ export class SqliteStatements {
     } catch (error) {
       throw translateSqliteError(error);
     }
+  }
+
+  /**
+   * An upsert (`onConflictUpdate`), its rows marked inserted or updated. SQLite's RETURNING
+   * cannot tell which, so the rows holding the sent values are looked for first: nothing can
+   * write in between (this connection is the only writer, and no await separates the two).
+   */
+  private upsert(statement: InsertStatement): Row[] {
+    // Statements within the portable limit of bound values (a condition binds a few more).
+    const perStatement = Math.max(1, Math.floor((SAFE_PARAMETERS - 99) / statement.columns.length));
+    if (statement.rows.length <= perStatement) return this.upsertRows(statement);
+    const out: Row[] = [];
+    for (let i = 0; i < statement.rows.length; i += perStatement)
+      out.push(...this.upsertRows({ ...statement, rows: statement.rows.slice(i, i + perStatement) }));
+    return out;
+  }
+
+  /** One statement of `upsert`. */
+  private upsertRows(statement: InsertStatement): Row[] {
+    const { target, where } = statement.onConflictUpdate!;
+    const returning = statement.returning;
+    const index = statement.columns.findIndex((c) => c.name === target);
+    if (!returning || (statement.rows.length > 1 && !returning.some((c) => c.name === target)))
+      throw new Error('an upsert returns its rows, and several rows their conflict column');
+    const taken = index === -1 ? new Set<unknown>() : this.takenValues(statement, index);
+    // Without a condition (admin key, open update rule) the text is an insert's, compiled once per shape.
+    const { sql, params } = where ? compileStatement(statement) : this.insertSql(statement);
+    // Object mode: the prepared text may be shared with a statement left in raw mode.
+    const raws = this.prepare(sql)
+      .raw(false)
+      .all(...(params as never[])) as Record<string, unknown>[];
+    const single = statement.rows.length === 1;
+    return raws.map((raw) => {
+      const row = decodeRow(raw, returning);
+      // Several rows send distinct values (the tree's rule): each one's own value tells.
+      row[UPSERT_INSERTED.name] = single ? taken.size === 0 : !taken.has(raw[target]);
+      return row;
+    });
+  }
+
+  /** The stored values, among those the upsert's rows send in column `index` (its conflict target), already taken. */
+  private takenValues(statement: InsertStatement, index: number): Set<unknown> {
+    const column = statement.columns[index]!;
+    const values = statement.rows.map((row) => row[index]).filter((value) => value !== null && value !== undefined);
+    if (values.length === 0) return new Set();
+    const key = `${statement.table}\u0000${column.name}\u0000${column.type}\u0000${values.length}`;
+    let sql = this.takenValueTexts.get(key);
+    if (sql === undefined) {
+      sql = compileStatement({
+        kind: 'select',
+        table: statement.table,
+        columns: [column],
+        where: { kind: 'in', expr: tree.column(column.name), values: values.map((v) => tree.value(v, column.type)) },
+      }).sql;
+      if (this.takenValueTexts.size >= INSERT_TEXT_CACHE_SIZE) this.takenValueTexts.clear();
+      this.takenValueTexts.set(key, sql);
+    }
+    const encoded = values.map((value) => encodeSqliteValue(value, column.type));
+    return new Set(
+      this.prepare(sql)
+        .pluck()
+        .all(...(encoded as never[])),
+    );
   }
 
   /**
@@ -434,6 +511,7 @@ export class SqliteStatements {
   run(statement: Parameters<Executor['run']>[0]): number {
     this.writes++;
     try {
+      if (statement.kind === 'insert' && statement.onConflictUpdate) return this.upsert(statement).length;
       if (statement.kind === 'insert' && statement.rows.length > 1)
         return this.insertEach(statement, COUNT_ROWS).changes;
       const plain = { ...statement, returning: undefined };
