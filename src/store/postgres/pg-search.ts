@@ -4,7 +4,10 @@
  *
  * Text is folded to what SQLite's FTS5 tokenizer (`unicode61 remove_diacritics 2 categories
  * 'L* Nd Nl'`, see `sqlite/sqlite-search.ts`) makes of it, with immutable built-ins only (no
- * extension needed): lower-case; combining marks after a Latin letter removed (NFD, then NFC);
+ * extension needed), under the collation `C.utf8`: text columns are `COLLATE "C"`, whose
+ * character classes know ASCII only, and the database's own locale may be anything. Lower-case;
+ * combining marks written as such dropped (FTS5's diacritics) or made separators (the others);
+ * then the marks of precomposed Latin letters removed (NFD, strip, NFC: other scripts keep theirs);
  * the two case folds FTS5 makes that lower() does not (µ → μ, ς → σ); every run of characters
  * that are not letters or digits becomes one space. The `simple` configuration then splits on
  * the spaces without stemming. Searched columns are joined with a filler token that the fold can
@@ -21,13 +24,20 @@ import { searchIndexName } from '../index-names.js';
 export const SEARCH_COLUMN = '_rb_search';
 
 const MARKS = String.raw`[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]`;
+/**
+ * The combining marks FTS5's unicode61 drops where they stand in the text (its "diacritics");
+ * it treats every other combining mark written as such as a separator.
+ */
+const DIACRITICS = String.raw`[\u0300-\u0304\u0306-\u030c\u030f\u0311\u031b\u0323-\u0328\u032d\u032e\u0330\u0331]`;
 const LATIN = String.raw`[\u0041-\u005a\u0061-\u007a\u00c0-\u024f\u1e00-\u1eff]`;
 /** Between columns: an e-mail token, which the fold cannot produce (it turns @ and . into spaces). */
 const FILLER = 'rb@rb.rb';
 
 /** SQL that folds the text expression `expr` (already SQL) as FTS5's tokenizer does. */
 export function foldSql(expr: string): string {
-  const stripped = `regexp_replace(normalize(lower(${expr}), NFD), '(${LATIN})${MARKS}+', '\\1', 'g')`;
+  const lowered = `lower((${expr}) COLLATE "C.utf8")`;
+  const unmarked = `regexp_replace(regexp_replace(${lowered}, '${DIACRITICS}', '', 'g'), '${MARKS}', ' ', 'g')`;
+  const stripped = `regexp_replace(normalize(${unmarked}, NFD), '(${LATIN})${MARKS}+', '\\1', 'g')`;
   return `regexp_replace(translate(normalize(${stripped}, NFC), 'µς', 'μσ'), '[^[:alnum:]]+', ' ', 'g')`;
 }
 
@@ -44,7 +54,8 @@ export function searchChanged(before: TableDefinition | null, after: TableDefini
 
 /** `ADD COLUMN` of the generated search vector (computes it for every row already there). */
 export function addSearchColumnSql(table: TableDefinition): string {
-  return `ADD COLUMN ${quoteIdent(SEARCH_COLUMN)} tsvector GENERATED ALWAYS AS (${searchVectorSql(table.search ?? [])}) STORED`;
+  const vector = searchVectorSql(table.search ?? []);
+  return `ADD COLUMN ${quoteIdent(SEARCH_COLUMN)} tsvector GENERATED ALWAYS AS (${vector}) STORED`;
 }
 
 /** `CREATE INDEX ... USING gin` on the search vector of `qualified` (the schema-qualified table). */
