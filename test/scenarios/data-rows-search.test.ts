@@ -71,6 +71,16 @@ describe('full-text search: GET /p/{id}/api/{table}?search=', () => {
     assert.equal('search' in plain.body.data, false, 'a table without search keeps its shape');
   });
 
+  it('the OpenAPI document describes search= on tables with search columns only', async () => {
+    const response = await server.request('GET', `/p/${project.id}/v1/openapi.json`, { headers: project.admin });
+    assert.equal(response.status, 200, response.text);
+    const names = (table: string) =>
+      response.body.paths[`/api/${table}`].get.parameters.map((p: { name: string }) => p.name) as string[];
+    const search = response.body.paths['/api/notes'].get.parameters.find((p: { name: string }) => p.name === 'search');
+    assert.match(search.description, /title, body/);
+    assert.equal(names('plain').includes('search'), false);
+  });
+
   const cases: [string, string, string[]][] = [
     ['one word, any column', 'tea', ['Black tea', 'Green tea', 'Split phrase green', 'Tea cake']],
     ['case-insensitive', 'CINNAMON apples', ['Apple pie']],
