@@ -20,7 +20,7 @@ export function SearchBar({
     onApply(text.trim());
   };
   return (
-    <form class="filter-bar" role="search" onSubmit={apply}>
+    <form class="filter-bar" onSubmit={apply}>
       <input
         type="search"
         name="search"
