@@ -65,6 +65,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     .map((c) => c.name)
     .join(', ');
   const updateColumns = new Set(Object.keys(properties));
+  const searchLimit = table.search ? Math.floor(SEARCH_TEXT_BYTES / table.search.length) : 0;
   // A create may name its id and gets the declared defaults; an update changes only what it names.
   const create: CheckMode = {
     validate: validateCreate,
@@ -94,6 +95,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     for (const key of Object.keys(body))
       if (!writable.has(key)) throw unknownColumn(key, writable, table.name, columnList, where);
     if (!validate(body)) throw toAppError(body, validate, rules, where);
+    if (searchLimit) checkSearchText(body as RowValues, table.search!, searchLimit, where);
     const values: RowValues = { ...(body as RowValues) };
     if (fillsDefaults)
       for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
@@ -108,6 +110,26 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     create: (body, index) => check(body, index === undefined ? '' : `row ${index}: `, create),
     update: (body) => check(body, '', update),
   };
+}
+
+/**
+ * UTF-8 bytes of searched text a row may hold, shared by its search columns: PostgreSQL's
+ * tsvector holds at most 1 MB, and a text of distinct short words takes under three times its
+ * size there. Both engines refuse alike, so a row never fits one and not the other.
+ */
+export const SEARCH_TEXT_BYTES = 256 * 1024;
+
+/** Throws VALIDATION_FAILED for a search column holding more than `limit` bytes. */
+function checkSearchText(values: RowValues, columns: readonly string[], limit: number, where: string): void {
+  for (const column of columns) {
+    const value = values[column];
+    // Characters are 1 to 3 UTF-8 bytes (4 for a pair): only long texts need counting.
+    if (typeof value !== 'string' || value.length * 3 <= limit || Buffer.byteLength(value) <= limit) continue;
+    throw new AppError('VALIDATION_FAILED', {
+      message: `${where}${column}: a search column holds at most ${limit} bytes of UTF-8 text.`,
+      suggestion: `Shorten "${column}", or take it out of the table's search columns.`,
+    });
+  }
 }
 
 /** Why a stored row does not fit its table: the first column at fault and the reason. */
