@@ -28,7 +28,7 @@ export interface SearchQuery {
   readonly none: readonly SearchPhrase[];
 }
 
-/** Longest accepted query, in UTF-16 code units. */
+/** Longest accepted query, in characters (code points, as JSON Schema's maxLength counts them). */
 export const MAX_SEARCH_LENGTH = 500;
 /** Most terms (words, phrases, exclusions) in one query. */
 export const MAX_SEARCH_TERMS = 32;
@@ -100,9 +100,11 @@ function splitTerms(text: string): Term[] {
  * anything else.
  */
 export function parseSearch(text: string): SearchQuery {
-  if (text.length > MAX_SEARCH_LENGTH)
+  // Code units count at least the code points: only a long text needs counting.
+  const length = text.length > MAX_SEARCH_LENGTH ? [...text].length : text.length;
+  if (length > MAX_SEARCH_LENGTH)
     throw refuse(
-      `the query is ${text.length} characters long; at most ${MAX_SEARCH_LENGTH} are allowed`,
+      `the query is ${length} characters long; at most ${MAX_SEARCH_LENGTH} are allowed`,
       'Search with a few words; narrow the rows further with filter.',
     );
   if (CONTROL.test(text)) throw refuse('the query holds a control character', 'Send printable text only.');

@@ -90,7 +90,9 @@ describe('search parser', () => {
     );
   });
 
-  it('accepts a query of exactly the longest length', () => {
+  it('accepts a query of exactly the longest length, in code points as the OpenAPI maxLength counts', () => {
     assert.equal(parseSearch('a'.repeat(MAX_SEARCH_LENGTH)).all.length, 1);
+    assert.equal(parseSearch('\u{1D49C}'.repeat(MAX_SEARCH_LENGTH)).all.length, 1);
+    assert.throws(() => parseSearch('\u{1D49C}'.repeat(MAX_SEARCH_LENGTH + 1)), /501 characters/);
   });
 });
