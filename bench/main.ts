@@ -13,6 +13,7 @@ import { judgeCheck } from './check.js';
 import { measureColdStart, type ColdStartResult } from './cold-start.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { choosePinning } from './pinning.js';
+import { seedSearchSqlite } from './search.js';
 import { runPostgresBench, type PostgresBenchResult } from './postgres.js';
 import { runProfiles } from './profile.js';
 import { runStatementTimes } from './statement-times.js';
@@ -53,6 +54,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         notesPerUser: options.notesPerUser,
         events: options.events,
         posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0,
+        searchRows: scenarios.some((s) => s.id === 'search') ? options.events : 0,
         onProgress: (rows) => {
           if (rows - shown < 100_000) return;
           shown = rows;
@@ -63,11 +65,19 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       await seeder.stop();
     }
     seeding = seeded.timings;
-    for (const [step, seconds] of Object.entries(seeding)) log(`  ${step}: ${seconds.toFixed(1)} s`);
-
     // The baseline serves a copy of the same file: same rows, same indexes, same page layout.
     // The seeding server closed cleanly, so the file is checkpointed and complete on its own.
     const projectFile = path.join(dataDir, 'projects', `${BENCH_PROJECT}.db`);
+    if (seeded.searchRows > 0) {
+      const started = performance.now();
+      seedSearchSqlite(projectFile, seeded.searchRows);
+      seeding = {
+        ...seeding,
+        [`docs (${seeded.searchRows} rows, generated in SQL)`]: (performance.now() - started) / 1000,
+      };
+    }
+    for (const [step, seconds] of Object.entries(seeding)) log(`  ${step}: ${seconds.toFixed(1)} s`);
+
     if (existsSync(`${projectFile}-wal`))
       throw new Error(`${projectFile}-wal still exists: the seeding server did not close cleanly`);
     const baselineFile = path.join(runDir, 'baseline.db');

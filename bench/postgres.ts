@@ -14,6 +14,8 @@ import type { Pinning } from './pinning.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS, type Goal, type Scenario, type ScenarioContext } from './scenarios.js';
 import { BENCH_PROJECT, seedBenchProject, signIn } from './seed.js';
+import { seedSearchPostgres } from './search.js';
+import { projectSchema } from '../src/store/postgres/pg-migrations.js';
 import type { ServerProcess } from './server-process.js';
 import { ROOT, startRowbase } from './servers.js';
 import { startServer } from './server-process.js';
@@ -30,6 +32,13 @@ const PG_SCENARIOS: ReadonlyArray<readonly [id: string, goals: readonly Goal[]]>
   // Issue 25: ≥ 0.8 × a hand-written UPDATE ... WHERE on the same engine.
   ['update-by-filter', [{ kind: 'ratio', min: 0.8 }]],
   ['upsert-bulk-1000', [{ kind: 'ratio', min: 0.8 }]],
+  [
+    'search',
+    [
+      { kind: 'latency', stat: 'p50', maxMs: 50 },
+      { kind: 'latency', stat: 'p99', maxMs: 200 },
+    ],
+  ],
 ];
 
 /** The same scenarios, renamed pg-*, with the PostgreSQL targets. */
@@ -128,8 +137,16 @@ export async function runPostgresBench(
       users: options.users,
       notesPerUser: options.notesPerUser,
       events: 0,
+      searchRows: scenarios.some((s) => s.id === 'pg-search') ? options.events : 0,
     }).finally(() => seeder.stop());
     seeding = Object.fromEntries(Object.entries(seeded.timings).map(([step, seconds]) => [`pg ${step}`, seconds]));
+    if (seeded.searchRows > 0) {
+      const started = performance.now();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await seedSearchPostgres(client, projectSchema(BENCH_PROJECT), seeded.searchRows).finally(() => client.end());
+      seeding[`pg docs (${seeded.searchRows} rows, generated in SQL)`] = (performance.now() - started) / 1000;
+    }
     await admin.query(`VACUUM ANALYZE`).catch(() => undefined);
 
     const rowbase = await startRowbase(path.join(runDir, 'pg-a'), platformKey, {

@@ -22,6 +22,7 @@ import {
   USER_PASSWORD,
 } from './schema.js';
 import { COMMENTS_PER_POST, type SeededProject, type Session } from './seed.js';
+import { DOCS, searchRequests } from './search.js';
 
 export type Target = 'rowbase' | 'baseline';
 
@@ -346,6 +347,18 @@ export const SCENARIOS: readonly Scenario[] = [
       { method: 'GET', path: `${api(context, EVENTS.name)}?select=kind,count()&limit=100`, headers: pk(context) },
     ],
     goals: [{ kind: 'latency', stat: 'p50', maxMs: 300 }],
+  },
+  {
+    id: 'search',
+    title: '1M-row table: full-text search=, most relevant 20 with total (words, phrase, -word, or)',
+    connections: 10,
+    baseline: false,
+    needsAuth: false,
+    requests: (context) => searchRequests(api(context, DOCS.name), pk(context), context.seeded.searchRows),
+    goals: [
+      { kind: 'latency', stat: 'p50', maxMs: 50 },
+      { kind: 'latency', stat: 'p99', maxMs: 200 },
+    ],
   },
   EXPAND_LIST,
   GET_BY_ID_RATE_LIMITED,

@@ -6,6 +6,7 @@
  * which is not what rows written over time look like.
  */
 import { call, expectStatus } from './http-client.js';
+import { DOCS } from './search.js';
 import {
   BATCH_GROUP_ROWS,
   BATCH_GROUPS,
@@ -50,6 +51,8 @@ export interface SeededProject {
   /** Note ids by owner id. */
   readonly notesByUser: ReadonlyMap<string, readonly string[]>;
   readonly eventRows: number;
+  /** Rows of `docs` the search scenario reads (0 when not seeded; generated after seeding, see bench/search.ts). */
+  readonly searchRows: number;
   /** Rows of `posts` (0 when not seeded). */
   readonly postRows: number;
   /** Seconds spent seeding, by step. */
@@ -63,6 +66,8 @@ export interface SeedOptions {
   readonly events: number;
   /** Rows of `posts` (and 3 comments per post) for the expand scenario; 0 or absent: the tables are not created. */
   readonly posts?: number;
+  /** Rows of `docs` for the search scenario: the table is declared here, its rows generated in SQL afterwards. */
+  readonly searchRows?: number;
   /** Called after every events batch with the rows written so far. */
   readonly onProgress?: (rows: number) => void;
 }
@@ -125,6 +130,8 @@ export async function seedBenchProject(
     const admin = { 'x-admin-key': project.body.data.admin_key as string };
     for (const table of [...BENCH_TABLES, ...(options.posts ? RELATION_TABLES : [])])
       await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/${table.name}`, admin, table.definition);
+    if (options.searchRows)
+      await expectStatus(201, base, 'PUT', `/p/${BENCH_PROJECT}/v1/tables/docs`, admin, DOCS.definition);
     return project.body.data as { admin_key: string; publishable_key: string };
   });
   const admin = { 'x-admin-key': created.admin_key };
@@ -186,6 +193,7 @@ export async function seedBenchProject(
     users,
     notesByUser,
     eventRows: options.events,
+    searchRows: options.searchRows ?? 0,
     postRows: posts,
     timings,
   };

@@ -44,6 +44,8 @@ export interface Table {
   verify_email: boolean;
   rules: Record<RuleOperation, string | null>;
   indexes: string[][];
+  /** Text columns full-text search reads; absent when the table declares none. */
+  search?: string[];
 }
 
 /** A project as the platform API lists it. */
@@ -199,6 +201,8 @@ export interface ListParams {
   filter?: string;
   /** Reference columns whose rows come along (`expand=`), comma-separated. */
   expand?: string;
+  /** Full-text search (`search=`) over the table's search columns. */
+  search?: string;
 }
 
 /** Every call the dashboard makes, one function per endpoint. */
@@ -253,6 +257,7 @@ export const api = {
     else query.set('offset', String(params.offset));
     if (params.sort) query.set('sort', params.sort);
     if (params.filter) query.set('filter', params.filter);
+    if (params.search) query.set('search', params.search);
     if (params.expand) query.set('expand', params.expand);
     return call<Page<Row>>(s, 'GET', `${project(id)}/api/${enc(table)}?${query}`);
   },

@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../errors/codes.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, RESERVED_LIST_PARAMETERS } from '../query/list-params.js';
 import { shorthandPattern } from '../query/shorthand-pattern.js';
+import { MAX_SEARCH_LENGTH } from '../query/search-parser.js';
 import type { RuleOperation } from '../schema/definition.js';
 import { mayCall, type Audience } from './audience.js';
 import { BODY, DATA_CREDENTIALS, errorResponses, ROW_WRITE } from './error-responses.js';
@@ -253,8 +254,9 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
     schema: { type: 'string' },
     description: 'The id of the row.',
   };
+  // With search columns, search= is full-text search, even where a column is named search.
   const shorthand = table.readable
-    .filter((column) => !RESERVED.has(column))
+    .filter((column) => !RESERVED.has(column) && !(column === 'search' && table.search.length > 0))
     .map((column) => ({
       name: column,
       in: 'query',
@@ -286,7 +288,11 @@ function allTablePaths(table: TableModel): Record<string, Record<string, object>
           'filter), in creation order unless sort says otherwise.',
         tags,
         security: DATA_SECURITY,
-        parameters: [...LIST_PARAMETERS.map((p) => ({ ...p, in: 'query', required: false })), ...shorthand],
+        parameters: [
+          ...LIST_PARAMETERS.map((p) => ({ ...p, in: 'query', required: false })),
+          ...searchParameter(table),
+          ...shorthand,
+        ],
         responses: {
           '200': {
             description: 'One page of rows.',
@@ -419,3 +425,20 @@ export const LIST_META_SCHEMA = Object.freeze({
     },
   },
 });
+
+/** `search=` of a table with search columns (contract §18); none for other tables. */
+function searchParameter(table: TableModel): object[] {
+  if (table.search.length === 0) return [];
+  return [
+    {
+      name: 'search',
+      in: 'query',
+      required: false,
+      schema: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
+      description:
+        `Full-text search over ${table.search.join(', ')}: words (all must match), "quoted phrases", ` +
+        '-excluded words, or between two words; case-insensitive, accents folded, no stemming. Rows come ' +
+        'most relevant first unless sort is given. See docs/api.md.',
+    },
+  ];
+}

@@ -31,6 +31,8 @@ export interface TableModel {
   readonly typeName: string;
   readonly authTable: boolean;
   readonly verifyEmail: boolean;
+  /** The text columns full-text search reads (contract §18); empty when the table declares none. */
+  readonly search: readonly string[];
   /** The table's rules: which operations a non-admin caller may attempt at all (null: none). */
   readonly rules: Rules;
   /** Columns a caller may read, filter, sort and select: system, auth (no password), declared. */
@@ -143,6 +145,7 @@ function buildTableModel(table: TableDefinition, typeName: string): Omit<TableMo
     typeName,
     authTable: auth,
     verifyEmail: auth && table.verify_email,
+    search: Object.freeze([...(table.search ?? [])]),
     rules: table.rules,
     readable: Object.freeze(Object.keys(read)),
     readableTypes: Object.freeze(

@@ -3,6 +3,7 @@
  * per-engine compilers in `store/` turn them into SQL text. Values always travel as bound
  * parameters (`value` nodes); identifiers are names that the compilers quote.
  */
+import type { SearchQuery } from './search-parser.js';
 
 /** The value types a column can have; the engines map them to native types. */
 export type ValueType = 'text' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'json';
@@ -45,7 +46,21 @@ export type Expr =
    * value), each hop reads `column` of the row of `table` whose id is the previous value, and
    * only if that row meets `guard` (else the path is null). Compiled to nested scalar subqueries.
    */
-  | { readonly kind: 'path'; readonly from: Expr; readonly hops: readonly PathHop[] };
+  | { readonly kind: 'path'; readonly from: Expr; readonly hops: readonly PathHop[] }
+  /**
+   * The relevance of the current row to the statement's `search` (a number, higher is more
+   * relevant); only in a select that has `search`. Each engine ranks in its own way.
+   */
+  | { readonly kind: 'search-rank' };
+
+/**
+ * A full-text search restricting a statement to the matching rows of a table with `search`
+ * columns (contract §18). The query holds tokens only (query/search-parser.ts); the engines
+ * match them against their index of the table's search columns.
+ */
+export interface SearchClause {
+  readonly query: SearchQuery;
+}
 
 /** One hop of a relation path. `guard` is evaluated on the hop's row (its columns unqualified). */
 export interface PathHop {
@@ -101,6 +116,8 @@ export interface SelectStatement {
   /** At most `limit` rows per value of `column`, the first ones in `orderBy` (reverse expand: 100 per parent row). */
   readonly perValueLimit?: { readonly column: string; readonly limit: number };
   readonly where?: Expr;
+  /** Only rows matching this search; `search-rank` expressions then rank them. */
+  readonly search?: SearchClause;
   readonly orderBy?: readonly OrderTerm[];
   readonly limit?: number;
   readonly offset?: number;
@@ -114,6 +131,8 @@ export interface CountStatement {
   readonly kind: 'count';
   readonly table: string;
   readonly where?: Expr;
+  /** Only rows matching this search. */
+  readonly search?: SearchClause;
   /** Counts the groups of these columns instead of rows. */
   readonly groupBy?: readonly string[];
 }

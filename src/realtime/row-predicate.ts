@@ -121,6 +121,9 @@ function truth(node: Expr): Evaluate<Truth> {
       // A relation path (issue 14) reads other rows: memory cannot tell, so it is unknown here
       // (fail closed). Delivery replaces paths by their values first (relation-paths.ts).
       return () => null;
+    case 'search-rank':
+      // A search's rank only orders list answers; no rule or topic filter holds one.
+      return () => null;
     case 'column':
     case 'value':
     case 'null':

@@ -41,6 +41,11 @@ export interface TableDefinition {
   readonly verify_email: boolean;
   readonly rules: Rules;
   readonly indexes: readonly (readonly string[])[];
+  /**
+   * The text columns full-text search reads (contract §18), in the order declared; absent
+   * when the table declares none (so definitions without search keep their shape and ETag).
+   */
+  readonly search?: readonly string[];
 }
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;

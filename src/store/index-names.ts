@@ -20,6 +20,11 @@ export function indexName(table: string, columns: readonly string[]): string {
   return fit(`${table}__ix__${columns.join('__')}`);
 }
 
+/** Name of the full-text search index of a table (`_rb_`: user names start with a letter, so none can clash). */
+export function searchIndexName(table: string): string {
+  return fit(`_rb_search_${table}`);
+}
+
 /** Name of the foreign-key constraint of one column (engines that name constraints). */
 export function foreignKeyName(table: string, column: string): string {
   return fit(`${table}__fk__${column}`);

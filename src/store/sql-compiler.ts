@@ -8,6 +8,7 @@ import {
   type AggregateFunction,
   type ColumnRef,
   type Expr,
+  type SearchClause,
   type Statement,
   type UpsertClause,
   type ValueType,
@@ -67,6 +68,24 @@ export interface Dialect {
    * when it was updated. Absent where no statement can tell: that engine's executor tells.
    */
   readonly upsertInsertedFlag?: string;
+  /**
+   * Full-text search on `table` (its bare name; `qualified` is how statements name it): a
+   * clause joined after FROM (or ''; with `ranked`, what `searchRank` reads) and a condition
+   * ANDed into WHERE (or ''). Values go through `bind` in the order their text appears.
+   */
+  search(
+    clause: SearchClause,
+    table: string,
+    qualified: string,
+    bind: (value: unknown, type: ValueType) => string,
+    ranked: boolean,
+  ): { readonly join: string; readonly where: string };
+  /**
+   * The rank of the current row of `qualified` under `clause`: a number, higher is more
+   * relevant. Called before `search` for the same statement; it may read what `search`'s
+   * `ranked` join provides, and binds no value where placeholders are positional.
+   */
+  searchRank(clause: SearchClause, qualified: string, bind: (value: unknown, type: ValueType) => string): string;
 }
 
 /**
@@ -112,6 +131,8 @@ interface PathContext {
    * could also mean the row that was not inserted (PostgreSQL refuses it as ambiguous).
    */
   readonly qualifyColumns?: boolean;
+  /** The rank of the current row under the statement's search (absent without one). */
+  readonly rank?: () => string;
 }
 
 /** `fn(column)` of an aggregate output; `count()` counts rows. */
@@ -133,12 +154,25 @@ export class SqlCompiler {
     const table = (name: string): string => (this.dialect.table ? this.dialect.table(name) : quoteIdent(name));
     // Relation paths name the current row through its table; their subqueries get aliases _rb_p1, _rb_p2, ...
     let aliases = 0;
-    const paths = {
+    const qualifier = 'table' in statement ? table(statement.table) : '';
+    const paths: PathContext = {
       table,
-      qualifier: 'table' in statement ? table(statement.table) : '',
+      qualifier,
       nextAlias: () => `"_rb_p${++aliases}"`,
+      rank: () => {
+        if (statement.kind !== 'select' || !statement.search)
+          throw new Error('search-rank outside a select with search');
+        return this.dialect.searchRank(statement.search, qualifier, bind);
+      },
     };
     const expr = (node: Expr): string => this.expression(node, bind, paths);
+    /** ` FROM table [JOIN ...] [WHERE ...]`, the search's join and condition first (SQLite binds in text order). */
+    const fromWhere = (name: string, search: SearchClause | undefined, where: Expr | undefined, ranked: boolean) => {
+      if (!search) return ` FROM ${table(name)}${where ? ` WHERE ${expr(where)}` : ''}`;
+      const found = this.dialect.search(search, name, table(name), bind, ranked);
+      const conditions = [found.where, ...(where ? [expr(where)] : [])].filter((c) => c !== '');
+      return ` FROM ${table(name)}${found.join}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
+    };
     const returning = (columns: readonly ColumnRef[] | undefined): string =>
       columns && columns.length > 0 ? ` RETURNING ${columnList(columns)}` : '';
 
@@ -152,8 +186,10 @@ export class SqlCompiler {
             ].join(', ')
           : columnList(statement.columns);
         const computed = (statement.computed ?? []).map((c) => `, ${expr(c.expr)} AS ${quoteIdent(c.key)}`).join('');
-        let text = `SELECT ${outputs}${computed} FROM ${table(statement.table)}`;
-        if (statement.where) text += ` WHERE ${expr(statement.where)}`;
+        // The engine ranks (SQLite joins its FTS table's scores) only when the order reads the rank.
+        const ranked = statement.orderBy?.some((term) => term.expr?.kind === 'search-rank') === true;
+        const from = fromWhere(statement.table, statement.search, statement.where, ranked);
+        let text = `SELECT ${outputs}${computed}${from}`;
         if (aggregates && statement.columns.length > 0) text += ` GROUP BY ${columnList(statement.columns)}`;
         let order = '';
         if (statement.orderBy && statement.orderBy.length > 0) {
@@ -193,14 +229,14 @@ export class SqlCompiler {
       }
       case 'count': {
         if (statement.groupBy) {
-          let inner = `SELECT 1 AS one FROM ${table(statement.table)}`;
-          if (statement.where) inner += ` WHERE ${expr(statement.where)}`;
+          let inner = `SELECT 1 AS one${fromWhere(statement.table, statement.search, statement.where, false)}`;
           if (statement.groupBy.length > 0) inner += ` GROUP BY ${statement.groupBy.map(quoteIdent).join(', ')}`;
           return { sql: `SELECT count(*) AS n FROM (${inner}) AS groups`, params };
         }
-        let text = `SELECT count(*) AS n FROM ${table(statement.table)}`;
-        if (statement.where) text += ` WHERE ${expr(statement.where)}`;
-        return { sql: text, params };
+        return {
+          sql: `SELECT count(*) AS n${fromWhere(statement.table, statement.search, statement.where, false)}`,
+          params,
+        };
       }
       case 'insert': {
         const names = columnList(statement.columns);
@@ -310,6 +346,9 @@ export class SqlCompiler {
         return `(NOT ${recur(node.expr)})`;
       case 'add':
         return `(${recur(node.left)} + ${recur(node.right)})`;
+      case 'search-rank':
+        if (!paths.rank) throw new Error('search-rank outside a select with search');
+        return paths.rank();
     }
   }
 }

@@ -23,7 +23,7 @@ import { BATCH_TABLE_NAME } from './batch-request.js';
 import { normaliseTimestamp } from '../lib/timestamps.js';
 import { hasUnpairedSurrogate, UNPAIRED_SURROGATE_SUGGESTION } from '../lib/unpaired-surrogate.js';
 
-const TABLE_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes']);
+const TABLE_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes', 'search']);
 const COLUMN_KEYS = new Set([
   'name',
   'type',
@@ -118,6 +118,7 @@ export function parseDefinition(name: string, body: unknown): TableDefinition {
     return column;
   });
 
+  const search = parseSearchColumns(body.search, columns);
   return Object.freeze({
     name,
     columns: Object.freeze(columns),
@@ -128,6 +129,7 @@ export function parseDefinition(name: string, body: unknown): TableDefinition {
       body.indexes,
       new Set([...seen, ...SYSTEM_COLUMN_NAMES, ...(authTable ? ['email', 'email_verified'] : [])]),
     ),
+    ...(search.length > 0 && { search }),
   });
 }
 
@@ -245,4 +247,30 @@ function parseIndexes(raw: unknown, indexable: ReadonlySet<string>): readonly (r
     unique.set((index as string[]).join(','), Object.freeze([...(index as string[])]));
   });
   return Object.freeze([...unique.values()]);
+}
+
+/** Most columns one table's search reads. */
+const MAX_SEARCH_COLUMNS = 16;
+
+/**
+ * `search`: the declared text columns full-text search reads (contract §18); an empty list
+ * declares none. Throws VALIDATION_FAILED for a non-list, an unknown, repeated or non-text column.
+ */
+function parseSearchColumns(raw: unknown, columns: readonly ColumnDefinition[]): readonly string[] {
+  if (raw === undefined || raw === null) return Object.freeze([]);
+  const text = columns.filter((c) => c.type === 'text').map((c) => c.name);
+  const suggestion = text.length > 0 ? `Text columns: ${text.join(', ')}.` : 'Declare a text column to search first.';
+  if (!Array.isArray(raw) || raw.length > MAX_SEARCH_COLUMNS || raw.some((c) => typeof c !== 'string'))
+    fail(
+      `search must be a list of at most ${MAX_SEARCH_COLUMNS} text column names, e.g. ["title", "body"].`,
+      suggestion,
+    );
+  raw.forEach((name: string, i) => {
+    const column = columns.find((c) => c.name === name);
+    if (!column) fail(`search[${i}]: unknown column "${name}".`, suggestion);
+    if (column.type !== 'text')
+      fail(`search[${i}]: "${name}" is a ${column.type} column; search reads text columns only.`, suggestion);
+    if (raw.indexOf(name) !== i) fail(`search[${i}] names "${name}" twice.`, suggestion);
+  });
+  return Object.freeze([...(raw as string[])]);
 }

@@ -6,7 +6,7 @@
 import { AppError } from '../errors/app-error.js';
 import type { TableDefinition } from '../schema/definition.js';
 
-const PATCH_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes']);
+const PATCH_KEYS = new Set(['columns', 'auth_table', 'verify_email', 'rules', 'indexes', 'search']);
 
 function fail(message: string, suggestion: string): never {
   throw new AppError('VALIDATION_FAILED', { message, suggestion });
@@ -20,7 +20,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * The definition body `before` becomes under `patch`: `rules` merged per operation,
  * `columns` added or changed by name (options merged into the named column; an option set to
  * null is removed; columns not named are kept, in their order), `indexes`, `auth_table` and
- * `verify_email` replaced when given. Throws VALIDATION_FAILED for a malformed patch.
+ * `verify_email` and `search` replaced when given. Throws VALIDATION_FAILED for a malformed patch.
  */
 export function applyTablePatch(before: TableDefinition, patch: unknown): Record<string, unknown> {
   if (!isObject(patch))
@@ -38,6 +38,8 @@ export function applyTablePatch(before: TableDefinition, patch: unknown): Record
     verify_email: patch.verify_email ?? before.verify_email,
     rules: patch.rules === undefined ? before.rules : mergeRules(before, patch.rules),
     indexes: patch.indexes === undefined ? before.indexes : patch.indexes,
+    // Replaced when given (null or [] declares none); kept otherwise.
+    search: patch.search === undefined ? before.search : patch.search,
   };
 }
 

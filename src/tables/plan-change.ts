@@ -59,6 +59,8 @@ export function planTableChange(before: TableDefinition | null, after: TableDefi
     if (!before.auth_table && after.auth_table)
       steps.push('make it the auth table (adds email, password, email_verified)');
     if (JSON.stringify(before.indexes) !== JSON.stringify(after.indexes)) steps.push('update indexes');
+    if (JSON.stringify(before.search ?? []) !== JSON.stringify(after.search ?? []))
+      steps.push(after.search ? `search columns ${after.search.join(', ')}` : 'stop full-text search');
     if (JSON.stringify(before.rules) !== JSON.stringify(after.rules)) steps.push('update rules');
     if (before.verify_email !== after.verify_email) steps.push(`set verify_email to ${after.verify_email}`);
   }

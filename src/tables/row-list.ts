@@ -15,6 +15,7 @@ import { pathResolver } from './relation-paths.js';
 import type { PathResolver } from '../query/filter-operands.js';
 import type { ExpandNode } from '../query/expand.js';
 import type { RelatedRowCache } from './related-row-cache.js';
+import { hasSort, RANK_ORDER, takeSearch, type ListSearch } from './row-search.js';
 
 /** One page of a list answer. */
 export interface ListedPage {
@@ -48,16 +49,23 @@ export interface ListRequest {
 
 /** Lists visible rows of `table`. Throws VALIDATION_FILTER, FORBIDDEN. */
 export async function listRows(db: Executor, table: CompiledTable, request: ListRequest): Promise<ListedPage> {
-  const parsed = parseListParams(request.query, table.filterable, request.now, callerPaths(table, request));
+  const { query, search } = takeSearch(request.query, table);
+  const parsed = parseListParams(query, table.filterable, request.now, callerPaths(table, request));
   const notNull = notNullColumns(table);
+  // A search without sort comes most relevant first (contract §18).
+  const ranked = search !== undefined && !hasSort(query) && !parsed.aggregate;
   const params = {
     ...parsed,
-    orderBy: parsed.orderBy.map((term) => (!term.expr && notNull.has(term.column) ? { ...term, notNull: true } : term)),
+    orderBy: ranked
+      ? [...RANK_ORDER]
+      : parsed.orderBy.map((term) => (!term.expr && notNull.has(term.column) ? { ...term, notNull: true } : term)),
   };
   const expand = params.expand === undefined ? [] : requestedExpansions(params.expand, table, request.tables);
   const visible = sql.and(params.where, ruleCondition(table, 'list', request.caller, request.now));
-  const scope = cursorScope(table.name, params.orderBy, params.filterSources);
-  if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey);
+  const filterSources = search ? [...params.filterSources, ['search', search.source] as const] : params.filterSources;
+  const scope = cursorScope(table.name, params.orderBy, filterSources);
+  if (params.aggregate) return listGroups(db, table, params, visible, scope, request.cursorKey, search);
+  const searched = search && { search: search.clause };
   const after =
     params.after === undefined
       ? undefined
@@ -82,7 +90,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
     extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
   // The total is counted beside the page, not after it (on PostgreSQL: on a second pooled connection).
   const counting = params.countTotal
-    ? db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }) })
+    ? db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }), ...searched })
     : null;
   const [fetched, total] = await Promise.all([
     params.limit === 0
@@ -93,6 +101,7 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
           columns,
           ...(computed.length > 0 && { computed }),
           ...(hasCondition(where) && { where }),
+          ...searched,
           orderBy: params.orderBy,
           limit: params.limit + 1,
           offset: params.offset,
@@ -131,8 +140,10 @@ async function listGroups(
   visible: Expr,
   scope: string,
   cursorKey: string,
+  search: ListSearch | undefined,
 ): Promise<ListedPage> {
   const aggregate = params.aggregate!;
+  const searched = search && { search: search.clause };
   const offset =
     params.after === undefined ? params.offset : Number(decodeCursor(cursorKey, scope, GROUP_OFFSET, params.after)[0]);
   const groupColumns = aggregate.groupBy.map((name) => table.readable.find((c) => c.name === name)!);
@@ -145,6 +156,7 @@ async function listGroups(
           columns: groupColumns,
           aggregates: aggregate.outputs,
           ...(hasCondition(visible) && { where: visible }),
+          ...searched,
           orderBy: params.orderBy,
           limit: params.limit + 1,
           offset,
@@ -164,6 +176,7 @@ async function listGroups(
         table: table.name,
         groupBy: aggregate.groupBy,
         ...(hasCondition(visible) && { where: visible }),
+        ...searched,
       });
   }
   return {

@@ -65,6 +65,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     .map((c) => c.name)
     .join(', ');
   const updateColumns = new Set(Object.keys(properties));
+  const searchLimit = table.search ? Math.floor(SEARCH_TEXT_BYTES / table.search.length) : 0;
   // A create may name its id and gets the declared defaults; an update changes only what it names.
   const create: CheckMode = {
     validate: validateCreate,
@@ -94,6 +95,7 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
     for (const key of Object.keys(body))
       if (!writable.has(key)) throw unknownColumn(key, writable, table.name, columnList, where);
     if (!validate(body)) throw toAppError(body, validate, rules, where);
+    if (searchLimit) checkSearchText(body as RowValues, table.search!, searchLimit, where);
     const values: RowValues = { ...(body as RowValues) };
     if (fillsDefaults)
       for (const column of defaults) if (!(column.name in values)) values[column.name] = column.default;
@@ -110,6 +112,32 @@ export function buildRowValidators(table: TableDefinition): RowValidators {
   };
 }
 
+/**
+ * UTF-8 bytes of searched text a row may hold, shared by its search columns: PostgreSQL's
+ * tsvector holds at most 1 MB, and a text of distinct short words takes under three times its
+ * size there. Both engines refuse alike, so a row never fits one and not the other.
+ */
+export const SEARCH_TEXT_BYTES = 256 * 1024;
+
+/** The first search column of `values` holding more than `limit` UTF-8 bytes, if any. */
+function oversizedSearchColumn(values: RowValues, columns: readonly string[], limit: number): string | undefined {
+  return columns.find((column) => {
+    const value = values[column];
+    // A UTF-16 unit is at most 3 UTF-8 bytes (a pair of them 4): only long texts need counting.
+    return typeof value === 'string' && value.length * 3 > limit && Buffer.byteLength(value) > limit;
+  });
+}
+
+/** Throws VALIDATION_FAILED for a search column holding more than `limit` bytes. */
+function checkSearchText(values: RowValues, columns: readonly string[], limit: number, where: string): void {
+  const column = oversizedSearchColumn(values, columns, limit);
+  if (column === undefined) return;
+  throw new AppError('VALIDATION_FAILED', {
+    message: `${where}${column}: a search column holds at most ${limit} bytes of UTF-8 text.`,
+    suggestion: `Shorten "${column}", or take it out of the table's search columns.`,
+  });
+}
+
 /** Why a stored row does not fit its table: the first column at fault and the reason. */
 export interface StoredRowProblem {
   readonly column: string;
@@ -118,14 +146,15 @@ export interface StoredRowProblem {
 
 /**
  * A check of whole stored rows (an import's rows, every physical column present) against the
- * table's declared columns: type, required, finite numbers, enum, length, range. Returns the
- * first problem, or undefined when the row fits. Never throws.
+ * table's declared columns: type, required, finite numbers, enum, length, range, the searched
+ * text's size. Returns the first problem, or undefined when the row fits. Never throws.
  */
 export function buildStoredRowCheck(table: TableDefinition): (values: RowValues) => StoredRowProblem | undefined {
   const checks = table.columns.map((column) => ({
     column,
     validate: compileSchema(columnJsonSchema(column, { nullable: !column.required })),
   }));
+  const searchLimit = table.search ? Math.floor(SEARCH_TEXT_BYTES / table.search.length) : 0;
   return (values) => {
     if (typeof values.id !== 'string' || values.id === '')
       return { column: 'id', reason: 'must be a non-empty string' };
@@ -140,6 +169,9 @@ export function buildStoredRowCheck(table: TableDefinition): (values: RowValues)
             : describeColumnError(column, validate.errors![0]!, value),
       };
     }
+    const oversized = searchLimit ? oversizedSearchColumn(values, table.search!, searchLimit) : undefined;
+    if (oversized)
+      return { column: oversized, reason: `a search column holds at most ${searchLimit} bytes of UTF-8 text` };
     return undefined;
   };
 }

@@ -310,3 +310,27 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   return port;
 }
+
+describe('table(name).list({ search })', () => {
+  it('sends search= and gets the matching rows, most relevant first', async () => {
+    const patched = await server.request('PATCH', `/p/${project.id}/v1/tables/tasks`, {
+      headers: project.admin,
+      body: { search: ['title'] },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const { data, meta } = await ada.client.table('tasks').list({ search: 'urgent -taxes' });
+    assert.deepEqual(
+      data.map((row) => row.title),
+      ['Urgent: call the bank'],
+    );
+    assert.equal(meta.total, 1);
+    const query = new URL(ada.sent.at(-1)!.path, server.url).searchParams;
+    assert.deepEqual([...query], [['search', 'urgent -taxes']]);
+  });
+
+  it('a refused query is a RowbaseError VALIDATION_FILTER', async () => {
+    const error = await rejection(ada.client.table('tasks').list({ search: '!!!' }));
+    assert.ok(error instanceof RowbaseError);
+    assert.equal(error.code, 'VALIDATION_FILTER');
+  });
+});

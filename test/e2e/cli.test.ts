@@ -160,6 +160,23 @@ describe('rowbase CLI', () => {
       assert.deepEqual(await tableNames(), ['extra', 'owners', 'pets']);
     });
 
+    it('schema apply declares search columns and indexes the rows already there', async () => {
+      const file = writeSchema('schema-3.json', {
+        tables: { pets: { columns: [{ name: 'owner', type: 'text' }], search: ['owner'] }, extra: { columns: [] } },
+      });
+      const result = await run(['schema', 'apply', '--project', projectId, file]);
+      assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+      assert.match(result.stdout, /search columns owner/);
+      const db = new Database(path.join(dataDir, 'projects', `${projectId}.db`), { readonly: true });
+      try {
+        const stored = db.prepare("SELECT definition FROM _rb_tables WHERE name = 'pets'").pluck().get() as string;
+        assert.deepEqual(JSON.parse(stored).search, ['owner']);
+        assert.equal(db.prepare('SELECT count(*) FROM "_rb_search_pets"').pluck().get(), 0);
+      } finally {
+        db.close();
+      }
+    });
+
     it('a file that is not a schema exits 2', async () => {
       const file = writeSchema('not-a-schema.json', { pets: {} });
       assert.equal((await run(['schema', 'apply', '--project', projectId, file])).code, 2);

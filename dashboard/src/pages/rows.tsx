@@ -1,7 +1,8 @@
 /**
  * The rows grid of one table: server-side paging (by cursor, `after=`, so page 10,000 costs
  * what page 1 does; by offset on a server without cursors), sort by clicking a column,
- * a filter box in the filter language (the server's error shown inline), create/edit/delete
+ * a filter box in the filter language (the server's error shown inline), a search box on tables
+ * with search columns (full-text, most relevant first unless sorted), create/edit/delete
  * through the row form, and bulk delete of selected rows with confirmation. Reference columns
  * come with the rows they point at (`expand=`), and their cells show those rows' labels.
  * The parts live in rows/: hooks for the data, the page trail, the selection and live
@@ -16,6 +17,7 @@ import { RowForm } from './row-form';
 import { DeleteRowsDialog } from './rows/delete-rows-dialog';
 import { FilterBar } from './rows/filter-bar';
 import { Pager } from './rows/pager';
+import { SearchBar } from './rows/search-bar';
 import { RowsGrid } from './rows/rows-grid';
 import { useLiveReload } from './rows/use-live-reload';
 import { usePageTrail } from './rows/use-page-trail';
@@ -37,14 +39,18 @@ export function RowsPage({
   const trail = usePageTrail();
   const [sort, setSort] = useState('');
   const [filter, setFilter] = useState('');
+  const [search, setSearch] = useState('');
   const { table, referenced, rows } = useTableRows(session, projectId, tableName, {
     position: trail.position,
     pageSize: PAGE_SIZE,
     sort,
     filter,
+    search,
   });
   const definition = table.data;
-  const { selected, setSelected, toggle } = useViewSelection(JSON.stringify([trail.position.offset, sort, filter]));
+  const { selected, setSelected, toggle } = useViewSelection(
+    JSON.stringify([trail.position.offset, sort, filter, search]),
+  );
   const [editing, setEditing] = useState<Row | 'new' | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const live = useLiveReload(session, projectId, tableName, rows.reload);
@@ -65,13 +71,18 @@ export function RowsPage({
     trail.restart();
     setFilter(next);
   };
+  const applySearch = (next: string) => {
+    trail.restart();
+    setSearch(next);
+  };
   const deleteOne = async (row: Row) => {
     await api.deleteRow(session, projectId, tableName, row.id);
     setEditing(null);
     rows.reload();
   };
 
-  const counted = page ? `${total} row${total === 1 ? '' : 's'}${filter ? ' match the filter' : ''}` : undefined;
+  const narrowed = [filter && 'the filter', search && 'the search'].filter(Boolean).join(' and ');
+  const counted = page ? `${total} row${total === 1 ? '' : 's'}${narrowed ? ` match ${narrowed}` : ''}` : undefined;
 
   return (
     <section>
@@ -95,6 +106,9 @@ export function RowsPage({
         </button>
       </PageHead>
       <ErrorBox error={table.error} />
+      {(definition?.search?.length ?? 0) > 0 && (
+        <SearchBar search={search} columns={definition!.search!} onApply={applySearch} />
+      )}
       <FilterBar filter={filter} onApply={applyFilter} />
       <ErrorBox error={rows.error} testId="rows-error" />
       <RowsGrid
@@ -109,7 +123,7 @@ export function RowsPage({
         onSelect={setSelected}
         onToggle={toggle}
         onOpen={setEditing}
-        emptyText={filter ? 'No rows match this filter.' : 'No rows yet.'}
+        emptyText={narrowed ? `No rows match ${narrowed}.` : 'No rows yet.'}
       />
       {page && (
         <Pager

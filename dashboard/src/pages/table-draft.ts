@@ -36,6 +36,8 @@ export interface Draft {
   rules: Record<RuleOperation, DraftRule>;
   /** One index per line, columns separated by commas. */
   indexesText: string;
+  /** The text columns full-text search reads, separated by commas ('' for none). */
+  searchText: string;
 }
 
 let nextKey = 1;
@@ -64,7 +66,15 @@ export function emptyDraft(): Draft {
     RuleOperation,
     DraftRule
   >;
-  return { name: '', auth_table: false, verify_email: false, columns: [blankColumn()], rules, indexesText: '' };
+  return {
+    name: '',
+    auth_table: false,
+    verify_email: false,
+    columns: [blankColumn()],
+    rules,
+    indexesText: '',
+    searchText: '',
+  };
 }
 
 /** The form state for an existing table. */
@@ -97,6 +107,7 @@ export function draftOf(table: Table): Draft {
     })),
     rules,
     indexesText: table.indexes.map((index) => index.join(', ')).join('\n'),
+    searchText: (table.search ?? []).join(', '),
   };
 }
 
@@ -174,5 +185,17 @@ export function definitionOf(draft: Draft): Omit<Table, 'name'> {
         .filter((name) => name !== ''),
     )
     .filter((index) => index.length > 0);
-  return { columns, auth_table: draft.auth_table, verify_email: draft.verify_email, rules, indexes };
+  const search = draft.searchText
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  // PUT is declarative: a table saved without search stops searching, so an empty box means none.
+  return {
+    columns,
+    auth_table: draft.auth_table,
+    verify_email: draft.verify_email,
+    rules,
+    indexes,
+    ...(search.length > 0 && { search }),
+  };
 }

@@ -247,6 +247,18 @@ export function TableEditorPage({
           />
         </label>
 
+        <h2>Full-text search</h2>
+        <label>
+          Text columns the rows page can search, separated by commas
+          <input
+            name="search"
+            class="mono"
+            value={draft.searchText}
+            placeholder="e.g. title, body"
+            onInput={(e) => update({ searchText: (e.currentTarget as HTMLInputElement).value })}
+          />
+        </label>
+
         <h2>Rules</h2>
         <p class="muted small">
           “Admin only” is <code>null</code>. An empty expression lets anyone with a key or token in. Otherwise write a

@@ -208,6 +208,7 @@ export function listQuery<Row>(options: ListOptions<Row, keyof Row & string>): U
   if (options.offset !== undefined) query.set('offset', String(options.offset));
   if (options.count !== undefined) query.set('count', options.count);
   if (options.after !== undefined) query.set('after', options.after);
+  if (options.search !== undefined) query.set('search', options.search);
   if (options.expand !== undefined) query.set('expand', joined(options.expand));
   for (const [column, condition] of Object.entries(options.where ?? {})) {
     if (condition !== undefined) query.append(column, condition as string);

@@ -176,6 +176,11 @@ export interface ListOptions<Row, S extends keyof Row & string = keyof Row & str
   /** Cursor paging: the `meta.next_cursor` of the previous page (same filter and sort; not with `offset`). */
   after?: string;
   /**
+   * Full-text search over the table's declared `search` columns: words, `"quoted phrases"`,
+   * `-excluded` words and `or`, e.g. `'green tea -milk'`. Rows come most relevant first unless `sort` is given.
+   */
+  search?: string;
+  /**
    * Related rows to embed under `expand`: `['owner', 'owner.team', 'comments(post)']`. With
    * generated types the names are checked and `row.expand` is typed; a comma-joined string
    * is sent as it is, and the rows' type then says nothing of `expand`.

@@ -18,6 +18,7 @@ export function tableView(table: TableDefinition) {
     verify_email: table.verify_email,
     rules: table.rules,
     indexes: table.indexes,
+    ...(table.search && { search: table.search }),
   };
 }
 

@@ -8,6 +8,7 @@
 import { containsNul } from '../../lib/nul-character.js';
 import type { Statement, ValueType } from '../../query/sql-tree.js';
 import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
+import { SEARCH_COLUMN, tsquerySql } from './pg-search.js';
 import { StoreError } from '../types.js';
 import { withoutNulComparisons } from './pg-nul-values.js';
 
@@ -118,6 +119,13 @@ function buildPgDialect(schema: string): Dialect {
     table: (name) => `${qualifier}${quoteIdent(name)}`,
     // A row an upsert inserted has no deleting or locking transaction yet; the row it updated has this one.
     upsertInsertedFlag: '(xmax = 0)',
+    search: (clause, _table, qualified, bind) => ({
+      join: '',
+      where: `(${qualified}.${quoteIdent(SEARCH_COLUMN)} @@ ${tsquerySql(clause.query, bind)})`,
+    }),
+    // ts_rank is a real: as float8 it prints every digit, so a cursor's rank compares equal again.
+    searchRank: (clause, qualified, bind) =>
+      `ts_rank(${qualified}.${quoteIdent(SEARCH_COLUMN)}, ${tsquerySql(clause.query, bind)})::float8`,
   };
 }
 

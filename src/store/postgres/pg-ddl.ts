@@ -13,10 +13,11 @@ import type { ColumnDefinition, TableDefinition } from '../../schema/definition.
 import { diffTable, type ColumnStep } from '../ddl-change.js';
 import { planAuthColumns, planDeclaredColumn, planForeignKey, planTableDdl, type ForeignKeyNode } from '../ddl-plan.js';
 import { addForeignKeySql, columnSql, createIndexSql, createTableSql, type DdlDialect } from '../ddl-print.js';
-import { foreignKeyName } from '../index-names.js';
+import { foreignKeyName, searchIndexName } from '../index-names.js';
 import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodePgValue, PG_TYPES } from './pg-compiler.js';
+import { addSearchColumnSql, createSearchIndexSql, SEARCH_COLUMN, searchChanged } from './pg-search.js';
 
 /** What the DDL needs from a connection: one statement at a time. */
 export interface QueryRunner {
@@ -123,8 +124,12 @@ class TableAlteration {
 }
 
 /** The indexes a table should have, by name → CREATE statement (the same set as on SQLite). */
-function wantedIndexes(dialect: DdlDialect, table: TableDefinition): Map<string, string> {
-  return new Map(planTableDdl(table).indexes.map((index) => [index.name, createIndexSql(dialect, table.name, index)]));
+function wantedIndexes(dialect: DdlDialect, schema: string, table: TableDefinition): Map<string, string> {
+  const wanted = new Map(
+    planTableDdl(table).indexes.map((index) => [index.name, createIndexSql(dialect, table.name, index)]),
+  );
+  if (table.search) wanted.set(searchIndexName(table.name), createSearchIndexSql(schema, table.name));
+  return wanted;
 }
 
 /**
@@ -139,14 +144,18 @@ export async function applyPgTableChange(runner: QueryRunner, schema: string, ch
   if (!target) return;
   const ddl = new TableAlteration(runner, schema, target.name);
   if (!after) return ddl.drop();
-  const wanted = wantedIndexes(ddl.dialect, after);
+  const wanted = wantedIndexes(ddl.dialect, schema, after);
   if (!before) {
     await ddl.create(after);
     for (const fk of planTableDdl(after).foreignKeys) await ddl.addForeignKey(fk);
+    if (after.search) await ddl.alter(addSearchColumnSql(after));
     return ddl.createMissingIndexes(wanted);
   }
 
   const diff = diffTable(before, after, change.resetColumns);
+  // The search vector (and its index) is remade when its columns change: before they are dropped, after they exist.
+  const search = searchChanged(before, after);
+  if (search && before.search) await ddl.alter(`DROP COLUMN IF EXISTS ${quoteIdent(SEARCH_COLUMN)}`);
   for (const name of diff.foreignKeysDropped) await ddl.dropForeignKey(name);
   await ddl.dropUnwantedIndexes(wanted);
   for (const name of diff.dropped) await ddl.alter(`DROP COLUMN ${quoteIdent(name)}`);
@@ -159,6 +168,7 @@ export async function applyPgTableChange(runner: QueryRunner, schema: string, ch
   }
   for (const step of diff.steps) await applyColumnStep(ddl, after.name, step);
   for (const column of diff.foreignKeysAdded) await ddl.addForeignKey(planForeignKey(after.name, column)!);
+  if (search && after.search) await ddl.alter(addSearchColumnSql(after));
   await ddl.createMissingIndexes(wanted);
 }
 

@@ -81,6 +81,10 @@ export function translatePgError(error: unknown): unknown {
       return make('not-null', columnOf(pgError));
     case '23514':
       return make('check', columnOf(pgError));
+    case '54000':
+      // A search text too large for a tsvector: the row validator refuses those first; this is the
+      // fence (rows written before their column was searched). Other program limits stay as they are.
+      return /tsvector/.test(error.message) ? make('check') : error;
     case '40001': // serialization failure
     case '40P01': // deadlock
     case '55P03': // lock not available

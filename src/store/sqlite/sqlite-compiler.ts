@@ -3,7 +3,8 @@
  * text; case-sensitive LIKE through GLOB (SQLite's LIKE ignores ASCII case).
  */
 import type { Statement, ValueType } from '../../query/sql-tree.js';
-import { SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
+import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
+import { ftsMatchText, searchTableName } from './sqlite-search.js';
 
 /** Encodes a JS value for better-sqlite3 by column type. */
 export function encodeSqliteValue(value: unknown, type: ValueType): unknown {
@@ -67,6 +68,22 @@ const sqliteDialect: Dialect = {
     return ` LIMIT ${limit ?? '-1'}${offset === undefined ? '' : ` OFFSET ${offset}`}`;
   },
   forUpdate: () => '',
+  search: (clause, table, qualified, bind, ranked) => {
+    const fts = quoteIdent(searchTableName(table));
+    const match = bind(ftsMatchText(clause.query), 'text');
+    // Ranked: the FTS table's scores joined once (bm25 reads each term's statistics once per
+    // query); unranked (counts, other sorts): a rowid set, which needs no scores.
+    return ranked
+      ? {
+          join:
+            ` JOIN (SELECT rowid AS "_rb_rowid", bm25(${fts}) AS "_rb_bm25" FROM ${fts} WHERE ${fts} MATCH ${match})` +
+            ` AS "_rb_search" ON "_rb_search"."_rb_rowid" = ${qualified}.rowid`,
+          where: '',
+        }
+      : { join: '', where: `(${qualified}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${match}))` };
+  },
+  // bm25() is lower for better matches; the rank is higher for them.
+  searchRank: () => '(-"_rb_search"."_rb_bm25")',
 };
 
 const compiler = new SqlCompiler(sqliteDialect);

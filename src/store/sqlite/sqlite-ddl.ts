@@ -13,6 +13,7 @@ import { columnSql, createIndexSql, createTableSql, type DdlDialect } from '../d
 import { quoteIdent } from '../sql-compiler.js';
 import type { TableChange } from '../types.js';
 import { encodeSqliteValue } from './sqlite-compiler.js';
+import { syncSearchIndex } from './sqlite-search.js';
 
 const SQLITE_TYPES = {
   text: 'TEXT',
@@ -76,16 +77,21 @@ function needsRebuild(diff: TableDiff): boolean {
 export function applyTableChange(db: BetterSqlite3.Database, change: TableChange): void {
   const { before, after } = change;
   if (!after) {
-    if (before) db.exec(`DROP TABLE ${quoteIdent(before.name)}`);
+    if (before) {
+      syncSearchIndex(db, before, null, false);
+      db.exec(`DROP TABLE ${quoteIdent(before.name)}`);
+    }
     return;
   }
   if (!before) {
     db.exec(createSql(after));
     syncIndexes(db, after);
+    syncSearchIndex(db, null, after, false);
     return;
   }
   const diff = diffTable(before, after, change.resetColumns);
-  if (needsRebuild(diff)) {
+  const rebuilt = needsRebuild(diff);
+  if (rebuilt) {
     rebuildTable(db, change, before, after);
   } else {
     for (const { column } of diff.steps.filter((step) => step.kind === 'added')) {
@@ -101,6 +107,7 @@ export function applyTableChange(db: BetterSqlite3.Database, change: TableChange
     }
   }
   syncIndexes(db, after);
+  syncSearchIndex(db, before, after, rebuilt);
 }
 
 function rebuildTable(

@@ -15,6 +15,8 @@ export interface RowsQuery {
   pageSize: number;
   sort: string;
   filter: string;
+  /** Full-text search ('' for none; only on tables with search columns). */
+  search: string;
 }
 
 /** A page of rows with the offset it was asked for. */
@@ -40,7 +42,7 @@ export function useTableRows(session: Session, projectId: string, tableName: str
   );
   // Without a definition (it failed to load), the rows come plain.
   const expand = definition ? [...referenced.keys()].join(',') : table.error ? '' : undefined;
-  const { position, pageSize, sort, filter } = query;
+  const { position, pageSize, sort, filter, search } = query;
   // The answer keeps the offset it was asked for: while the next page loads, the range shown stays the one on screen.
   const rows = useLoad(
     async () =>
@@ -54,10 +56,11 @@ export function useTableRows(session: Session, projectId: string, tableName: str
               after: position.after,
               sort,
               filter,
+              search,
               expand,
             }),
           },
-    [projectId, tableName, position.offset, position.after, sort, filter, expand],
+    [projectId, tableName, position.offset, position.after, sort, filter, search, expand],
   );
   // A reference column dropped since the definition loaded (another admin, another tab) makes
   // expand= refused (the server names the parameter in error.field): load the definition again,
