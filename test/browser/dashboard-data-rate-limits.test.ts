@@ -26,6 +26,9 @@ describe('dashboard: data API rate limits on the settings page', { skip }, () =>
     tab = await openDashboard(browser, server.url);
     page = tab.page;
     await signInWithAdminKey(tab, project.id, project.adminKey);
+    // Signing in ends by opening the project's tables: wait for it, or that navigation can land
+    // after (and undo) the settings route a test opens next (seen on a loaded machine).
+    await page.getByTestId('tables').waitFor();
   });
   after(async () => {
     await tab?.close();

@@ -64,14 +64,14 @@ export async function openDashboard(browser: Browser, base: string): Promise<Das
   return tab;
 }
 
-/** Signs in with the platform key and waits for the projects page. */
+/** Signs in with the platform key (submits the form; the caller waits for the page it expects). */
 export async function signInWithPlatformKey(tab: DashboardTab, key = PLATFORM_KEY): Promise<void> {
   await tab.page.getByTestId('signin-platform').click();
   await tab.page.locator('input[name=key]').fill(key);
   await tab.page.getByTestId('signin-submit').click();
 }
 
-/** Signs in with a project id and its admin key. */
+/** Signs in with a project id and its admin key (submits the form; the caller waits for the page it expects). */
 export async function signInWithAdminKey(tab: DashboardTab, projectId: string, key: string): Promise<void> {
   await tab.page.getByTestId('signin-project').click();
   await tab.page.locator('input[name=project]').fill(projectId);
