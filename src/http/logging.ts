@@ -62,10 +62,16 @@ export function buildLoggerOptions(level: string, format: 'pretty' | 'json' = 'j
   };
 }
 
-/** Readable lines for a person at a terminal: time, level, message, and the request's id. */
+/**
+ * Readable lines for a person at a terminal: time, level, message, and the request's id.
+ * `sync`: pino-pretty flushes its async writer at exit only on the main thread, and it runs in
+ * pino's transport thread, so the last lines before a stop (the request just answered,
+ * "shutting down") could be lost. Synchronous writes there block that thread, never the
+ * event loop.
+ */
 const PRETTY_TRANSPORT = {
   target: 'pino-pretty',
-  options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true },
+  options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true, sync: true },
 };
 
 /**
