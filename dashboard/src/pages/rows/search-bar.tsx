@@ -2,7 +2,7 @@
  * The search box of the rows page (tables with search columns): words, "phrases", -excluded and
  * or, sent as `search=` on submit; the rows then come most relevant first unless a column is sorted.
  */
-import { useState } from 'preact/hooks';
+import { QueryBar } from './query-bar';
 
 /** `search` is the search in effect; `onApply` gets the new one ('' clears it). */
 export function SearchBar({
@@ -14,37 +14,17 @@ export function SearchBar({
   columns: readonly string[];
   onApply: (search: string) => void;
 }) {
-  const [text, setText] = useState('');
-  const apply = (event: Event) => {
-    event.preventDefault();
-    onApply(text.trim());
-  };
   return (
-    <form class="filter-bar" onSubmit={apply}>
-      <input
-        type="search"
-        name="search"
-        class="grow"
-        aria-label="Search"
-        placeholder={`Search ${columns.join(', ')}: words, "a phrase", -excluded, or`}
-        value={text}
-        onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
-      />
-      <button type="submit" data-testid="apply-search">
-        Search
-      </button>
-      {search && (
-        <button
-          type="button"
-          class="link"
-          onClick={() => {
-            setText('');
-            onApply('');
-          }}
-        >
-          Clear
-        </button>
-      )}
-    </form>
+    <QueryBar
+      applied={search}
+      onApply={onApply}
+      name="search"
+      label="Search"
+      placeholder={`Search ${columns.join(', ')}: words, "a phrase", -excluded, or`}
+      inputType="search"
+      inputClass="grow"
+      submitLabel="Search"
+      submitTestId="apply-search"
+    />
   );
 }
