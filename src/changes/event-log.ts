@@ -65,6 +65,11 @@ export interface LogStart {
 /** Told about entries once their transaction committed (the hub); may ignore them. */
 export interface ChangeFeed {
   committed(projectId: string, events: readonly LoggedEvent[]): void;
+  /**
+   * This process committed entries up to number `lastSeq` that it did not read back (the
+   * database built them: `Executor.writeLoggingRows`); a feed reads them from the log.
+   */
+  loggedThrough(projectId: string, lastSeq: number): void;
 }
 
 const EVENTS = EVENT_LOG.table;

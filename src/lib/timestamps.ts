@@ -62,5 +62,9 @@ export function normaliseTimestamp(text: string): string | undefined {
   if (calendar.getUTCMonth() !== Number(month) - 1 || calendar.getUTCDate() !== Number(day)) return undefined;
   const withZone = hour !== undefined && zone === undefined ? `${text}Z` : text;
   const date = new Date(withZone.replace(' ', 'T'));
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+  if (Number.isNaN(date.getTime())) return undefined;
+  // An offset can carry 0000-01-01 or 9999-12-31 past the four-digit years (`-000001-...`):
+  // no longer the form every answer promises (OpenAPI `date-time`), so it is refused.
+  const iso = date.toISOString();
+  return iso.length === CANONICAL_FORM.length ? iso : undefined;
 }

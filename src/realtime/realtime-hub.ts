@@ -285,6 +285,16 @@ export class RealtimeHub implements ChangeFeed {
     );
   }
 
+  /** ChangeFeed: this process committed entries through `lastSeq`, written by the database; read from the log. */
+  loggedThrough(projectId: string, lastSeq: number): void {
+    this.trims.wrote(projectId);
+    this.feeds.withFeed(projectId, (feed) =>
+      feed.steps.run(async () => {
+        if (feed.cursor < lastSeq) await this.drain(feed);
+      }),
+    );
+  }
+
   /** Reads the project's log past the feed's cursor soon (a wake-up from another process, or the poll). */
   wake(projectId: string): void {
     this.feeds.withFeed(projectId, (feed) => feed.steps.drainOnce(() => this.drain(feed)));

@@ -3,13 +3,17 @@
  * supplies a `Dialect` with its quoting, placeholders, value encoding and the few operators
  * that differ. This file and the dialects are the only places that write SQL text for data.
  */
+import { cols, EVENTS } from './system-tables.js';
+import type { RowLog } from './types.js';
 import {
   UPSERT_INSERTED,
   type AggregateFunction,
   type ColumnRef,
   type Expr,
   type SearchClause,
+  type DeleteStatement,
   type Statement,
+  type UpdateStatement,
   type UpsertClause,
   type ValueType,
 } from '../query/sql-tree.js';
@@ -86,6 +90,11 @@ export interface Dialect {
    * `ranked` join provides, and binds no value where placeholders are positional.
    */
   searchRank(clause: SearchClause, qualified: string, bind: (value: unknown, type: ValueType) => string): string;
+  /**
+   * The JSON text of `expr` (a column of `type`), never SQL NULL (`null` then): what
+   * `JSON.stringify` makes of the value the data API decodes from it. `expr` may be read twice.
+   */
+  jsonText(expr: string, type: ValueType): string;
 }
 
 /**
@@ -115,6 +124,10 @@ function columnList(columns: readonly ColumnRef[]): string {
   }
   return text;
 }
+
+const LOG_COLUMNS = columnList(Object.freeze(cols(EVENTS, ['created_at', 'table_name', 'action', 'record'])));
+/** The rows a logged write changed, in `compileLoggingWrite`. */
+const WRITTEN = '"_rb_written"';
 
 // Order of an expression term: its `notNull` never applies (only plain columns are known never
 // to hold null). Shared constants, so compiling allocates nothing for them.
@@ -280,6 +293,95 @@ export class SqlCompiler {
           params,
         };
     }
+  }
+
+  /**
+   * The event-log entries of the rows `write` is about to change, for engines with one writer at
+   * a time (run in its transaction just before it: the same WHERE meets the same rows):
+   * `INSERT INTO "_rb_events" (...) SELECT ... FROM <table> WHERE <where>`, each record built
+   * from the row with an update's new values put in (plain values: their JSON is made here).
+   */
+  compileLogBefore(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
+    const params: unknown[] = [];
+    const bind = (value: unknown, type: ValueType): string => {
+      params.push(this.dialect.encode(value, type));
+      return this.dialect.placeholder(params.length, type);
+    };
+    const set = new Map<string, string>();
+    for (const { column, value } of write.kind === 'update' ? write.set : []) {
+      if (value.kind !== 'value' && value.kind !== 'null') throw new Error('a logged update sets plain values only');
+      set.set(column.name, value.kind === 'null' ? 'null' : (JSON.stringify(value.value) ?? 'null'));
+    }
+    const head = this.logHead(write, log, bind);
+    const record = this.recordJson(log.record, (column) => {
+      const json = set.get(column.name);
+      return json === undefined ? undefined : bind(json, 'text');
+    });
+    const table = this.tableName(write.table);
+    const paths = this.pathContext(table);
+    const where = this.expression(write.where, bind, paths);
+    return { sql: `${head}${record} FROM ${table} WHERE ${where}`, params };
+  }
+
+  /**
+   * One statement that runs `write` and logs the rows it changed (engines that run writers at
+   * once: the log must hold exactly the rows written): `WITH written AS (<write> RETURNING the
+   * record's columns), logged AS (INSERT INTO "_rb_events" ... SELECT ... FROM written
+   * RETURNING seq) SELECT count(*) AS n, max(seq) AS last FROM logged`.
+   */
+  compileLoggingWrite(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
+    const { sql: written, params } = this.compile({ ...write, returning: log.record });
+    const bind = (value: unknown, type: ValueType): string => {
+      params.push(this.dialect.encode(value, type));
+      return this.dialect.placeholder(params.length, type);
+    };
+    const head = this.logHead(write, log, bind);
+    const record = this.recordJson(log.record, () => undefined, WRITTEN);
+    return {
+      sql:
+        `WITH ${WRITTEN} AS (${written}), "_rb_logged" AS (${head}${record} FROM ${WRITTEN} RETURNING "seq") ` +
+        'SELECT count(*) AS "n", max("seq") AS "last" FROM "_rb_logged"',
+      params,
+    };
+  }
+
+  /** `INSERT INTO "_rb_events" (created_at, table_name, action, record) SELECT <created_at>, <table>, <action>, `. */
+  private logHead(write: UpdateStatement | DeleteStatement, log: RowLog, bind: (v: unknown, t: ValueType) => string) {
+    return (
+      `INSERT INTO ${this.tableName(EVENTS.table)} (${LOG_COLUMNS}) SELECT ${bind(log.createdAt, 'text')}, ` +
+      `${bind(write.table, 'text')}, ${bind(write.kind, 'text')}, `
+    );
+  }
+
+  /** `'{"a":' || <json of a> || ',"b":' || ... || '}'`: the keys in order, as JSON.stringify writes them. */
+  private recordJson(
+    columns: readonly ColumnRef[],
+    override: (column: ColumnRef) => string | undefined,
+    qualifier?: string,
+  ): string {
+    if (columns.length === 0) return "'{}'";
+    const parts = columns.map((column, i) => {
+      // Names are checked identifiers; the key is still written as JSON, then as an SQL string.
+      const key = `'${i === 0 ? '{' : ','}${JSON.stringify(column.name).replaceAll("'", "''")}:'`;
+      const given = override(column);
+      const value =
+        given ??
+        this.dialect.jsonText(
+          qualifier ? `${qualifier}.${quoteIdent(column.name)}` : quoteIdent(column.name),
+          column.type,
+        );
+      return `${key} || ${value}`;
+    });
+    return `${parts.join(' || ')} || '}'`;
+  }
+
+  private tableName(name: string): string {
+    return this.dialect.table ? this.dialect.table(name) : quoteIdent(name);
+  }
+
+  private pathContext(qualifier: string): PathContext {
+    let aliases = 0;
+    return { table: (name) => this.tableName(name), qualifier, nextAlias: () => `"_rb_p${++aliases}"` };
   }
 
   /** ` ON CONFLICT ("target") DO UPDATE SET "c" = excluded."c", ... WHERE <condition on the existing row>`. */

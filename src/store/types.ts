@@ -5,6 +5,7 @@
  * decodes values by column type, and translates driver errors into `StoreError` kinds.
  */
 import type {
+  ColumnRef,
   CountStatement,
   DeleteStatement,
   InsertStatement,
@@ -26,6 +27,29 @@ export interface Executor {
   count(statement: CountStatement): Promise<number>;
   /** Runs a write and returns how many rows it changed. */
   run(statement: InsertStatement | UpdateStatement | DeleteStatement): Promise<number>;
+  /**
+   * Runs an update or delete and appends, with it, one realtime event-log entry (`_rb_events`)
+   * per row it changed, built by the database: no row travels to JavaScript and back (an update
+   * by filter touches up to 10,000). Use inside a transaction.
+   */
+  writeLoggingRows(write: UpdateStatement | DeleteStatement, log: RowLog): Promise<LoggedWrite>;
+}
+
+/** The entries `Executor.writeLoggingRows` appends: one per changed row, in the log's form. */
+export interface RowLog {
+  readonly createdAt: string;
+  /**
+   * The row's columns as the data API shows them, in order: the new values of an update, the
+   * row as it was for a delete. An update's `set` holds plain values only.
+   */
+  readonly record: readonly ColumnRef[];
+}
+
+/** What `Executor.writeLoggingRows` did: rows changed (one entry each) and the last log number taken. */
+export interface LoggedWrite {
+  readonly count: number;
+  /** Undefined when no row changed. */
+  readonly lastSeq: number | undefined;
 }
 
 /** One database (the system database, or one project's). */

@@ -2,14 +2,13 @@
  * Update and delete by filter (contract §18): `PATCH|DELETE /api/{table}?filter=...`. The
  * caller's filter and the table's rule become one WHERE of one statement (never rows read and
  * then written one by one), the 10,000-row bound is counted before anything is written, and
- * `dry_run=true` answers the count alone. The row service runs these phases in one transaction
- * that logs one realtime event per touched row.
+ * `dry_run=true` answers the count alone. The statement logs one realtime event per touched row
+ * in the database itself (`Executor.writeLoggingRows`): no row comes back to JavaScript.
  */
 import { AppError } from '../errors/app-error.js';
 import { parseListParams } from '../query/list-params.js';
 import { sql, type Assignment, type DeleteStatement, type Expr, type UpdateStatement } from '../query/sql-tree.js';
-import type { RowChange } from '../changes/event-log.js';
-import type { Executor, Row } from '../store/types.js';
+import type { Executor, LoggedWrite } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
 import { callerPaths } from './row-list.js';
@@ -34,13 +33,6 @@ export interface FilterWriteRequest {
   readonly caller: Caller;
   readonly now: string;
   readonly tables: ReadonlyMap<string, CompiledTable>;
-}
-
-/** The outcome of a write by filter: how many rows it touched (or would touch), and the touched rows. */
-export interface FilterWriteResult {
-  readonly count: number;
-  /** The rows as the data API shows them: new values for an update, the old row for a delete; empty on a dry run. */
-  readonly rows: readonly Row[];
 }
 
 const refuse = (message: string, suggestion: string) => new AppError('VALIDATION_FILTER', { message, suggestion });
@@ -109,12 +101,12 @@ export function planFilterUpdate(table: CompiledTable, values: RowValues, where:
     value: sql.value(value, column(name).type),
   }));
   set.push({ column: column('updated_at'), value: sql.value(now, 'timestamp') });
-  return { kind: 'update', table: table.name, set, where, returning: table.readable };
+  return { kind: 'update', table: table.name, set, where };
 }
 
-/** The DELETE of every row meeting `where`, returning the rows as they were. */
+/** The DELETE of every row meeting `where`. */
 export function planFilterDelete(table: CompiledTable, where: Expr): DeleteStatement {
-  return { kind: 'delete', table: table.name, where, returning: table.readable };
+  return { kind: 'delete', table: table.name, where };
 }
 
 /**
@@ -128,32 +120,23 @@ export async function countWithinBound(db: Executor, table: CompiledTable, where
 }
 
 /**
- * In a transaction: the bound, then the one UPDATE or DELETE statement with its rows returned.
- * The bound is checked again on what the statement touched (rows committed by others between
- * the two statements): the error rolls the transaction back.
+ * In a transaction: the bound, then the one UPDATE or DELETE statement, which logs one realtime
+ * event per touched row, the row as the data API shows it (new values for an update, the row
+ * as it was for a delete), exactly as a single-row write logs it. The bound is checked again on
+ * what the statement touched (rows committed by others between the two statements): the error
+ * rolls the transaction back. Webhooks (§16) and the deletion of deleted rows' files (§14) will
+ * read the same entries from the log.
  */
 export async function writeByFilter(
   tx: Executor,
   table: CompiledTable,
   statement: UpdateStatement | DeleteStatement,
-): Promise<FilterWriteResult> {
+  now: string,
+): Promise<LoggedWrite> {
   await countWithinBound(tx, table, statement.where);
-  const rows = await tx.all(statement);
-  if (rows.length > MAX_FILTER_WRITE_ROWS) throw tooMany(rows.length);
-  return { count: rows.length, rows };
-}
-
-/**
- * The per-row changes of a write by filter, one per touched row, exactly as a single-row update
- * or delete logs it. This list is what realtime delivers after commit; webhooks (§16) and the
- * deletion of deleted rows' files (§14) hook in here, from the same list.
- */
-export function filterWriteChanges(
-  table: CompiledTable,
-  action: 'update' | 'delete',
-  result: FilterWriteResult,
-): RowChange[] {
-  return result.rows.map((record) => ({ table: table.name, action, record }));
+  const written = await tx.writeLoggingRows(statement, { createdAt: now, record: table.readable });
+  if (written.count > MAX_FILTER_WRITE_ROWS) throw tooMany(written.count);
+  return written;
 }
 
 /**

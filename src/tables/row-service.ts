@@ -5,8 +5,8 @@
  */
 import { AppError } from '../errors/app-error.js';
 import { isoNow, type Clock } from '../lib/clock.js';
-import { sql, type Expr } from '../query/sql-tree.js';
-import type { Database, Executor, ProjectDatabase, Row } from '../store/types.js';
+import { sql, type ColumnRef, type Expr } from '../query/sql-tree.js';
+import type { Database, Executor, LoggedWrite, ProjectDatabase, Row } from '../store/types.js';
 import { appendRowChanges, type ChangeFeed, type LoggedEvent, type RowChange } from '../changes/event-log.js';
 import type { Caller } from './caller.js';
 import type { CompiledTable } from './compiled-table.js';
@@ -30,7 +30,6 @@ import { planUpdate, writeUpdate } from './row-update.js';
 import { translateDeleteError, translateRowWriteError, translateWriteError } from './write-errors.js';
 import {
   countWithinBound,
-  filterWriteChanges,
   parseFilterTarget,
   planFilterDelete,
   planFilterUpdate,
@@ -49,6 +48,8 @@ import {
 } from './row-upsert.js';
 
 export const MAX_BULK_ROWS = 10_000;
+
+const ID_COLUMN: readonly ColumnRef[] = Object.freeze([Object.freeze({ name: 'id', type: 'text' as const })]);
 
 /** The query string of an update or delete by filter (`filter`, `dry_run`). */
 export type FilterQuery = Readonly<Record<string, string | readonly string[] | undefined>>;
@@ -316,14 +317,7 @@ export class RowService {
     if (target.dryRun) return countWithinBound(db, table, where);
     const statement = planFilterUpdate(table, values, where, now);
     try {
-      const written = await this.writeLogged(
-        context.projectId,
-        db,
-        (tx) => writeByFilter(tx, table, statement),
-        (result) => filterWriteChanges(table, 'update', result),
-        now,
-      );
-      return written.count;
+      return await this.writeByFilterLogged(context.projectId, db, (tx) => writeByFilter(tx, table, statement, now));
     } catch (error) {
       throw await translateRowWriteError(error, db, table, values);
     }
@@ -341,19 +335,17 @@ export class RowService {
     const where = sql.and(target.where, ruleCondition(table, 'delete', context.caller, now));
     if (target.dryRun) return countWithinBound(db, table, where);
     try {
-      const written = await this.writeLogged(
-        context.projectId,
-        db,
-        async (tx) => {
-          const result = await writeByFilter(tx, table, planFilterDelete(table, where));
-          if (table.definition.auth_table)
-            for (const row of result.rows) await this.credentials.forgetUser(tx, String(row.id));
-          return result;
-        },
-        (result) => filterWriteChanges(table, 'delete', result),
-        now,
-      );
-      return written.count;
+      return await this.writeByFilterLogged(context.projectId, db, async (tx) => {
+        if (!table.definition.auth_table) return writeByFilter(tx, table, planFilterDelete(table, where), now);
+        // Users: each deleted one's sessions and tokens end with it. The candidates are read
+        // first (the delete returns no rows); only those gone afterwards are forgotten.
+        const candidates = await tx.all({ kind: 'select', table: table.name, columns: ID_COLUMN, where });
+        const written = await writeByFilter(tx, table, planFilterDelete(table, where), now);
+        for (const { id } of candidates)
+          if (!(await tx.first({ kind: 'select', table: table.name, columns: ID_COLUMN, where: sql.eq('id', id) })))
+            await this.credentials.forgetUser(tx, String(id));
+        return written;
+      });
     } catch (error) {
       throw translateFilterDeleteError(error, table, tables);
     }
@@ -436,6 +428,17 @@ export class RowService {
    * Runs `work` in one transaction that also appends its row changes to the realtime event
    * log (last, so the log's counter row is held only until the commit), then tells the feed.
    */
+  /** Runs a write by filter in a transaction; after commit tells the feed where the log got to. Returns the count. */
+  private async writeByFilterLogged(
+    projectId: string,
+    db: Database,
+    work: (tx: Executor) => Promise<LoggedWrite>,
+  ): Promise<number> {
+    const { count, lastSeq } = await db.transaction(work);
+    if (lastSeq !== undefined) this.feed?.loggedThrough(projectId, lastSeq);
+    return count;
+  }
+
   private async writeLogged<T>(
     projectId: string,
     db: Database,

@@ -334,6 +334,44 @@ describe('update and delete by filter', () => {
     });
   });
 
+  describe('users deleted by filter', () => {
+    it('each deleted user signs out everywhere, even if the id comes back; the others stay signed in', async () => {
+      const carol = await signUp(server, project, 'carol@doomed.example', { name: 'Carol' });
+      const dave = await signUp(server, project, 'dave@doomed.example', { name: 'Dave' });
+      const me = (token: string) => call('GET', `/p/${project.id}/auth/me`, bearer(token));
+      assert.equal((await me(carol.token)).status, 200);
+      const refused = await call('DELETE', api('users', q('email ~ "doomed"')), ada.headers);
+      assertError(refused, 403, 'FORBIDDEN');
+      const deleted = await call('DELETE', api('users', q('email ~ "doomed"')), project.admin);
+      assert.deepEqual(deleted.body, { data: { count: 2 } });
+      for (const user of [carol, dave]) {
+        assertError(await me(user.token), 401, 'AUTH_INVALID_TOKEN');
+        const refreshed = await call(
+          'POST',
+          `/p/${project.id}/auth/refresh`,
+          {},
+          { refresh_token: user.refresh_token },
+        );
+        assert.equal(refreshed.status, 401, refreshed.text);
+      }
+      // The attack: the id comes back (an admin restores the account); the old sessions must not.
+      const restored = await call('POST', api('users'), project.admin, {
+        id: carol.user.id,
+        email: 'carol@doomed.example',
+        password: 'a brand new password 1',
+      });
+      assert.equal(restored.status, 201, restored.text);
+      const resumed = await call('POST', `/p/${project.id}/auth/refresh`, {}, { refresh_token: carol.refresh_token });
+      assert.equal(resumed.status, 401, resumed.text);
+      assert.equal((await call('DELETE', api('users', `/${carol.user.id}`), project.admin)).status, 204);
+      assert.equal((await call('GET', `/p/${project.id}/auth/me`, ada.headers)).status, 200);
+      assert.deepEqual(
+        (await all('users')).map((row) => row.email),
+        ['ada@example.com', 'bob@example.com'],
+      );
+    });
+  });
+
   describe('realtime', () => {
     it('one event per touched row, after commit, as single-row writes send them', async () => {
       const rows = await seed('notes', [
@@ -360,6 +398,56 @@ describe('update and delete by filter', () => {
       assert.deepEqual(seen.slice(2).sort(), ['delete rt1 true', 'delete rt2 true']);
       assert.equal(seen.length, 4);
       assert.ok(events.every((event) => rows.some((row) => row.id === event.json.record.id)));
+    });
+    it("each event's record is the row as the API shows it, every column type (built by the database)", async () => {
+      await putTable(server, project, 'kinds', {
+        columns: [
+          { name: 'grp', type: 'text' },
+          { name: 't', type: 'text' },
+          { name: 'i', type: 'integer' },
+          { name: 'n', type: 'number' },
+          { name: 'b', type: 'boolean' },
+          { name: 'ts', type: 'timestamp' },
+          { name: 'j', type: 'json' },
+        ],
+        rules: { list: '', view: '', create: '', update: '', delete: '' },
+      });
+      // Text to escape, whole and fractional numbers, the first and last years, nested json.
+      await seed('kinds', [
+        { grp: 'k', t: 'quote " back \\ line\nnew tab\t é 😀 \u0001', i: -9007199254740991, n: 1.5, b: true },
+        { grp: 'k', t: "it's", i: 0, n: -0.25, b: false, ts: '0000-01-01T00:30:00Z', j: { a: [1, 'é', null] } },
+        { grp: 'k', n: 1e21, ts: '9999-12-31T23:30:00.5Z', j: 'just text' },
+        { grp: 'k', n: 3, ts: '2026-02-03T04:05:06.789Z', j: [true, { 'k"ey': 0.1 }] },
+        { grp: 'other', t: 'untouched' },
+      ]);
+      const stream = await openStream(server.url, project.id);
+      streams.push(stream);
+      const subscribed = await call('POST', `/p/${project.id}/realtime`, project.admin, {
+        client_id: stream.clientId,
+        subscriptions: ['kinds'],
+      });
+      assert.equal(subscribed.status, 200, subscribed.text);
+      const rowsOf = async (filter: string) =>
+        ((await call('GET', api('kinds', q(filter, '&limit=100')), project.admin)).body.data as Row[]).sort(byId);
+      type Row = Record<string, unknown>;
+      const byId = (a: Row, b: Row) => String(a.id).localeCompare(String(b.id));
+
+      const patched = await call('PATCH', api('kinds', q('grp = "k"')), project.admin, { b: null, j: { set: 'é"' } });
+      assert.deepEqual(patched.body, { data: { count: 4 } });
+      const updated = await rowsOf('grp = "k"');
+      assert.equal(updated.length, 4);
+      const updates = await stream.waitFor(4, (event) => event.json?.action === 'update');
+      assert.deepEqual(updates.map((event) => event.json.record as Row).sort(byId), updated);
+
+      const deleted = await call('DELETE', api('kinds', q('grp = "k"')), project.admin);
+      assert.deepEqual(deleted.body, { data: { count: 4 } });
+      const deletes = await stream.waitFor(4, (event) => event.json?.action === 'delete');
+      assert.deepEqual(deletes.map((event) => event.json.record as Row).sort(byId), updated);
+      assert.deepEqual(
+        (await all('kinds')).map((row) => row.t),
+        ['untouched'],
+      );
+      assert.equal(stream.received((event) => event.json?.record?.grp === 'other').length, 0);
     });
   });
 

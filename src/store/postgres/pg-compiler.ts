@@ -6,7 +6,8 @@
  * Also the value codecs: what node-postgres binds for a column type, and what it returns.
  */
 import { containsNul } from '../../lib/nul-character.js';
-import type { Statement, ValueType } from '../../query/sql-tree.js';
+import type { DeleteStatement, Statement, UpdateStatement, ValueType } from '../../query/sql-tree.js';
+import type { RowLog } from '../types.js';
 import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
 import { SEARCH_COLUMN, tsquerySql } from './pg-search.js';
 import { StoreError } from '../types.js';
@@ -126,7 +127,27 @@ function buildPgDialect(schema: string): Dialect {
     // ts_rank is a real: as float8 it prints every digit, so a cursor's rank compares equal again.
     searchRank: (clause, qualified, bind) =>
       `ts_rank(${qualified}.${quoteIdent(SEARCH_COLUMN)}, ${tsquerySql(clause.query, bind)})::float8`,
+    jsonText: (expr, type) =>
+      type === 'timestamp'
+        ? `(CASE WHEN ${expr} IS NULL THEN 'null' ELSE '"' || ${isoTimestamp(expr)} || '"' END)`
+        : `coalesce(to_json(${expr})::text, 'null')`,
   };
+}
+
+/**
+ * SQL for a timestamptz as `Date.prototype.toISOString` writes it (what pg-types.ts reads it
+ * as): UTC, milliseconds, `Z`; years 0 to 9999 in four digits, others signed in six
+ * (astronomical numbering: 1 BC is year 0, PostgreSQL's `extract` calls it -1).
+ */
+function isoTimestamp(expr: string): string {
+  const utc = `(${expr} AT TIME ZONE 'UTC')`;
+  const extracted = `extract(year FROM ${utc})`;
+  const year = `(CASE WHEN ${extracted} < 0 THEN ${extracted} + 1 ELSE ${extracted} END)::bigint`;
+  return (
+    `(CASE WHEN ${year} BETWEEN 0 AND 9999 THEN lpad(${year}::text, 4, '0') ` +
+    `ELSE (CASE WHEN ${year} < 0 THEN '-' ELSE '+' END) || lpad(abs(${year})::text, 6, '0') END` +
+    ` || to_char(${utc}, '-MM-DD"T"HH24:MI:SS.MS"Z"'))`
+  );
 }
 
 /** Compiles statements for the tables of one schema. */
@@ -140,6 +161,11 @@ export class PgCompiler {
   /** Compiles one statement; throws StoreError('check') for values PostgreSQL cannot hold. */
   compile(statement: Statement): CompiledSql {
     return this.compiler.compile(withoutNulComparisons(statement));
+  }
+
+  /** One statement that runs `write` and logs the rows it changed (SqlCompiler.compileLoggingWrite). */
+  compileLoggingWrite(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
+    return this.compiler.compileLoggingWrite(withoutNulComparisons(write) as UpdateStatement | DeleteStatement, log);
   }
 
   /** The schema-qualified, quoted name of a table. */

@@ -17,8 +17,10 @@ import {
 import {
   StoreError,
   type Executor,
+  type LoggedWrite,
   type ProjectDatabase,
   type Row,
+  type RowLog,
   type SchemaExecutor,
   type TableChange,
 } from '../types.js';
@@ -92,6 +94,19 @@ class PgExecutor implements Executor {
     }
     const result = await this.query({ ...statement, returning: undefined });
     return result.rowCount ?? 0;
+  }
+
+  async writeLoggingRows(write: UpdateStatement | DeleteStatement, log: RowLog): Promise<LoggedWrite> {
+    try {
+      const { sql, params } = this.compiler.compileLoggingWrite(write, log);
+      const result = await this.runner.query(sql, params);
+      if (this.watched.has(write.table)) this.touchedWatched = true;
+      const row = result.rows[0] as { n: unknown; last: unknown } | undefined;
+      const count = Number(row?.n ?? 0);
+      return { count, lastSeq: count === 0 ? undefined : Number(row?.last) };
+    } catch (error) {
+      throw translatePgError(error);
+    }
   }
 
   /** A fixed statement of this engine's own (realtime horizons), with bound parameters. */
@@ -172,6 +187,10 @@ export class PgDatabase implements ProjectDatabase {
 
   run(statement: Write): Promise<number> {
     return this.direct((executor) => executor.run(statement));
+  }
+
+  writeLoggingRows(write: UpdateStatement | DeleteStatement, log: RowLog): Promise<LoggedWrite> {
+    return this.direct((executor) => executor.writeLoggingRows(write, log));
   }
 
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {

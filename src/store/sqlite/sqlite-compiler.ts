@@ -2,7 +2,8 @@
  * The SQLite dialect: `?` placeholders, booleans as 0/1, timestamps as ISO text, json as
  * text; case-sensitive LIKE through GLOB (SQLite's LIKE ignores ASCII case).
  */
-import type { Statement, ValueType } from '../../query/sql-tree.js';
+import type { DeleteStatement, Statement, UpdateStatement, ValueType } from '../../query/sql-tree.js';
+import type { RowLog } from '../types.js';
 import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
 import { ftsMatchText, searchTableName } from './sqlite-search.js';
 
@@ -84,6 +85,18 @@ const sqliteDialect: Dialect = {
   },
   // bm25() is lower for better matches; the rank is higher for them.
   searchRank: () => '(-"_rb_search"."_rb_bm25")',
+  jsonText: (expr, type) => {
+    switch (type) {
+      case 'boolean':
+        return `(CASE WHEN ${expr} IS NULL THEN 'null' WHEN ${expr} THEN 'true' ELSE 'false' END)`;
+      case 'json':
+        // Stored as JSON text already (encodeSqliteValue).
+        return `coalesce(${expr}, 'null')`;
+      default:
+        // Text quoted and escaped as JSON, numbers as numbers, NULL as null.
+        return `json_quote(${expr})`;
+    }
+  },
 };
 
 const compiler = new SqlCompiler(sqliteDialect);
@@ -91,4 +104,9 @@ const compiler = new SqlCompiler(sqliteDialect);
 /** Compiles a statement to SQLite SQL text and parameters. */
 export function compileStatement(statement: Statement): CompiledSql {
   return compiler.compile(statement);
+}
+
+/** The event-log entries of the rows `write` is about to change (SqlCompiler.compileLogBefore). */
+export function compileLogBefore(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
+  return compiler.compileLogBefore(write, log);
 }

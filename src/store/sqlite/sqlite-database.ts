@@ -4,7 +4,7 @@
  * callers wait for: otherwise their statements would land inside it across an `await`.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import type { Executor, ProjectDatabase, Row, SchemaExecutor } from '../types.js';
+import type { Executor, LoggedWrite, ProjectDatabase, Row, SchemaExecutor } from '../types.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { SqliteStatements } from './sqlite-statements.js';
 import { WalSync } from './wal-sync.js';
@@ -81,6 +81,7 @@ export class SqliteDatabase implements ProjectDatabase {
       first: async (s) => statements.first(s),
       count: async (s) => statements.count(s),
       run: async (s) => statements.run(s),
+      writeLoggingRows: async (write, log) => statements.writeLoggingRows(write, log),
       changeTable: async (change) => statements.changeTable(change),
     };
   }
@@ -146,6 +147,15 @@ export class SqliteDatabase implements ProjectDatabase {
     this.lastUse = ++uses;
     if (this.lock) await this.whenIdle();
     return this.durably(() => this.statements.run(statement));
+  }
+
+  async writeLoggingRows(
+    write: Parameters<Executor['writeLoggingRows']>[0],
+    log: Parameters<Executor['writeLoggingRows']>[1],
+  ): Promise<LoggedWrite> {
+    this.lastUse = ++uses;
+    if (this.lock) await this.whenIdle();
+    return this.durably(() => this.statements.writeLoggingRows(write, log));
   }
 
   async transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {

@@ -10,11 +10,13 @@ import {
   sql as tree,
   UPSERT_INSERTED,
   type ColumnRef,
+  type DeleteStatement,
   type InsertStatement,
   type SelectStatement,
+  type UpdateStatement,
 } from '../../query/sql-tree.js';
-import type { Executor, Row, TableChange } from '../types.js';
-import { compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
+import type { Executor, LoggedWrite, Row, RowLog, TableChange } from '../types.js';
+import { compileLogBefore, compileStatement, decodeSqliteValue, encodeSqliteValue } from './sqlite-compiler.js';
 import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { echoedInsertRow } from './sqlite-insert-echo.js';
@@ -517,6 +519,25 @@ export class SqliteStatements {
       const plain = { ...statement, returning: undefined };
       const { sql, params } = plain.kind === 'insert' ? this.insertSql(plain) : compileStatement(plain);
       return this.prepare(sql).run(...(params as never[])).changes;
+    } catch (error) {
+      throw translateSqliteError(error);
+    }
+  }
+
+  /**
+   * Logs the rows `write` is about to change, then runs it (one writer at a time: in the same
+   * transaction the same WHERE meets the same rows; the two counts are compared all the same).
+   * AUTOINCREMENT numbers one statement's entries consecutively up to `last_insert_rowid`.
+   */
+  writeLoggingRows(write: UpdateStatement | DeleteStatement, log: RowLog): LoggedWrite {
+    this.writes++;
+    try {
+      const logged = compileLogBefore(write, log);
+      const { changes: count, lastInsertRowid } = this.prepare(logged.sql).run(...(logged.params as never[]));
+      const { sql, params } = compileStatement({ ...write, returning: undefined });
+      const changed = this.prepare(sql).run(...(params as never[])).changes;
+      if (changed !== count) throw new Error(`logged ${count} rows, the write changed ${changed}`);
+      return { count, lastSeq: count === 0 ? undefined : Number(lastInsertRowid) };
     } catch (error) {
       throw translateSqliteError(error);
     }

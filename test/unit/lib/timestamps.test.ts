@@ -30,3 +30,10 @@ test('other ISO forms are normalised to UTC milliseconds', () => {
   assert.equal(normaliseTimestamp('2026-11-27T13:22:30.123456Z'), '2026-11-27T13:22:30.123Z');
   assert.equal(normaliseTimestamp('not a date'), undefined);
 });
+
+test('an offset that carries the time past the four-digit years is refused (no `-000001-...` answers)', () => {
+  assert.equal(normaliseTimestamp('0000-01-01T00:30:00+01:00'), undefined);
+  assert.equal(normaliseTimestamp('9999-12-31T23:30:00-01:00'), undefined);
+  assert.equal(normaliseTimestamp('0000-01-01T01:30:00+01:00'), '0000-01-01T00:30:00.000Z');
+  assert.equal(normaliseTimestamp('9999-12-31T22:30:00-01:00'), '9999-12-31T23:30:00.000Z');
+});
