@@ -10,7 +10,7 @@ import type { ProjectState } from '../projects/project-registry.js';
 import type { DataRateLimitSettings } from '../projects/settings.js';
 import type { Caller } from '../tables/caller.js';
 import { rateLimited } from './auth-rate-limits.js';
-import type { RateLimiter } from './rate-limiter.js';
+import type { RateLimitDecision, RateLimiter } from './rate-limiter.js';
 
 /** What a request does to the data: GET and HEAD read; POST, PATCH and DELETE write. */
 export type DataAccess = 'read' | 'write';
@@ -31,9 +31,9 @@ export class DataRateLimits {
 
   /**
    * Counts one request, once the caller is known and before any database work. Returns
-   * undefined when no limit applies (no setting, no limit of this kind, an admin caller), so
-   * the usual request stays synchronous; otherwise a promise that rejects with RATE_LIMITED
-   * (Retry-After) past the limit.
+   * undefined when no limit applies (no setting, no limit of this kind, an admin caller) or the
+   * limiter decided at once (memory), so the usual request stays synchronous; then it throws
+   * RATE_LIMITED (Retry-After) past the limit. Otherwise a promise that rejects so.
    */
   check(state: ProjectState, access: DataAccess, caller: Caller, address: string): Promise<void> | undefined {
     const settings = state.settings.data_rate_limits;
@@ -41,11 +41,17 @@ export class DataRateLimits {
     const limit = access === 'read' ? settings.reads_per_minute : settings.writes_per_minute;
     if (limit === null) return undefined;
     const key = `data|${state.project.id}|${access}|${bucketOf(settings, caller, address)}`;
-    return this.limiter.consume(key, limit, MINUTE).then((decision) => {
-      if (!decision.allowed) {
+    const refuse = (decision: RateLimitDecision): void => {
+      if (!decision.allowed)
         throw rateLimited(decision.retryAfterSeconds, `Too many data API ${access}s ${whoOf(settings, caller)}.`);
-      }
-    });
+    };
+    // The memory limiter answers at once: a request under its limit stays synchronous.
+    const now = this.limiter.consumeNow?.(key, limit, MINUTE);
+    if (now !== undefined) {
+      refuse(now);
+      return undefined;
+    }
+    return this.limiter.consume(key, limit, MINUTE).then(refuse);
   }
 }
 

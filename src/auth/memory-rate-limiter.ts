@@ -39,21 +39,26 @@ export function buildMemoryRateLimiter(options: MemoryRateLimiterOptions): RateL
     }
   };
 
+  const consumeNow = (key: string, limit: number, windowSeconds: number): RateLimitDecision => {
+    const now = clock.now();
+    const current = windows.get(key);
+    if (!current || current.resetAt <= now) {
+      if (current) windows.delete(key);
+      else if (windows.size >= maxKeys) makeRoom(now);
+      windows.set(key, { count: 1, resetAt: now + windowSeconds * 1000 });
+      return ALLOWED; // limits are at least 1 (settings schema)
+    }
+    if (current.count >= limit) {
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((current.resetAt - now) / 1000)) };
+    }
+    current.count++;
+    return ALLOWED;
+  };
+
   return {
+    consumeNow,
     async consume(key, limit, windowSeconds) {
-      const now = clock.now();
-      const current = windows.get(key);
-      if (!current || current.resetAt <= now) {
-        if (current) windows.delete(key);
-        else if (windows.size >= maxKeys) makeRoom(now);
-        windows.set(key, { count: 1, resetAt: now + windowSeconds * 1000 });
-        return ALLOWED; // limits are at least 1 (settings schema)
-      }
-      if (current.count >= limit) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((current.resetAt - now) / 1000)) };
-      }
-      current.count++;
-      return ALLOWED;
+      return consumeNow(key, limit, windowSeconds);
     },
     async refund(key) {
       const current = windows.get(key);

@@ -18,6 +18,11 @@ export interface RateLimiter {
    * A refused hit is not counted, so hammering a closed window does not extend it.
    */
   consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /**
+   * `consume` answered at once, by limiters that decide without I/O (memory): a request under
+   * its limit then goes on in the same turn, with no promise (the data API's GET path).
+   */
+  consumeNow?(key: string, limit: number, windowSeconds: number): RateLimitDecision;
   /** Takes back one counted hit of `key` (for example a login attempt that succeeded). */
   refund(key: string): Promise<void>;
   /** Releases connections, for implementations that hold their own (Redis). */

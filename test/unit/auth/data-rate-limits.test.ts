@@ -1,6 +1,6 @@
 /**
  * The data API's rate-limit policy alone (auth/data-rate-limits.ts), on the in-memory limiter
- * with a fake clock: no promise when no limit applies, reads and writes apart, whom a request
+ * with a fake clock: no promise when no limit applies or the memory limiter decides, reads and writes apart, whom a request
  * counts against, admins never counted. The HTTP behaviour is in test/scenarios/data-rate-limits.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -26,10 +26,10 @@ function stateWith(limits: DataRateLimitSettings | null, id = 'p1'): ProjectStat
 const user = (id: string): Caller => ({ kind: 'user', user: { id }, sessionId: 's' });
 const key = (keyId: string): Caller => ({ kind: 'public', keyId });
 
-/** True when the request passes; false when it is refused with RATE_LIMITED. */
-async function passes(check: Promise<void> | undefined): Promise<boolean> {
+/** True when the request passes; false when it is refused with RATE_LIMITED (thrown at once or rejected). */
+async function passes(check: () => Promise<void> | undefined): Promise<boolean> {
   try {
-    await check;
+    await check();
     return true;
   } catch (error) {
     assert.equal((error as { code?: string }).code, 'RATE_LIMITED');
@@ -52,33 +52,48 @@ describe('DataRateLimits', () => {
   it('per address: every caller from one address shares the count; reads and writes apart', async () => {
     const limits = build();
     const state = stateWith({ reads_per_minute: 2, writes_per_minute: 1, per: 'address' });
-    assert.ok(await passes(limits.check(state, 'read', user('u1'), '10.0.0.1')));
-    assert.ok(await passes(limits.check(state, 'read', key('k1'), '10.0.0.1')));
-    assert.equal(await passes(limits.check(state, 'read', user('u2'), '10.0.0.1')), false);
-    assert.ok(await passes(limits.check(state, 'read', user('u2'), '10.0.0.2')));
-    assert.ok(await passes(limits.check(state, 'write', user('u1'), '10.0.0.1')));
-    assert.equal(await passes(limits.check(state, 'write', user('u1'), '10.0.0.1')), false);
+    assert.ok(await passes(() => limits.check(state, 'read', user('u1'), '10.0.0.1')));
+    assert.ok(await passes(() => limits.check(state, 'read', key('k1'), '10.0.0.1')));
+    assert.equal(await passes(() => limits.check(state, 'read', user('u2'), '10.0.0.1')), false);
+    assert.ok(await passes(() => limits.check(state, 'read', user('u2'), '10.0.0.2')));
+    assert.ok(await passes(() => limits.check(state, 'write', user('u1'), '10.0.0.1')));
+    assert.equal(await passes(() => limits.check(state, 'write', user('u1'), '10.0.0.1')), false);
   });
 
   it('per caller: the user, else the key, else the address', async () => {
     const limits = build();
     const state = stateWith({ reads_per_minute: 1, writes_per_minute: null, per: 'caller' }, 'p2');
-    assert.ok(await passes(limits.check(state, 'read', user('u1'), '10.0.0.1')));
-    assert.equal(await passes(limits.check(state, 'read', user('u1'), '10.0.0.9')), false, 'same user, new address');
-    assert.ok(await passes(limits.check(state, 'read', user('u2'), '10.0.0.1')));
-    assert.ok(await passes(limits.check(state, 'read', key('k1'), '10.0.0.1')));
-    assert.equal(await passes(limits.check(state, 'read', key('k1'), '10.0.0.2')), false, 'same key, new address');
-    assert.ok(await passes(limits.check(state, 'read', { kind: 'public' }, '10.0.0.3')), 'no key id: the address');
-    assert.equal(await passes(limits.check(state, 'read', { kind: 'public' }, '10.0.0.3')), false);
+    assert.ok(await passes(() => limits.check(state, 'read', user('u1'), '10.0.0.1')));
+    assert.equal(
+      await passes(() => limits.check(state, 'read', user('u1'), '10.0.0.9')),
+      false,
+      'same user, new address',
+    );
+    assert.ok(await passes(() => limits.check(state, 'read', user('u2'), '10.0.0.1')));
+    assert.ok(await passes(() => limits.check(state, 'read', key('k1'), '10.0.0.1')));
+    assert.equal(
+      await passes(() => limits.check(state, 'read', key('k1'), '10.0.0.2')),
+      false,
+      'same key, new address',
+    );
+    assert.ok(
+      await passes(() => limits.check(state, 'read', { kind: 'public' }, '10.0.0.3')),
+      'no key id: the address',
+    );
+    assert.equal(await passes(() => limits.check(state, 'read', { kind: 'public' }, '10.0.0.3')), false);
   });
 
   it('a refusal carries Retry-After', async () => {
     const limits = build();
     const state = stateWith({ reads_per_minute: 1, writes_per_minute: null, per: 'address' }, 'p3');
-    await limits.check(state, 'read', key('k'), '10.0.0.1');
-    await assert.rejects(limits.check(state, 'read', key('k'), '10.0.0.1')!, (error: { headers?: object }) => {
-      assert.deepEqual(error.headers, { 'retry-after': '60' });
-      return true;
-    });
+    // The memory limiter decides at once: an allowed request gets no promise, a refused one a throw.
+    assert.equal(limits.check(state, 'read', key('k'), '10.0.0.1'), undefined);
+    assert.throws(
+      () => limits.check(state, 'read', key('k'), '10.0.0.1'),
+      (error: { headers?: object }) => {
+        assert.deepEqual(error.headers, { 'retry-after': '60' });
+        return true;
+      },
+    );
   });
 });
