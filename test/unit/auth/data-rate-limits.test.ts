@@ -1,7 +1,8 @@
 /**
  * The data API's rate-limit policy alone (auth/data-rate-limits.ts), on the in-memory limiter
- * with a fake clock: no promise when no limit applies or the memory limiter decides, reads and writes apart, whom a request
- * counts against, admins never counted. The HTTP behaviour is in test/scenarios/data-rate-limits.test.ts.
+ * with a fake clock: no promise when no limit applies or the memory limiter decides, reads and
+ * writes apart, whom a request counts against, admins never counted. The HTTP behaviour is in
+ * test/scenarios/data-rate-limits.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
