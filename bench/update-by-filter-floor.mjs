@@ -49,21 +49,14 @@ const update = db.prepare('UPDATE batches SET score = ?, updated_at = ? WHERE gr
 const returning = db.prepare(
   'UPDATE batches SET score = ?, updated_at = ? WHERE grp = ? RETURNING id, created_at, updated_at, grp, score',
 );
-const logTiny = db.prepare(
-  `INSERT INTO _rb_events (created_at, table_name, action, record) SELECT ?, 'batches', 'update', id FROM batches WHERE grp = ?`,
-);
-const logRows = db.prepare(
-  `INSERT INTO _rb_events (created_at, table_name, action, record) SELECT ?, 'batches', 'update', ${record('?', '?')} ` +
+const INTO_LOG = 'INSERT INTO _rb_events (created_at, table_name, action, record)';
+const logTiny = db.prepare(`${INTO_LOG} SELECT ?, 'batches', 'update', id FROM batches WHERE grp = ?`);
+const logRows = db.prepare(`${INTO_LOG} SELECT ?, 'batches', 'update', ${record('?', '?')} FROM batches WHERE grp = ?`);
+const logOne = db.prepare(
+  `${INTO_LOG} SELECT ?, 'batches', 'update', '[' || group_concat(${record('?', '?')}, ',') || ']' ` +
     'FROM batches WHERE grp = ?',
 );
-const logOne = db.prepare(
-  `INSERT INTO _rb_events (created_at, table_name, action, record) SELECT ?, 'batches', 'update', ` +
-    `'[' || group_concat(${record('?', '?')}, ',') || ']' FROM batches WHERE grp = ?`,
-);
-const logValues = (n) =>
-  db.prepare(
-    `INSERT INTO _rb_events (created_at, table_name, action, record) VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`,
-  );
+const logValues = (n) => db.prepare(`${INTO_LOG} VALUES ${Array(n).fill('(?, ?, ?, ?)').join(', ')}`);
 const log500 = logValues(500);
 
 const WAYS = {
