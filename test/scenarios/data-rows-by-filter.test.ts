@@ -1,14 +1,15 @@
 /**
  * Update and delete by filter (contract §18): PATCH|DELETE /p/{id}/api/{table}?filter=... →
- * 200 { data: { count } }. The caller matrix (anonymous, pk_, owner, other user, admin) with
- * rules that read @request.auth, @request.body and a relation path; the required filter, the
- * 10,000-row bound, dry_run, body validation as PATCH, one transaction, cascades, one realtime
- * event per touched row.
+ * 200 { data: { count } }. The caller matrix (anonymous, expired token, pk_, owner, other user,
+ * admin) with rules that read @request.auth, @request.body and a relation path; the required
+ * filter, the 10,000-row bound, dry_run, body validation as PATCH, one transaction, cascades,
+ * users deleted with their sessions, one realtime event per touched row (the record as GET shows it).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { SignJWT } from 'jose';
 import { assertError, assertMessageIncludes } from '../helpers/assert-error.js';
-import { bearer, createAuthProject, signUp } from '../helpers/auth-fixtures.js';
+import { bearer, createAuthProject, jwtPayload, jwtSecretOf, signUp } from '../helpers/auth-fixtures.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 import { putTable, startTestServer, type TestProject, type TestServer } from '../helpers/test-server.js';
 
@@ -17,6 +18,7 @@ describe('update and delete by filter', () => {
   let project: TestProject;
   let ada: { id: string; headers: Record<string, string> };
   let bob: { id: string; headers: Record<string, string> };
+  let adaToken: string;
   const streams: SseStream[] = [];
   const api = (table: string, query = '') => `/p/${project.id}/api/${table}${query}`;
   const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
@@ -43,6 +45,7 @@ describe('update and delete by filter', () => {
     const a = await signUp(server, project, 'ada@example.com', { name: 'Ada' });
     const b = await signUp(server, project, 'bob@example.com', { name: 'Bob' });
     ada = { id: a.user.id, headers: bearer(a.token) };
+    adaToken = a.token;
     bob = { id: b.user.id, headers: bearer(b.token) };
     // The rule reads the caller and the body: nobody but the admin may set locked.
     await putTable(server, project, 'notes', {
@@ -104,6 +107,24 @@ describe('update and delete by filter', () => {
     it('no credentials → 401 AUTH_REQUIRED on both methods, nothing changed', async () => {
       assertError(await call('PATCH', api('notes', q('true')), {}, { done: true }), 401, 'AUTH_REQUIRED');
       assertError(await call('DELETE', api('notes', q('true')), {}), 401, 'AUTH_REQUIRED');
+      assert.equal((await all('notes')).length, 4);
+    });
+
+    it('an expired token of the owner → 401 AUTH_TOKEN_EXPIRED on both methods, nothing changed', async () => {
+      // Ada's own claims, signed with the project's secret, an hour past their expiry.
+      const claims = jwtPayload(adaToken);
+      const past = Math.floor(Date.now() / 1000) - 3600;
+      const key = new TextEncoder().encode(await jwtSecretOf(server, project));
+      const expired = await new SignJWT({ ...claims, iat: past - 60, exp: past })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .sign(key);
+      assertError(
+        await call('PATCH', api('notes', q('true')), bearer(expired), { done: true }),
+        401,
+        'AUTH_TOKEN_EXPIRED',
+      );
+      assertError(await call('DELETE', api('notes', q('true')), bearer(expired)), 401, 'AUTH_TOKEN_EXPIRED');
+      assert.ok((await all('notes')).every((row) => row.done === false));
       assert.equal((await all('notes')).length, 4);
     });
 
