@@ -177,6 +177,37 @@ describe('lifetimes on the clock', () => {
     assert.equal((await me(refreshed.body.token)).status, 200);
   });
 
+  it('a token already verified (remembered by the server) still expires on time', async () => {
+    const session = await logIn(server, project, 'bob@example.com');
+    assert.equal((await me(session.token)).status, 200);
+    clock.advance(3599);
+    assert.equal((await me(session.token)).status, 200);
+    clock.advance(1);
+    assertError(await me(session.token), 401, 'AUTH_TOKEN_EXPIRED');
+    assertError(
+      await server.request('GET', `/p/${project.id}/api/users/${bob.user.id}`, { headers: bearer(session.token) }),
+      401,
+      'AUTH_TOKEN_EXPIRED',
+    );
+  });
+
+  it('a token already verified dies with a rotated JWT secret, and with its session', async () => {
+    const other = await createAuthProject(server);
+    const carol = await signUp(server, other, 'carol@example.com');
+    const dave = await signUp(server, other, 'dave@example.com');
+    assert.equal((await me(dave.token, other)).status, 200);
+    const loggedOut = await server.request('POST', `/p/${other.id}/auth/logout`, {
+      headers: bearer(dave.token),
+      body: { refresh_token: dave.refresh_token },
+    });
+    assert.equal(loggedOut.status, 204, loggedOut.text);
+    assertError(await me(dave.token, other), 401, 'AUTH_INVALID_TOKEN');
+    assert.equal((await me(carol.token, other)).status, 200);
+    const rotated = await server.request('POST', `/p/${other.id}/v1/rotate-jwt-secret`, { headers: other.admin });
+    assert.equal(rotated.status, 200, rotated.text);
+    assertError(await me(carol.token, other), 401, 'AUTH_INVALID_TOKEN');
+  });
+
   it('an expired token with a tampered signature is invalid, not expired', async () => {
     const [header, payload] = ada.token.split('.');
     assertError(await me(`${header}.${payload}.${'A'.repeat(43)}`), 401, 'AUTH_INVALID_TOKEN');
