@@ -54,6 +54,12 @@ function globLiteral(ch: string): string {
   return ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch;
 }
 
+/** The names a search's common table expressions and their columns go by (no user table starts with `_`). */
+const SEARCH = '"_rb_search"';
+const CUT = '"_rb_search_cut"';
+const ROWID = '"_rb_rowid"';
+const BM25 = '"_rb_bm25"';
+
 const sqliteDialect: Dialect = {
   placeholder: () => '?',
   encode: encodeSqliteValue,
@@ -68,22 +74,37 @@ const sqliteDialect: Dialect = {
     return ` LIMIT ${limit ?? '-1'}${offset === undefined ? '' : ` OFFSET ${offset}`}`;
   },
   forUpdate: () => '',
-  search: (clause, table, qualified, bind, ranked) => {
+  search: (clause, table, qualified, bind, { ranked, top }) => {
     const fts = quoteIdent(searchTableName(table));
-    const match = bind(ftsMatchText(clause.query), 'text');
-    // Ranked: the FTS table's scores joined once (bm25 reads each term's statistics once per
-    // query); unranked (counts, other sorts): a rowid set, which needs no scores.
-    return ranked
-      ? {
-          join:
-            ` JOIN (SELECT rowid AS "_rb_rowid", bm25(${fts}) AS "_rb_bm25" FROM ${fts} WHERE ${fts} MATCH ${match})` +
-            ` AS "_rb_search" ON "_rb_search"."_rb_rowid" = ${qualified}.rowid`,
-          where: '',
-        }
-      : { join: '', where: `(${qualified}.rowid IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${match}))` };
+    const match = `${fts} WHERE ${fts} MATCH ${bind(ftsMatchText(clause.query), 'text')}`;
+    // The matches are read from the FTS table once, before the statement (MATERIALIZED: bm25()
+    // is only valid in a query over the FTS table itself, and is then computed once per match),
+    // and their number is counted there, without reading the user table.
+    const total = `(SELECT count(*) FROM ${SEARCH})`;
+    if (!ranked)
+      return {
+        with: `${SEARCH} AS MATERIALIZED (SELECT rowid AS ${ROWID} FROM ${match})`,
+        join: '',
+        where: `(${qualified}.rowid IN (SELECT ${ROWID} FROM ${SEARCH}))`,
+        total,
+      };
+    const scored = `${SEARCH} AS MATERIALIZED (SELECT rowid AS ${ROWID}, bm25(${fts}) AS ${BM25} FROM ${match})`;
+    const join = ` JOIN ${SEARCH} ON ${SEARCH}.${ROWID} = ${qualified}.rowid`;
+    if (top === undefined) return { with: scored, join, where: '', total };
+    // Only the `top` best scores can be read: the user table's rows (a page read each) are
+    // looked up for the matches scoring at least as well as the top-th, ties included.
+    const cut =
+      `${CUT} AS (SELECT max(${BM25}) AS ${BM25} FROM ` +
+      `(SELECT ${BM25} FROM ${SEARCH} ORDER BY ${BM25} LIMIT ${bind(top, 'integer')}))`;
+    return {
+      with: `${scored}, ${cut}`,
+      join: `${join} AND ${SEARCH}.${BM25} <= (SELECT ${BM25} FROM ${CUT})`,
+      where: '',
+      total,
+    };
   },
   // bm25() is lower for better matches; the rank is higher for them.
-  searchRank: () => '(-"_rb_search"."_rb_bm25")',
+  searchRank: () => `(-${SEARCH}.${BM25})`,
 };
 
 const compiler = new SqlCompiler(sqliteDialect);
