@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/search-cpu.ts --engine sqlite --dist dist [--dist /tmp/b-REV/dist]
  *   node --import tsx bench/search-cpu.ts --engine postgres --dist dist [--rounds 3]
+ *     (--cpu-prof DIR also writes a V8 CPU profile per server; the profiler inflates the figures)
  *
  * The `docs` table of the search scenario (bench/search.ts: 1,000,000 rows, the same generated
  * words) is built once and kept: in `--data` (default /tmp/rowbase-search-cpu-<engine>) for
@@ -212,6 +213,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '3' },
       postgres: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
       fresh: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
     },
   });
   const engine = values.engine!;
@@ -236,7 +238,13 @@ async function main(): Promise<void> {
   let reference: string[] | undefined;
   try {
     for (const dist of dists) {
-      const server = await startRowbase(dataDir, PLATFORM_KEY, { dist, env, name: dist });
+      const profile = values['cpu-prof'];
+      const server = await startRowbase(dataDir, PLATFORM_KEY, {
+        dist,
+        env,
+        name: dist,
+        ...(profile && { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', path.resolve(profile)] }),
+      });
       try {
         const measured = await measure(server, key, rows, Number(values.rounds), monitor);
         report(dist, measured);

@@ -104,6 +104,8 @@ export interface SearchOptions {
    * ranked equal to it stay, for the order's later terms to decide).
    */
   readonly top?: number;
+  /** With `top`: the order's next term is the id, ascending (rows ranked equal come by id). */
+  readonly thenById?: boolean;
 }
 
 /** A search's parts of a statement (see `Dialect.search`). */
@@ -233,7 +235,10 @@ export class SqlCompiler {
         const aggregates = statement.aggregates;
         // The engine ranks (SQLite joins its FTS table's scores) only when the order reads the rank.
         const ranked = statement.orderBy?.some((term) => term.expr?.kind === 'search-rank') === true;
-        const found = searchOf(statement.table, statement.search, { ranked, top: searchTop(statement) });
+        const top = searchTop(statement);
+        const second = statement.orderBy?.[1];
+        const thenById = second?.column === 'id' && !second.expr && !second.descending;
+        const found = searchOf(statement.table, statement.search, { ranked, top, thenById });
         const outputs = aggregates
           ? [
               ...statement.columns.map((c) => quoteIdent(c.name)),
