@@ -67,6 +67,7 @@ const CUT = '"_rb_search_cut"';
 const TIED = '"_rb_search_tied"';
 const FIRST = '"_rb_search_first"';
 const ENOUGH = '"_rb_search_enough"';
+const MANY = '"_rb_search_many"';
 const ROWID = '"_rb_rowid"';
 const BM25 = '"_rb_bm25"';
 /**
@@ -112,13 +113,16 @@ function searchSql(
   // looked up for its id. The first ones by id are found instead in the id index, read in
   // order for at most SCAN_PER_TIED entries per tied match: when that finds as many as the
   // page still needs after the better scores, only those are looked up; else every tied one.
-  // (`+`: a scan of the few scores, not an index built on them for one lookup.)
-  const tied = `${TIED} AS MATERIALIZED (SELECT ${ROWID} FROM ${SEARCH} WHERE +${BM25} = ${cutScore})`;
   // The scan is tried when it should succeed, were the tied matches spread evenly over the ids
   // (the table's largest rowid standing for its number of rows): top / tied × rows entries.
-  const budget =
-    `(SELECT CASE WHEN count(*) * count(*) * ${SCAN_PER_TIED} >= ${bind(top, 'integer')} * ` +
-    `(SELECT max(rowid) FROM ${qualified}) THEN count(*) * ${SCAN_PER_TIED} ELSE 0 END FROM ${TIED})`;
+  // Each step is a CTE, which SQLite computes only when the join's condition first reads it:
+  // a search with few matches (`MANY` false) skips them all. (`+`: a scan of the few scores,
+  // not an index built on them for one lookup.)
+  const spread = (count: string) =>
+    `${count} * ${count} * ${SCAN_PER_TIED} >= ${bind(top, 'integer')} * (SELECT max(rowid) FROM ${qualified})`;
+  const many = `${MANY} AS MATERIALIZED (SELECT ${spread('count(*)')} AS "yes" FROM ${SEARCH})`;
+  const tied = `${TIED} AS MATERIALIZED (SELECT ${ROWID} FROM ${SEARCH} WHERE +${BM25} = ${cutScore})`;
+  const budget = `(SELECT CASE WHEN ${spread('count(*)')} THEN count(*) * ${SCAN_PER_TIED} ELSE 0 END FROM ${TIED})`;
   const first =
     `${FIRST} AS MATERIALIZED (SELECT ${ROWID} FROM (SELECT rowid AS ${ROWID}, "id" FROM ${qualified} ` +
     `ORDER BY "id" LIMIT ${budget}) WHERE ${ROWID} IN (SELECT ${ROWID} FROM ${TIED}) ` +
@@ -127,10 +131,10 @@ function searchSql(
     `${ENOUGH} AS MATERIALIZED (SELECT count(*) + (SELECT count(*) FROM ${FIRST}) >= ${bind(top, 'integer')} ` +
     `AS "yes" FROM ${SEARCH} WHERE ${BM25} < ${cutScore})`;
   return {
-    with: `${scored}, ${cut}, ${tied}, ${first}, ${enough}`,
+    with: `${scored}, ${cut}, ${many}, ${tied}, ${first}, ${enough}`,
     join:
-      `${atLeastCut} AND (${SEARCH}.${BM25} < ${cutScore} OR NOT (SELECT "yes" FROM ${ENOUGH}) ` +
-      `OR ${SEARCH}.${ROWID} IN (SELECT ${ROWID} FROM ${FIRST}))`,
+      `${atLeastCut} AND (${SEARCH}.${BM25} < ${cutScore} OR NOT (SELECT "yes" FROM ${MANY}) ` +
+      `OR NOT (SELECT "yes" FROM ${ENOUGH}) OR ${SEARCH}.${ROWID} IN (SELECT ${ROWID} FROM ${FIRST}))`,
     where: '',
     total,
   };
