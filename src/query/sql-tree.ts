@@ -125,6 +125,12 @@ export interface SelectStatement {
   readonly forUpdate?: boolean;
   /** With `forUpdate`: skip rows another transaction has locked instead of waiting for them (work queues). */
   readonly skipLocked?: boolean;
+  /**
+   * Also return, under this key in every row (an integer), how many rows the statement matches
+   * before `limit` and `offset`: a page and its total in one statement, where both would read
+   * every match (a search). Rows past the end carry nothing, so an empty page tells no total.
+   */
+  readonly totalAs?: string;
 }
 
 export interface CountStatement {
@@ -192,11 +198,12 @@ export type Statement = SelectStatement | CountStatement | InsertStatement | Upd
 /** The columns a statement returns rows of: a select's columns, a write's `returning`, none for a count. */
 export function resultColumns(statement: Statement): readonly ColumnRef[] {
   if (statement.kind === 'select') {
+    const total = statement.totalAs === undefined ? [] : [{ name: statement.totalAs, type: 'integer' as const }];
     if (statement.computed)
-      return [...statement.columns, ...statement.computed.map((c) => ({ name: c.key, type: c.type }))];
-    return statement.aggregates
-      ? [...statement.columns, ...statement.aggregates.map((a) => ({ name: a.key, type: a.type }))]
-      : statement.columns;
+      return [...statement.columns, ...statement.computed.map((c) => ({ name: c.key, type: c.type })), ...total];
+    if (statement.aggregates)
+      return [...statement.columns, ...statement.aggregates.map((a) => ({ name: a.key, type: a.type })), ...total];
+    return total.length === 0 ? statement.columns : [...statement.columns, ...total];
   }
   if (statement.kind === 'count') return [];
   if (statement.kind === 'insert' && statement.onConflictUpdate)

@@ -12,6 +12,7 @@ import {
   type Expr,
   type SearchClause,
   type DeleteStatement,
+  type SelectStatement,
   type Statement,
   type UpdateStatement,
   type UpsertClause,
@@ -73,20 +74,25 @@ export interface Dialect {
    */
   readonly upsertInsertedFlag?: string;
   /**
-   * Full-text search on `table` (its bare name; `qualified` is how statements name it): a
-   * clause joined after FROM (or ''; with `ranked`, what `searchRank` reads) and a condition
-   * ANDed into WHERE (or ''). Values go through `bind` in the order their text appears.
+   * Full-text search on `table` (its bare name; `qualified` is how statements name it): common
+   * table expressions put before the statement (or ''), a clause joined after FROM (or ''; with
+   * `ranked`, what `searchRank` reads) and a condition ANDed into WHERE (or ''). Values go
+   * through `bind` in the order their text appears; this is called before anything else of the
+   * statement is compiled, so only `with` may bind where placeholders are positional. `total`,
+   * when the engine has a cheaper count than one over the statement's rows: an expression of
+   * the number of rows matching the search alone, which the statement uses when it has no
+   * other condition.
    */
   search(
     clause: SearchClause,
     table: string,
     qualified: string,
     bind: (value: unknown, type: ValueType) => string,
-    ranked: boolean,
-  ): { readonly join: string; readonly where: string };
+    options: SearchOptions,
+  ): SearchSql;
   /**
    * The rank of the current row of `qualified` under `clause`: a number, higher is more
-   * relevant. Called before `search` for the same statement; it may read what `search`'s
+   * relevant. Called after `search` for the same statement; it may read what `search`'s
    * `ranked` join provides, and binds no value where placeholders are positional.
    */
   searchRank(clause: SearchClause, qualified: string, bind: (value: unknown, type: ValueType) => string): string;
@@ -95,6 +101,28 @@ export interface Dialect {
    * `JSON.stringify` makes of the value the data API decodes from it. `expr` may be read twice.
    */
   jsonText(expr: string, type: ValueType): string;
+}
+
+/** What a statement asks of its search. */
+export interface SearchOptions {
+  /** The statement orders by the rank (`searchRank` will be read). */
+  readonly ranked: boolean;
+  /**
+   * The statement reads at most this many rows, the best ranked first, and has no condition
+   * besides the search: the engine may leave out every row that ranks below the `top`-th (rows
+   * ranked equal to it stay, for the order's later terms to decide).
+   */
+  readonly top?: number;
+  /** With `top`: the order's next term is the id, ascending (rows ranked equal come by id). */
+  readonly thenById?: boolean;
+}
+
+/** A search's parts of a statement (see `Dialect.search`). */
+export interface SearchSql {
+  readonly with: string;
+  readonly join: string;
+  readonly where: string;
+  readonly total?: string;
 }
 
 /**
@@ -153,6 +181,25 @@ function aggregateCall(fn: AggregateFunction, column: string | undefined): strin
   return column === undefined ? 'count(*)' : `${fn}(${quoteIdent(column)})`;
 }
 
+/**
+ * The `top` of a select's search (see `SearchOptions`): its limit plus offset, when it has no
+ * other condition, no grouping, and orders by the rank first. Undefined otherwise.
+ */
+function searchTop(statement: SelectStatement): number | undefined {
+  const first = statement.orderBy?.[0];
+  if (
+    !statement.search ||
+    statement.where ||
+    statement.aggregates ||
+    statement.perValueLimit ||
+    statement.limit === undefined ||
+    first?.expr?.kind !== 'search-rank' ||
+    !first.descending
+  )
+    return undefined;
+  return statement.limit + (statement.offset ?? 0);
+}
+
 /** Compiles statements for one dialect. Stateless; one instance per engine. */
 export class SqlCompiler {
   constructor(private readonly dialect: Dialect) {}
@@ -168,6 +215,9 @@ export class SqlCompiler {
     // Relation paths name the current row through its table; their subqueries get aliases _rb_p1, _rb_p2, ...
     let aliases = 0;
     const qualifier = 'table' in statement ? table(statement.table) : '';
+    // The rank is compiled once per statement: its output and its ORDER BY term are then the
+    // same text, which PostgreSQL evaluates once per row (with two sets of parameters, twice).
+    let rank: string | undefined;
     const paths: PathContext = {
       table,
       qualifier,
@@ -175,33 +225,45 @@ export class SqlCompiler {
       rank: () => {
         if (statement.kind !== 'select' || !statement.search)
           throw new Error('search-rank outside a select with search');
-        return this.dialect.searchRank(statement.search, qualifier, bind);
+        rank ??= this.dialect.searchRank(statement.search, qualifier, bind);
+        return rank;
       },
     };
     const expr = (node: Expr): string => this.expression(node, bind, paths);
     /** ` FROM table [JOIN ...] [WHERE ...]`, the search's join and condition first (SQLite binds in text order). */
-    const fromWhere = (name: string, search: SearchClause | undefined, where: Expr | undefined, ranked: boolean) => {
-      if (!search) return ` FROM ${table(name)}${where ? ` WHERE ${expr(where)}` : ''}`;
-      const found = this.dialect.search(search, name, table(name), bind, ranked);
+    const fromWhere = (name: string, found: SearchSql | undefined, where: Expr | undefined) => {
+      if (!found) return ` FROM ${table(name)}${where ? ` WHERE ${expr(where)}` : ''}`;
       const conditions = [found.where, ...(where ? [expr(where)] : [])].filter((c) => c !== '');
       return ` FROM ${table(name)}${found.join}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
     };
+    // The search is compiled first: its common table expressions come first in the text.
+    const searchOf = (name: string, search: SearchClause | undefined, options: SearchOptions) =>
+      search && this.dialect.search(search, name, table(name), bind, options);
+    const withClause = (found: SearchSql | undefined) => (found?.with ? `WITH ${found.with} ` : '');
     const returning = (columns: readonly ColumnRef[] | undefined): string =>
       columns && columns.length > 0 ? ` RETURNING ${columnList(columns)}` : '';
 
     switch (statement.kind) {
       case 'select': {
         const aggregates = statement.aggregates;
+        // The engine ranks (SQLite joins its FTS table's scores) only when the order reads the rank.
+        const ranked = statement.orderBy?.some((term) => term.expr?.kind === 'search-rank') === true;
+        const top = searchTop(statement);
+        const second = statement.orderBy?.[1];
+        const thenById = second?.column === 'id' && !second.expr && !second.descending;
+        const found = searchOf(statement.table, statement.search, { ranked, top, thenById });
         const outputs = aggregates
           ? [
               ...statement.columns.map((c) => quoteIdent(c.name)),
               ...aggregates.map((a) => `${aggregateCall(a.fn, a.column)} AS ${quoteIdent(a.key)}`),
             ].join(', ')
           : columnList(statement.columns);
-        const computed = (statement.computed ?? []).map((c) => `, ${expr(c.expr)} AS ${quoteIdent(c.key)}`).join('');
-        // The engine ranks (SQLite joins its FTS table's scores) only when the order reads the rank.
-        const ranked = statement.orderBy?.some((term) => term.expr?.kind === 'search-rank') === true;
-        const from = fromWhere(statement.table, statement.search, statement.where, ranked);
+        let computed = (statement.computed ?? []).map((c) => `, ${expr(c.expr)} AS ${quoteIdent(c.key)}`).join('');
+        if (statement.totalAs !== undefined) {
+          const total = found?.total !== undefined && !statement.where ? found.total : 'count(*) OVER ()';
+          computed += `, ${total} AS ${quoteIdent(statement.totalAs)}`;
+        }
+        const from = fromWhere(statement.table, found, statement.where);
         let text = `SELECT ${outputs}${computed}${from}`;
         if (aggregates && statement.columns.length > 0) text += ` GROUP BY ${columnList(statement.columns)}`;
         let order = '';
@@ -238,16 +300,20 @@ export class SqlCompiler {
           statement.offset === undefined || statement.offset === 0 ? undefined : bind(statement.offset, 'integer');
         text += this.dialect.limitOffset(limit, offset);
         if (statement.forUpdate) text += this.dialect.forUpdate(statement);
-        return { sql: text, params };
+        return { sql: withClause(found) + text, params };
       }
       case 'count': {
+        const found = searchOf(statement.table, statement.search, { ranked: false });
         if (statement.groupBy) {
-          let inner = `SELECT 1 AS one${fromWhere(statement.table, statement.search, statement.where, false)}`;
+          let inner = `SELECT 1 AS one${fromWhere(statement.table, found, statement.where)}`;
           if (statement.groupBy.length > 0) inner += ` GROUP BY ${statement.groupBy.map(quoteIdent).join(', ')}`;
-          return { sql: `SELECT count(*) AS n FROM (${inner}) AS groups`, params };
+          return { sql: `${withClause(found)}SELECT count(*) AS n FROM (${inner}) AS groups`, params };
         }
+        // A search alone: the engine's own count of its matches, without reading the table.
+        if (found?.total !== undefined && !statement.where)
+          return { sql: `${withClause(found)}SELECT ${found.total} AS n`, params };
         return {
-          sql: `SELECT count(*) AS n${fromWhere(statement.table, statement.search, statement.where, false)}`,
+          sql: `${withClause(found)}SELECT count(*) AS n${fromWhere(statement.table, found, statement.where)}`,
           params,
         };
       }

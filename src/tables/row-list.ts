@@ -88,11 +88,15 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
   const extra = needed.filter((name) => !selected.some((c) => c.name === name));
   const columns: readonly ColumnRef[] =
     extra.length === 0 ? selected : [...selected, ...table.readable.filter((c) => extra.includes(c.name))];
-  // The total is counted beside the page, not after it (on PostgreSQL: on a second pooled connection).
-  const counting = params.countTotal
-    ? db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }), ...searched })
-    : null;
-  const [fetched, total] = await Promise.all([
+  // A search's page reads (and ranks) every match anyway: it counts them in the same statement,
+  // rather than a second one reading them all again. Not past a cursor, whose condition the
+  // total must not see.
+  const totalInPage = search !== undefined && params.countTotal && params.limit > 0 && after === undefined;
+  const count = () =>
+    db.count({ kind: 'count', table: table.name, ...(hasCondition(visible) && { where: visible }), ...searched });
+  // Otherwise the total is counted beside the page, not after it (on PostgreSQL: on a second pooled connection).
+  const counting = params.countTotal && !totalInPage ? count() : null;
+  const [fetched, counted] = await Promise.all([
     params.limit === 0
       ? []
       : db.all({
@@ -105,9 +109,16 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
           orderBy: params.orderBy,
           limit: params.limit + 1,
           offset: params.offset,
+          ...(totalInPage && { totalAs: TOTAL }),
         }),
     counting,
   ]);
+  let total = counted;
+  if (totalInPage) {
+    // An empty page carries no total: none past offset 0 means no match at all.
+    total = fetched.length > 0 ? (fetched[0]![TOTAL] as number) : params.offset === 0 ? 0 : await count();
+    for (const row of fetched) delete row[TOTAL];
+  }
   const more = fetched.length > params.limit;
   const rows = more ? fetched.slice(0, params.limit) : fetched;
   const nextCursor = more ? encodeCursor(request.cursorKey, scope, params.orderBy, rows.at(-1)!) : null;
@@ -124,6 +135,9 @@ export async function listRows(db: Executor, table: CompiledTable, request: List
     expanded: expand,
   };
 }
+
+/** The key a search's page carries its total under (no column starts with `_`). */
+const TOTAL = '_rb_total';
 
 /** The offset pseudo-key of cursors over groups. */
 const GROUP_OFFSET: readonly OrderTerm[] = Object.freeze([{ column: '#offset', descending: false }]);

@@ -2,7 +2,8 @@
  * Full-text search gives the same rows on SQLite and PostgreSQL (contract §18): random queries
  * (words, phrases, exclusions, or, stray syntax) over random corpora (case, accents, Greek,
  * Cyrillic, CJK, punctuation between words, nulls, two columns) must select the same ids on
- * both engines, ranked or not, and the same count. Skipped (visibly) without PostgreSQL.
+ * both engines, ranked or not, and the same count; on each engine, a ranked page is the slice of
+ * the whole ranked order. Skipped (visibly) without PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -124,6 +125,26 @@ describe('full-text search: the same ids on SQLite and PostgreSQL', { skip: engi
       .map((row) => row.id as string)
       .sort();
 
+  /**
+   * Pages of the ranked order (the engines may leave out every match ranked below the page's
+   * end, and count the total in the page's statement) are slices of the whole ranked order,
+   * ties included, and carry the number of matches.
+   */
+  const assertPages = async (db: ProjectDatabase, search: SearchQuery, context: string) => {
+    const select = { kind: 'select', table: 'docs', columns: [COLUMNS[0]!], search: { query: search } } as const;
+    const whole = (await db.all({ ...select, orderBy: RANKED })).map((row) => row.id as string);
+    for (const [limit, offset] of [
+      [1, 0],
+      [2, 1],
+      [3, 2],
+    ] as const) {
+      const page = await db.all({ ...select, orderBy: RANKED, limit, offset, totalAs: '_rb_total' });
+      const ids = page.map((row) => row.id as string);
+      assert.deepEqual(ids, whole.slice(offset, offset + limit), `page ${limit} at ${offset}, ${context}`);
+      for (const row of page) assert.equal(row._rb_total, whole.length, `total, ${context}`);
+    }
+  };
+
   it('random queries over random corpora', async () => {
     await fc.assert(
       fc.asyncProperty(corpus, fc.array(query, { minLength: 4, maxLength: 8 }), async (rows, queries) => {
@@ -155,6 +176,7 @@ describe('full-text search: the same ids on SQLite and PostgreSQL', { skip: engi
               sqlite.length,
               context,
             );
+          for (const [index, db] of dbs.entries()) await assertPages(db, parsed, `engine ${index}, ${context}`);
         }
       }),
       { numRuns: 80 },

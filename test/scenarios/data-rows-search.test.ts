@@ -136,6 +136,7 @@ describe('full-text search: GET /p/{id}/api/{table}?search=', () => {
         const response = await list(`notes?search=tea&limit=1${order}${cursor === null ? '' : `&after=${q(cursor)}`}`);
         assert.equal(response.status, 200, response.text);
         walked.push(...response.body.data.map((row: Row) => row.title));
+        assert.equal(response.body.meta.total, all.length, 'every page counts every match');
         cursor = response.body.meta.next_cursor;
         assert.ok(walked.length <= all.length, 'paging ends');
       } while (cursor !== null);
@@ -145,6 +146,12 @@ describe('full-text search: GET /p/{id}/api/{table}?search=', () => {
         second.body.data.map((r: Row) => r.title),
         [all[1]],
       );
+      assert.equal(second.body.meta.total, all.length);
+      const past = await list(`notes?search=tea&limit=2&offset=${all.length}${order}`);
+      assert.deepEqual(past.body.data, []);
+      assert.equal(past.body.meta.total, all.length, 'a page past the end still counts the matches');
+      const none = await list(`notes?search=nosuchword&limit=2${order}`);
+      assert.deepEqual([none.body.data, none.body.meta.total], [[], 0]);
     });
 
   it('a cursor is bound to its search', async () => {

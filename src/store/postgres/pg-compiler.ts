@@ -121,6 +121,7 @@ function buildPgDialect(schema: string): Dialect {
     // A row an upsert inserted has no deleting or locking transaction yet; the row it updated has this one.
     upsertInsertedFlag: '(xmax = 0)',
     search: (clause, _table, qualified, bind) => ({
+      with: '',
       join: '',
       where: `(${qualified}.${quoteIdent(SEARCH_COLUMN)} @@ ${tsquerySql(clause.query, bind)})`,
     }),
