@@ -53,6 +53,31 @@ function columnNames(columns: readonly ColumnRef[]): string {
   return names;
 }
 
+/** A compiled insert: its text, its parameters, and the number of the text. */
+export interface KeptInsert {
+  readonly sql: string;
+  readonly params: unknown[];
+  /**
+   * Names this text for the life of the process: a number is never given to another text (and
+   * a text compiled again after its entry was dropped gets a new one). PostgreSQL's store names
+   * its prepared statements by it. Absent for a text too long to keep.
+   */
+  readonly textNumber?: number;
+}
+
+interface KeptText {
+  readonly sql: string;
+  /** Undefined when the text is not kept (too long). */
+  readonly number: number | undefined;
+}
+
+/**
+ * The last number given to a text, across every InsertTexts of the process: prepared
+ * statements live on connections that every schema's store shares, so a number must name one
+ * text in all of them. Only ever incremented.
+ */
+let textNumbers = 0;
+
 /** How many texts an InsertTexts keeps, and how many characters of text in all. */
 export interface InsertTextLimits {
   readonly entries: number;
@@ -66,7 +91,7 @@ export interface InsertTextLimits {
  * through `encode` with its column's type (what the compilers bind, in their order).
  */
 export class InsertTexts {
-  private readonly texts = new Map<string, string>();
+  private readonly texts = new Map<string, KeptText>();
   private chars = 0;
 
   constructor(
@@ -75,17 +100,17 @@ export class InsertTexts {
     private readonly encode: (value: unknown, type: ColumnRef['type']) => unknown,
   ) {}
 
-  /** The text and parameters of `statement`, or undefined when its shape has no fixed text (insertShape). */
-  get(
-    statement: InsertStatement,
-    options: InsertShapeOptions = MAY_HOLD_NULLS,
-  ): { sql: string; params: unknown[] } | undefined {
+  /**
+   * The text and parameters of `statement`, and the number of its kept text; undefined when its
+   * shape has no fixed text (insertShape).
+   */
+  get(statement: InsertStatement, options: InsertShapeOptions = MAY_HOLD_NULLS): KeptInsert | undefined {
     const shape = insertShape(statement, options);
     if (shape === undefined) return undefined;
-    let sql = this.texts.get(shape);
-    if (sql === undefined) {
-      sql = this.compile(statement);
-      this.keep(shape, sql);
+    let kept = this.texts.get(shape);
+    if (kept === undefined) {
+      const sql = this.compile(statement);
+      kept = this.keep(shape, sql);
     }
     const params: unknown[] = [];
     const { columns } = statement;
@@ -95,7 +120,7 @@ export class InsertTexts {
         if (value !== null && value !== undefined) params.push(this.encode(value, columns[i]!.type));
       }
     }
-    return { sql, params };
+    return kept.number === undefined ? { sql: kept.sql, params } : { sql: kept.sql, params, textNumber: kept.number };
   }
 
   /** Forgets every text (the connection's statements are gone, or tables changed). */
@@ -104,15 +129,17 @@ export class InsertTexts {
     this.chars = 0;
   }
 
-  private keep(shape: string, sql: string): void {
-    if (sql.length > this.limits.chars) return;
+  private keep(shape: string, sql: string): KeptText {
+    if (sql.length > this.limits.chars) return { sql, number: undefined };
+    const kept = { sql, number: ++textNumbers };
     // Drop the oldest entries; Map keeps insertion order.
-    while (this.texts.size >= this.limits.entries || this.chars + sql.length > this.limits.chars) {
+    while (this.texts.size >= this.limits.entries || this.chars + kept.sql.length > this.limits.chars) {
       const [oldest, text] = this.texts.entries().next().value!;
       this.texts.delete(oldest);
-      this.chars -= text.length;
+      this.chars -= text.sql.length;
     }
-    this.texts.set(shape, sql);
-    this.chars += sql.length;
+    this.texts.set(shape, kept);
+    this.chars += kept.sql.length;
+    return kept;
   }
 }

@@ -151,8 +151,11 @@ export class PgCompiler {
     );
   }
 
-  /** Compiles one statement; throws StoreError('check') for values PostgreSQL cannot hold. */
-  compile(statement: Statement): CompiledSql {
+  /**
+   * Compiles one statement, with the number of its kept text when it is an insert of a kept
+   * shape (insert-texts.ts); throws StoreError('check') for values PostgreSQL cannot hold.
+   */
+  compile(statement: Statement): CompiledSql & { readonly textNumber?: number } {
     if (statement.kind === 'insert') {
       const compiled = this.insertTexts.get(statement);
       if (compiled) return compiled;
