@@ -113,7 +113,8 @@ class PgExecutor implements Executor {
   private async query(statement: Statement): Promise<pg.QueryResult> {
     try {
       const { sql, params, textNumber } = this.compiler.compile(statement);
-      const name = this.client && textNumber !== undefined ? preparedName(this.client, textNumber) : undefined;
+      const name =
+        this.client && textNumber !== undefined ? preparedName(this.client, textNumber, params.length) : undefined;
       const result =
         name === undefined
           ? await this.runner.query(sql, params)

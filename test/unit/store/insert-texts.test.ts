@@ -78,10 +78,20 @@ describe('insert texts', () => {
 describe('prepared statement names', () => {
   it('one name per text; a connection prepares at most 32 texts and runs the others unnamed', () => {
     const client = {} as pg.ClientBase;
-    const names = Array.from({ length: 32 }, (_, i) => preparedName(client, 1000 + i));
+    const names = Array.from({ length: 32 }, (_, i) => preparedName(client, 1000 + i, 4));
     assert.equal(new Set(names).size, 32);
-    assert.equal(preparedName(client, 1000), names[0], 'a prepared text keeps its name');
-    assert.equal(preparedName(client, 2000), undefined);
-    assert.equal(preparedName({} as pg.ClientBase, 2000), 'rb_insert_2000', 'another connection has room');
+    assert.equal(preparedName(client, 1000, 4), names[0], 'a prepared text keeps its name');
+    assert.equal(preparedName(client, 2000, 4), undefined);
+    assert.equal(preparedName({} as pg.ClientBase, 2000, 4), 'rb_insert_2000', 'another connection has room');
+  });
+
+  it('a connection prepares at most 24,576 placeholders in all (backend memory)', () => {
+    const client = {} as pg.ClientBase;
+    assert.equal(preparedName(client, 3000, 8000), 'rb_insert_3000', 'a bulk upsert of 1,000 rows');
+    assert.equal(preparedName(client, 3001, 4000), 'rb_insert_3001', 'its 1,000 log entries');
+    assert.equal(preparedName(client, 3004, 8000), 'rb_insert_3004', 'a bulk create of 1,000 rows');
+    assert.equal(preparedName(client, 3002, 8000), undefined, 'another big text runs unnamed');
+    assert.equal(preparedName(client, 3003, 9), 'rb_insert_3003', 'a small one still fits');
+    assert.equal(preparedName(client, 3000, 8000), 'rb_insert_3000');
   });
 });
