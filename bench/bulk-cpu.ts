@@ -15,11 +15,12 @@
  * be 201 with as many rows as sent. Servers run with Rowbase's default durability (a WAL fsync
  * per commit, on a thread-pool thread, counted).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { expectStatus } from './http-client.js';
+import { cpuNanoseconds } from './proc.js';
 import { INBOX, itemRow } from './schema.js';
 import type { ServerProcess } from './server-process.js';
 import { startRowbase } from './servers.js';
@@ -27,19 +28,6 @@ import { spread } from './stats.js';
 
 const PLATFORM_KEY = 'bulk-cpu-platform-key-0123456789abcdef';
 const PROJECT = 'bench';
-
-/** CPU nanoseconds every live thread of `pid` has run so far (the first field of each schedstat). */
-function cpuNanoseconds(pid: number): number {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return total;
-}
 
 interface Target {
   readonly dist: string;

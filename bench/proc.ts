@@ -1,5 +1,5 @@
 /** Reads a process's CPU time and memory from /proc (Linux). */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
 
@@ -24,4 +24,20 @@ export function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU nanoseconds every live thread of `pid` has run so far (the first field of each
+ * /proc/PID/task/TID/schedstat): finer than cpuSecondsOf's clock ticks, for CPU per request.
+ */
+export function cpuNanoseconds(pid: number): number {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return total;
 }

@@ -168,6 +168,13 @@ export interface UpsertClause {
   readonly update: readonly ColumnRef[];
   /** The condition the existing row must meet to be updated; absent: always. */
   readonly where?: Expr;
+  /**
+   * A returned column that `update` does not set and whose sent values no stored row holds (ids
+   * made for these rows): a returned row holding a value sent in it was inserted, any other was
+   * updated. An engine whose RETURNING cannot tell the two apart (SQLite) then need not read
+   * which target values were taken first.
+   */
+  readonly freshColumn?: string;
 }
 
 /** The output column of an upsert that says whether its row was inserted (true) or updated (false). */

@@ -355,6 +355,47 @@ for (const factory of await contractEngines()) {
         await assert.rejects(upsert('u1', 'other-code', 'x'), expectStoreError('unique'));
         assert.equal(await db.run({ kind: 'delete', table: 'things', where: sql.eq('id', 'u1') }), 1);
       });
+      it('upsert with a fresh column: a row holding the id it sent was inserted, another updated', async () => {
+        const columns = [c('id', 'text'), c('created_at', 'timestamp'), c('updated_at', 'timestamp')];
+        const upsert = (rows: (readonly unknown[])[]) =>
+          db.transaction((tx) =>
+            tx.all({
+              kind: 'insert',
+              table: 'things',
+              columns: [...columns, c('code', 'text'), c('t', 'text')],
+              rows,
+              returning: [c('id', 'text'), c('code', 'text'), c('t', 'text')],
+              onConflictUpdate: { target: 'code', update: [c('t', 'text')], freshColumn: 'id' },
+            }),
+          );
+        const byCode = (rows: Row[]) => [...rows].sort((x, y) => String(x.code).localeCompare(String(y.code)));
+        assert.deepEqual(await upsert([['f1', STAMP, STAMP, 'fresh-a', 'one']]), [
+          { id: 'f1', code: 'fresh-a', t: 'one', _rb_inserted: true },
+        ]);
+        assert.deepEqual(await upsert([['f2', STAMP, STAMP, 'fresh-a', 'two']]), [
+          { id: 'f1', code: 'fresh-a', t: 'two', _rb_inserted: false },
+        ]);
+        assert.deepEqual(
+          byCode(
+            await upsert([
+              ['f3', STAMP, STAMP, 'fresh-a', 'three'],
+              ['f4', STAMP, STAMP, 'fresh-b', 'four'],
+            ]),
+          ),
+          [
+            { id: 'f1', code: 'fresh-a', t: 'three', _rb_inserted: false },
+            { id: 'f4', code: 'fresh-b', t: 'four', _rb_inserted: true },
+          ],
+        );
+        const fresh: Expr = {
+          kind: 'like',
+          expr: sql.column('code'),
+          pattern: 'fresh-%',
+          caseInsensitive: false,
+          negated: false,
+        };
+        assert.equal(await db.run({ kind: 'delete', table: 'things', where: fresh }), 2);
+      });
       it('a text value holding U+0000 matches nothing and errs nowhere in conditions', async () => {
         assert.deepEqual(await select(sql.eq('t', 'a\u0000')), []);
         assert.equal(

@@ -431,4 +431,35 @@ describe('realtime', () => {
     );
     assert.equal(events[1]!.json.record.id, inserted.id);
   });
+
+  it('rows that send their own ids: the existing row id sent again updates, a new id inserts', async () => {
+    const stream = await openStream(server.url, project.id);
+    streams.push(stream);
+    const subscribed = await server.request('POST', `/p/${project.id}/realtime`, {
+      headers: project.anon,
+      body: { client_id: stream.clientId, subscriptions: ['items'] },
+    });
+    assert.equal(subscribed.status, 200, subscribed.text);
+    const existing = (await upsert('items', 'sku', project.admin, { sku: 'own-1', name: 'one' })).body.data;
+    const response = await bulkUpsert('items', 'sku', project.admin, [
+      { id: existing.id, sku: 'own-1', name: 'two' },
+      { id: 'own-2-id', sku: 'own-2', name: 'new' },
+      { id: 'own-2-id', sku: 'own-2', name: 'newer' },
+      { sku: 'own-3', name: 'made an id' },
+    ]);
+    assert.equal(response.status, 200, response.text);
+    const events = await stream.waitFor(5, (e) => e.event === 'items');
+    assert.deepEqual(
+      events.map((e) => [e.json.action, e.json.record.sku, e.json.record.name]),
+      [
+        ['create', 'own-1', 'one'],
+        ['update', 'own-1', 'two'],
+        ['create', 'own-2', 'new'],
+        ['update', 'own-2', 'newer'],
+        ['create', 'own-3', 'made an id'],
+      ],
+    );
+    assert.equal(events[1]!.json.record.id, existing.id);
+    assert.equal(events[3]!.json.record.id, 'own-2-id');
+  });
 });

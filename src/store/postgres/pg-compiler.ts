@@ -11,6 +11,7 @@ import type { RowLog } from '../types.js';
 import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
 import { SEARCH_COLUMN, tsquerySql } from './pg-search.js';
 import { StoreError } from '../types.js';
+import { InsertTexts } from '../insert-texts.js';
 import { withoutNulComparisons } from './pg-nul-values.js';
 
 /** The native column type of each value type. */
@@ -151,16 +152,36 @@ function isoTimestamp(expr: string): string {
   );
 }
 
+/**
+ * Insert texts kept per schema: a bulk's multi-row statements are long (about 70 KB for an upsert
+ * of 1,000 rows of 8 columns), so the bound is in characters as well; a few shapes are the common case.
+ */
+const INSERT_TEXT_LIMITS = Object.freeze({ entries: 64, chars: 1_000_000 });
+
 /** Compiles statements for the tables of one schema. */
 export class PgCompiler {
   private readonly compiler: SqlCompiler;
+  /** Insert texts by shape (insert-texts.ts): a bulk and its event-log entries compile the same few every time. */
+  private readonly insertTexts: InsertTexts;
 
   constructor(readonly schema: string) {
     this.compiler = new SqlCompiler(buildPgDialect(schema));
+    this.insertTexts = new InsertTexts(
+      INSERT_TEXT_LIMITS,
+      (statement) => this.compiler.compile(statement).sql,
+      encodePgValue,
+    );
   }
 
-  /** Compiles one statement; throws StoreError('check') for values PostgreSQL cannot hold. */
-  compile(statement: Statement): CompiledSql {
+  /**
+   * Compiles one statement, with the number of its kept text when it is an insert of a kept
+   * shape (insert-texts.ts); throws StoreError('check') for values PostgreSQL cannot hold.
+   */
+  compile(statement: Statement): CompiledSql & { readonly textNumber?: number } {
+    if (statement.kind === 'insert') {
+      const compiled = this.insertTexts.get(statement);
+      if (compiled) return compiled;
+    }
     return this.compiler.compile(withoutNulComparisons(statement));
   }
 

@@ -31,6 +31,7 @@ import { applyPgTableChange, type QueryRunner } from './pg-ddl.js';
 import { isConnectionError, translatePgError } from './pg-errors.js';
 import { lockSchema } from './pg-migrations.js';
 import { checkOut } from './pg-pool.js';
+import { preparedName } from './pg-prepared.js';
 
 type Readable = SelectStatement | InsertStatement | UpdateStatement | DeleteStatement;
 type Write = InsertStatement | UpdateStatement | DeleteStatement;
@@ -60,10 +61,16 @@ class PgExecutor implements Executor {
   /** Set when a write touched a table whose changes other processes must learn about. */
   touchedWatched = false;
 
+  /**
+   * `client`: the connection `runner` is (a transaction's), on which kept insert texts run as
+   * prepared statements (pg-prepared.ts); absent for the pool, where each statement may take
+   * another connection.
+   */
   constructor(
     protected readonly runner: QueryRunner,
     protected readonly compiler: PgCompiler,
     private readonly watched: ReadonlySet<string>,
+    private readonly client?: pg.ClientBase,
   ) {}
 
   async all(statement: Readable): Promise<Row[]> {
@@ -120,8 +127,13 @@ class PgExecutor implements Executor {
 
   private async query(statement: Statement): Promise<pg.QueryResult> {
     try {
-      const { sql, params } = this.compiler.compile(statement);
-      const result = await this.runner.query(sql, params);
+      const { sql, params, textNumber } = this.compiler.compile(statement);
+      const name =
+        this.client && textNumber !== undefined ? preparedName(this.client, textNumber, params.length) : undefined;
+      const result =
+        name === undefined
+          ? await this.runner.query(sql, params)
+          : await this.client!.query({ name, text: sql, values: params });
       if (statement.kind !== 'select' && statement.kind !== 'count' && this.watched.has(statement.table))
         this.touchedWatched = true;
       return result;
@@ -196,7 +208,7 @@ export class PgDatabase implements ProjectDatabase {
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
     return this.inTransaction(
       DATA_TRANSACTION,
-      (client) => new PgExecutor(client, this.compiler, this.deps.watched),
+      (client) => new PgExecutor(client, this.compiler, this.deps.watched, client),
       work,
     );
   }
@@ -204,7 +216,7 @@ export class PgDatabase implements ProjectDatabase {
   changeSchema<T>(work: (tx: SchemaExecutor) => Promise<T>): Promise<T> {
     return this.inTransaction<T, PgSchemaExecutor>(
       SCHEMA_CHANGE,
-      (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched),
+      (client) => new PgSchemaExecutor(client, this.compiler, this.deps.watched, client),
       work,
     );
   }

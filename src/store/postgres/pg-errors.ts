@@ -90,6 +90,11 @@ export function translatePgError(error: unknown): unknown {
     case '55P03': // lock not available
     case '57014': // statement timeout / canceled
       return make('busy');
+    case '0A000':
+      // A prepared insert (pg-prepared.ts) run from a table definition that another process has
+      // just changed (a column's type): the next request reads the new definition, whose text
+      // and name differ. Asking the client to try again is the whole fix.
+      return /cached plan must not change result type/.test(error.message) ? make('busy') : error;
     default:
       // Class 22: data exceptions (a value that does not fit its type, out of range, bad text).
       return code.startsWith('22') ? make('check', pgError.column) : error;

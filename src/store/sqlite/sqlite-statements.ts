@@ -21,6 +21,7 @@ import { applyTableChange } from './sqlite-ddl.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { echoedInsertRow } from './sqlite-insert-echo.js';
 import { buildRowBuilder, type RowBuilder } from './sqlite-rows.js';
+import { InsertTexts, MAY_HOLD_NULLS, NULL_FREE, type InsertShapeOptions } from '../insert-texts.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 /** Rows per statement of a multi-row insert (insertEach): a few prepared texts per shape. */
@@ -28,8 +29,10 @@ const ROWS_PER_INSERT = 100;
 /** Bound parameters per statement: the limit of every SQLite build (newer ones allow 32,766). */
 const SAFE_PARAMETERS = 999;
 
-/** Distinct insert shapes whose SQL text is kept (insertSql). */
-const INSERT_TEXT_CACHE_SIZE = 500;
+/** Distinct insert shapes whose SQL text is kept (insertSql), and the characters of text in all. */
+const INSERT_TEXT_LIMITS = Object.freeze({ entries: 500, chars: 4_000_000 });
+/** Distinct texts that read an upsert's taken values. */
+const TAKEN_VALUE_TEXT_CACHE_SIZE = 500;
 
 /** Whether an insert reads back what RETURNING names, or only counts the rows it wrote. */
 interface InsertReadOptions {
@@ -42,54 +45,14 @@ interface PlainInsertOptions {
   readonly rowid: boolean;
 }
 
-/** Whether the caller knows no value of an insert is null (its SQL text then depends on the row count only). */
-interface InsertShapeOptions {
-  readonly nullFree: boolean;
-}
-
 // Shared option objects: inserts run per write request, and these allocate nothing per call.
 const READ_ROWS: InsertReadOptions = Object.freeze({ read: true });
 const COUNT_ROWS: InsertReadOptions = Object.freeze({ read: false });
-const NULL_FREE: InsertShapeOptions = Object.freeze({ nullFree: true });
-const MAY_HOLD_NULLS: InsertShapeOptions = Object.freeze({ nullFree: false });
 
 /** What a multi-row insert read back (RETURNING) and how many rows it wrote. */
 interface InsertResult {
   readonly rows: Row[];
   changes: number;
-}
-
-/**
- * What an insert's SQL text depends on: its table, columns, returned columns, conflict clause,
- * and which values are null (compiled as the literal NULL); every other value is a `?`. With
- * `nullFree` the caller knows no value is null, and the row count stands for the null marks.
- */
-function insertShape(statement: InsertStatement, { nullFree }: InsertShapeOptions): string {
-  const returning = statement.returning ? columnNames(statement.returning) : '';
-  const upsert = statement.onConflictUpdate;
-  let key =
-    `${statement.table}\u0000${statement.onConflictDoNothing === true}\u0001` +
-    `${columnNames(statement.columns)}\u0001${returning}\u0001`;
-  // An upsert's condition binds values of its own: only one without a condition has an insert's shape.
-  if (upsert) key += `${upsert.target}\u0000${columnNames(upsert.update)}\u0001`;
-  if (nullFree) return `${key}${statement.rows.length}`;
-  for (const values of statement.rows) {
-    key += ',';
-    for (const value of values) key += value === null || value === undefined ? '0' : '1';
-  }
-  return key;
-}
-
-/** Column lists' names joined, by list: compiled tables and the event log pass the same arrays on every write. */
-const namesOfColumns = new WeakMap<readonly ColumnRef[], string>();
-
-function columnNames(columns: readonly ColumnRef[]): string {
-  let names = namesOfColumns.get(columns);
-  if (names === undefined) {
-    names = columns.map((column) => column.name).join('\u0000');
-    namesOfColumns.set(columns, names);
-  }
-  return names;
 }
 
 function decodeRow(raw: Record<string, unknown>, columns: readonly ColumnRef[]): Row {
@@ -148,10 +111,14 @@ export class SqliteStatements {
   /** Moves when prepared statements are forgotten (connection closed, DDL): older by-id entries are stale. */
   private generation = 0;
   /**
-   * Insert SQL text by shape (insertShape): a bulk write compiles the same few texts for every
-   * row and every event-log chunk, and compiling them was a tenth of its CPU.
+   * Insert SQL text by shape (insert-texts.ts): a bulk write compiles the same few texts for
+   * every row and every event-log chunk, and compiling them was a tenth of its CPU.
    */
-  private readonly insertTexts = new Map<string, string>();
+  private readonly insertTexts = new InsertTexts(
+    INSERT_TEXT_LIMITS,
+    (statement) => compileStatement(statement).sql,
+    encodeSqliteValue,
+  );
   /** The SQL text that reads which of an upsert's values are taken, by table, column, type and number of values. */
   private readonly takenValueTexts = new Map<string, string>();
   /** Whether each table is STRICT (see echoedInsertRow); forgotten with the statements on DDL. */
@@ -194,24 +161,7 @@ export class SqliteStatements {
     statement: InsertStatement,
     shapeOptions: InsertShapeOptions = MAY_HOLD_NULLS,
   ): { sql: string; params: unknown[] } {
-    const shape = insertShape(statement, shapeOptions);
-    let sql = this.insertTexts.get(shape);
-    if (sql === undefined) {
-      sql = compileStatement(statement).sql;
-      // Drop the oldest entry; Map keeps insertion order.
-      if (this.insertTexts.size >= INSERT_TEXT_CACHE_SIZE)
-        this.insertTexts.delete(this.insertTexts.keys().next().value!);
-      this.insertTexts.set(shape, sql);
-    }
-    const params: unknown[] = [];
-    const { columns } = statement;
-    for (const values of statement.rows) {
-      for (let i = 0; i < values.length; i++) {
-        const value = values[i];
-        if (value !== null && value !== undefined) params.push(encodeSqliteValue(value, columns[i]!.type));
-      }
-    }
-    return { sql, params };
+    return this.insertTexts.get(statement, shapeOptions) ?? compileStatement(statement);
   }
 
   all(statement: Parameters<Executor['all']>[0]): Row[] {
@@ -250,8 +200,10 @@ export class SqliteStatements {
 
   /**
    * An upsert (`onConflictUpdate`), its rows marked inserted or updated. SQLite's RETURNING
-   * cannot tell which, so the rows holding the sent values are looked for first: nothing can
-   * write in between (this connection is the only writer, and no await separates the two).
+   * cannot tell which: a row holding a value of the clause's `freshColumn` sent in it was
+   * inserted; without one, the rows holding the sent target values are looked for first
+   * (nothing can write in between: this connection is the only writer, and no await separates
+   * the two).
    */
   private upsert(statement: InsertStatement): Row[] {
     // Statements within the portable limit of bound values (a condition binds a few more).
@@ -259,31 +211,45 @@ export class SqliteStatements {
     if (statement.rows.length <= perStatement) return this.upsertRows(statement);
     const out: Row[] = [];
     for (let i = 0; i < statement.rows.length; i += perStatement)
-      out.push(...this.upsertRows({ ...statement, rows: statement.rows.slice(i, i + perStatement) }));
+      for (const row of this.upsertRows({ ...statement, rows: statement.rows.slice(i, i + perStatement) }))
+        out.push(row);
     return out;
   }
 
   /** One statement of `upsert`. */
   private upsertRows(statement: InsertStatement): Row[] {
-    const { target, where } = statement.onConflictUpdate!;
+    const { target, where, update, freshColumn } = statement.onConflictUpdate!;
     const returning = statement.returning;
     const index = statement.columns.findIndex((c) => c.name === target);
     if (!returning || (statement.rows.length > 1 && !returning.some((c) => c.name === target)))
       throw new Error('an upsert returns its rows, and several rows their conflict column');
-    const taken = index === -1 ? new Set<unknown>() : this.takenValues(statement, index);
+    const fresh =
+      freshColumn !== undefined &&
+      returning.some((c) => c.name === freshColumn) &&
+      !update.some((c) => c.name === freshColumn)
+        ? statement.columns.findIndex((c) => c.name === freshColumn)
+        : -1;
+    const sent = fresh === -1 ? undefined : new Set(statement.rows.map((row) => row[fresh]));
+    const taken = sent ? undefined : index === -1 ? new Set<unknown>() : this.takenValues(statement, index);
     // Without a condition (admin key, open update rule) the text is an insert's, compiled once per shape.
     const { sql, params } = where ? compileStatement(statement) : this.insertSql(statement);
-    // Object mode: the prepared text may be shared with a statement left in raw mode.
-    const raws = this.prepare(sql)
-      .raw(false)
-      .all(...(params as never[])) as Record<string, unknown>[];
+    const prepared = this.prepare(sql);
+    // Raw mode and a row builder: the row object made once, in one literal (sqlite-rows.ts).
+    const build = this.selectBuilder(prepared, returning);
+    const raws = prepared.all(...(params as never[])) as unknown[][];
+    const rows: Row[] = new Array(raws.length);
     const single = statement.rows.length === 1;
-    return raws.map((raw) => {
-      const row = decodeRow(raw, returning);
+    for (let i = 0; i < raws.length; i++) {
+      const row = build(raws[i]!);
       // Several rows send distinct values (the tree's rule): each one's own value tells.
-      row[UPSERT_INSERTED.name] = single ? taken.size === 0 : !taken.has(raw[target]);
-      return row;
-    });
+      row[UPSERT_INSERTED.name] = sent
+        ? sent.has(row[freshColumn!])
+        : single
+          ? taken!.size === 0
+          : !taken!.has(row[target]);
+      rows[i] = row;
+    }
+    return rows;
   }
 
   /** The stored values, among those the upsert's rows send in column `index` (its conflict target), already taken. */
@@ -300,7 +266,7 @@ export class SqliteStatements {
         columns: [column],
         where: { kind: 'in', expr: tree.column(column.name), values: values.map((v) => tree.value(v, column.type)) },
       }).sql;
-      if (this.takenValueTexts.size >= INSERT_TEXT_CACHE_SIZE) this.takenValueTexts.clear();
+      if (this.takenValueTexts.size >= TAKEN_VALUE_TEXT_CACHE_SIZE) this.takenValueTexts.clear();
       this.takenValueTexts.set(key, sql);
     }
     const encoded = values.map((value) => encodeSqliteValue(value, column.type));
