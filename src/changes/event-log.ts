@@ -8,7 +8,9 @@
  * removes entries, after the kept window).
  *
  * Numbers come from the log's own sequence (AUTOINCREMENT on SQLite, a PostgreSQL sequence),
- * taken by the last statement of the writing transaction. SQLite commits one writer at a time,
+ * taken by the last statement of the writing transaction (a write by filter on PostgreSQL: its
+ * one statement, once the write is done; on SQLite just before the write, in the same
+ * transaction: no other writer can commit in between). SQLite commits one writer at a time,
  * so its numbers are gap-free and in commit order. On PostgreSQL a number may become visible
  * after a higher one (its transaction is still committing) or never (it rolled back): readers
  * deliver `cursor + 1` next and wait at a gap until it fills or every transaction that was in

@@ -392,8 +392,10 @@ export class SqlCompiler {
   /**
    * One statement that runs `write` and logs the rows it changed (engines that run writers at
    * once: the log must hold exactly the rows written): `WITH written AS (<write> RETURNING the
-   * record's columns), logged AS (INSERT INTO "_rb_events" ... SELECT ... FROM written
-   * RETURNING seq) SELECT count(*) AS n, max(seq) AS last FROM logged`.
+   * record's columns), logged AS (INSERT INTO "_rb_events" ... SELECT ... FROM written ORDER BY
+   * id RETURNING seq) SELECT count(*) AS n, max(seq) AS last FROM logged`. The sort reads every
+   * written row before the first number is taken: numbers are taken at the end of the write, as
+   * the readers' gap rule expects (changes/event-log.ts), not while it waits on a row lock.
    */
   compileLoggingWrite(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
     const { sql: written, params } = this.compile({ ...write, returning: log.record });
@@ -405,7 +407,8 @@ export class SqlCompiler {
     const record = this.recordJson(log.record, () => undefined, WRITTEN);
     return {
       sql:
-        `WITH ${WRITTEN} AS (${written}), "_rb_logged" AS (${head}${record} FROM ${WRITTEN} RETURNING "seq") ` +
+        `WITH ${WRITTEN} AS (${written}), "_rb_logged" AS (${head}${record} FROM ${WRITTEN} ` +
+        `ORDER BY ${WRITTEN}."id" RETURNING "seq") ` +
         'SELECT count(*) AS "n", max("seq") AS "last" FROM "_rb_logged"',
       params,
     };

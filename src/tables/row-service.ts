@@ -337,14 +337,19 @@ export class RowService {
     try {
       return await this.writeByFilterLogged(context.projectId, db, async (tx) => {
         if (!table.definition.auth_table) return writeByFilter(tx, table, planFilterDelete(table, where), now);
-        // Users: each deleted one's sessions and tokens end with it. The candidates are read
-        // first (the delete returns no rows); only those gone afterwards are forgotten.
-        const candidates = await tx.all({ kind: 'select', table: table.name, columns: ID_COLUMN, where });
-        const written = await writeByFilter(tx, table, planFilterDelete(table, where), now);
-        for (const { id } of candidates)
-          if (!(await tx.first({ kind: 'select', table: table.name, columns: ID_COLUMN, where: sql.eq('id', id) })))
-            await this.credentials.forgetUser(tx, String(id));
-        return written;
+        // Users: each deleted one's sessions and mailed links end with it, before the delete (its
+        // event-log numbers are taken last). The matching users are read (within the bound) and
+        // locked, and the delete is kept to them: exactly those are forgotten, whatever other
+        // writers commit meanwhile (PostgreSQL).
+        await countWithinBound(tx, table, where);
+        const users = await tx.all({ kind: 'select', table: table.name, columns: ID_COLUMN, where, forUpdate: true });
+        for (const { id } of users) await this.credentials.forgetUser(tx, String(id));
+        const chosen: Expr = {
+          kind: 'in',
+          expr: sql.column('id'),
+          values: users.map(({ id }) => sql.value(id, 'text')),
+        };
+        return writeByFilter(tx, table, planFilterDelete(table, sql.and(where, chosen)), now);
       });
     } catch (error) {
       throw translateFilterDeleteError(error, table, tables);
@@ -424,10 +429,6 @@ export class RowService {
     }
   }
 
-  /**
-   * Runs `work` in one transaction that also appends its row changes to the realtime event
-   * log (last, so the log's counter row is held only until the commit), then tells the feed.
-   */
   /** Runs a write by filter in a transaction; after commit tells the feed where the log got to. Returns the count. */
   private async writeByFilterLogged(
     projectId: string,
@@ -439,6 +440,10 @@ export class RowService {
     return count;
   }
 
+  /**
+   * Runs `work` in one transaction that also appends its row changes to the realtime event
+   * log (last, so numbers are taken just before the commit), then tells the feed.
+   */
   private async writeLogged<T>(
     projectId: string,
     db: Database,

@@ -355,6 +355,36 @@ describe('update and delete by filter', () => {
     });
   });
 
+  describe('a table that references itself', () => {
+    it('rows the filter matches and a cascade also reaches are counted and sent once each', async () => {
+      await putTable(server, project, 'nodes', {
+        columns: [
+          { name: 'label', type: 'text' },
+          { name: 'parent', type: 'text', references: { table: 'nodes', on_delete: 'cascade' } },
+        ],
+        rules: { list: '', view: '', create: '', update: '', delete: '' },
+      });
+      const [root] = await seed('nodes', [{ label: 'tree root' }]);
+      const [child] = await seed('nodes', [{ label: 'tree child', parent: root!.id }]);
+      await seed('nodes', [{ label: 'tree leaf', parent: child!.id }, { label: 'other' }]);
+      const stream = await openStream(server.url, project.id);
+      streams.push(stream);
+      const subscribed = await call('POST', `/p/${project.id}/realtime`, project.admin, {
+        client_id: stream.clientId,
+        subscriptions: ['nodes'],
+      });
+      assert.equal(subscribed.status, 200, subscribed.text);
+      const deleted = await call('DELETE', api('nodes', q('label ~ "tree"')), project.admin);
+      assert.deepEqual(deleted.body, { data: { count: 3 } }, deleted.text);
+      const events = await stream.waitFor(3, (event) => event.json?.action === 'delete');
+      assert.deepEqual(events.map((event) => event.json.record.label).sort(), ['tree child', 'tree leaf', 'tree root']);
+      assert.deepEqual(
+        (await all('nodes')).map((row) => row.label),
+        ['other'],
+      );
+    });
+  });
+
   describe('users deleted by filter', () => {
     it('each deleted user signs out everywhere, even if the id comes back; the others stay signed in', async () => {
       const carol = await signUp(server, project, 'carol@doomed.example', { name: 'Carol' });

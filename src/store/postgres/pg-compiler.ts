@@ -131,7 +131,9 @@ function buildPgDialect(schema: string): Dialect {
       `ts_rank(${qualified}.${quoteIdent(SEARCH_COLUMN)}, ${tsquerySql(clause.query, bind)})::float8`,
     jsonText: (expr, type) =>
       type === 'timestamp'
-        ? `(CASE WHEN ${expr} IS NULL THEN 'null' ELSE '"' || ${isoTimestamp(expr)} || '"' END)`
+        ? // infinity (only by editing the database) is read back as its text, as pg-types.ts leaves it.
+          `(CASE WHEN ${expr} IS NULL THEN 'null' WHEN NOT isfinite(${expr}) THEN '"' || ${expr}::text || '"' ` +
+          `ELSE '"' || ${isoTimestamp(expr)} || '"' END)`
         : `coalesce(to_json(${expr})::text, 'null')`,
   };
 }

@@ -6,6 +6,8 @@ interface PgDriverError extends Error {
   readonly detail?: string;
   readonly column?: string;
   readonly constraint?: string;
+  /** The server function that raised the error (stable across lc_messages). */
+  readonly routine?: string;
 }
 
 // Errors of the socket, not of a statement: the database is unreachable or went away.
@@ -94,7 +96,9 @@ export function translatePgError(error: unknown): unknown {
       // A prepared insert (pg-prepared.ts) run from a table definition that another process has
       // just changed (a column's type): the next request reads the new definition, whose text
       // and name differ. Asking the client to try again is the whole fix.
-      return /cached plan must not change result type/.test(error.message) ? make('busy') : error;
+      // Told apart by the function that raises it ("cached plan must not change result type"):
+      // messages are translated under another lc_messages.
+      return pgError.routine === 'RevalidateCachedQuery' ? make('busy') : error;
     default:
       // Class 22: data exceptions (a value that does not fit its type, out of range, bad text).
       return code.startsWith('22') ? make('check', pgError.column) : error;
