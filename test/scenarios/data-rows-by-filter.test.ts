@@ -1,9 +1,10 @@
 /**
  * Update and delete by filter (contract §18): PATCH|DELETE /p/{id}/api/{table}?filter=... →
- * 200 { data: { count } }. The caller matrix (anonymous, expired token, pk_, owner, other user,
- * admin) with rules that read @request.auth, @request.body and a relation path; the required
- * filter, the 10,000-row bound, dry_run, body validation as PATCH, one transaction, cascades,
- * users deleted with their sessions, one realtime event per touched row (the record as GET shows it).
+ * 200 { data: { count } }. The caller matrix (anonymous, expired token, another project's keys,
+ * pk_, owner, other user, admin) with rules that read @request.auth, @request.body and a
+ * relation path; the required filter, the 10,000-row bound, dry_run, body validation as PATCH,
+ * one transaction, cascades (a table that cascades into itself too), users deleted with their
+ * sessions, one realtime event per touched row (the record as GET shows it).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -124,6 +125,16 @@ describe('update and delete by filter', () => {
         'AUTH_TOKEN_EXPIRED',
       );
       assertError(await call('DELETE', api('notes', q('true')), bearer(expired)), 401, 'AUTH_TOKEN_EXPIRED');
+      assert.ok((await all('notes')).every((row) => row.done === false));
+      assert.equal((await all('notes')).length, 4);
+    });
+
+    it("another project's keys → 401 AUTH_INVALID_KEY on both methods, nothing changed", async () => {
+      const other = await createAuthProject(server);
+      for (const headers of [other.anon, other.admin]) {
+        assertError(await call('PATCH', api('notes', q('true')), headers, { done: true }), 401, 'AUTH_INVALID_KEY');
+        assertError(await call('DELETE', api('notes', q('true')), headers), 401, 'AUTH_INVALID_KEY');
+      }
       assert.ok((await all('notes')).every((row) => row.done === false));
       assert.equal((await all('notes')).length, 4);
     });
