@@ -21,7 +21,7 @@ import { runRealtimeBench, type RealtimeResult } from './realtime.js';
 import { writeReport, type BenchReport } from './report.js';
 import { runScenario, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS, type ScenarioContext } from './scenarios.js';
-import { BENCH_PROJECT, seedBenchProject, signIn } from './seed.js';
+import { BENCH_PROJECT, seedBenchProject, type Session, signIn } from './seed.js';
 import type { ServerProcess } from './server-process.js';
 import { ROOT, startBaseline, startRowbase } from './servers.js';
 
@@ -46,6 +46,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
     );
     const seeder = await startRowbase(dataDir, platformKey, { seeding: true });
     let seeded: Awaited<ReturnType<typeof seedBenchProject>>;
+    let sessions: Session[] | undefined;
     try {
       let shown = 0;
       seeded = await seedBenchProject(seeder.url, platformKey, {
@@ -61,6 +62,8 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
           log(`  events: ${shown.toLocaleString('en-US')}`);
         },
       });
+      // Signed in here, so the sessions are in the project file the baseline gets a copy of (issue 26).
+      sessions = await signIn(seeder.url, seeded);
     } finally {
       await seeder.stop();
     }
@@ -82,6 +85,11 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       throw new Error(`${projectFile}-wal still exists: the seeding server did not close cleanly`);
     const baselineFile = path.join(runDir, 'baseline.db');
     copyFileSync(projectFile, baselineFile);
+    // The project's JWT secret, where Rowbase keeps it: the baseline verifies the same tokens.
+    const baselineSystemFile = path.join(runDir, 'baseline-system.db');
+    if (existsSync(path.join(dataDir, 'system.db-wal')))
+      throw new Error('system.db-wal still exists: the seeding server did not close cleanly');
+    copyFileSync(path.join(dataDir, 'system.db'), baselineSystemFile);
 
     if (wanted('cold-start')) {
       coldStart = await measureColdStart(dataDir, platformKey, seeded, pinning?.server);
@@ -110,10 +118,12 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
       });
       log(`A/B: "baseline" is the Rowbase build in ${options.ab}.`);
     } else {
-      baseline = await startBaseline(baselineFile, pinning?.server);
+      baseline = await startBaseline(baselineFile, pinning?.server, {
+        systemDb: baselineSystemFile,
+        project: seeded.projectId,
+      });
     }
     try {
-      const sessions = await signIn(rowbase.url, seeded);
       log(
         sessions
           ? `Signed in ${sessions.length} users.`

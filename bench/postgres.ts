@@ -24,7 +24,10 @@ import { formatCount, formatMs, spread, type Spread } from './stats.js';
 /** Scenarios run on PostgreSQL, with the targets of issue 15 (≥ 0.7 × the pg baseline for GET, list and create). */
 const PG_SCENARIOS: ReadonlyArray<readonly [id: string, goals: readonly Goal[]]> = [
   ['get-by-id', [{ kind: 'ratio', min: 0.7 }]],
+  // Issue 26: a user's bearer token and an owner rule, ≥ 0.7 × the pg baseline doing the same checks.
+  ['get-by-id-owner', [{ kind: 'ratio', min: 0.7 }]],
   ['list-total', [{ kind: 'ratio', min: 0.7 }]],
+  ['list-owner', [{ kind: 'ratio', min: 0.7 }]],
   ['mixed', []],
   ['create', [{ kind: 'ratio', min: 0.7 }]],
   ['bulk-1000', []],

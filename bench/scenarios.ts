@@ -281,10 +281,11 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
   },
   {
+    // Issue 26: the baselines verify the token (HS256, jose), read the session and the password version, then the row.
     id: 'get-by-id-owner',
     title: 'GET one row by id (user token, view rule owner = @request.auth.id)',
     connections: 10,
-    baseline: false,
+    baseline: true,
     needsAuth: true,
     requests: (context) =>
       shuffled(
@@ -296,7 +297,22 @@ export const SCENARIOS: readonly Scenario[] = [
           })),
         ),
       ),
-    goals: [],
+    goals: [{ kind: 'ratio', min: 0.8 }],
+  },
+  {
+    // Issue 26: each user's first 20 notes (of 500) with their total, under list rule owner = @request.auth.id.
+    id: 'list-owner',
+    title: 'list 20 rows with total (user token, list rule owner = @request.auth.id)',
+    connections: 10,
+    baseline: true,
+    needsAuth: true,
+    requests: (context) =>
+      (context.sessions ?? []).map((session) => ({
+        method: 'GET',
+        path: `${api(context, NOTES.name)}?limit=20`,
+        headers: { authorization: `Bearer ${session.token}` },
+      })),
+    goals: [{ kind: 'ratio', min: 0.8 }],
   },
   {
     id: 'list-total',

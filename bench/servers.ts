@@ -51,13 +51,28 @@ export function startRowbase(
   });
 }
 
-/** Starts the baseline over a SQLite file holding the benchmark tables. */
-export function startBaseline(dbFile: string, cpus?: string): Promise<ServerProcess> {
+/**
+ * Starts the baseline over a SQLite file holding the benchmark tables. With `auth` (a copy of
+ * Rowbase's system.db and the project id), it reads the project's JWT secret there and answers
+ * the signed-in scenarios; without it, those routes answer 401.
+ */
+export function startBaseline(
+  dbFile: string,
+  cpus?: string,
+  auth?: { readonly systemDb: string; readonly project: string },
+): Promise<ServerProcess> {
   return startServer({
     name: 'baseline',
     cwd: ROOT,
     ...(cpus && { cpus }),
-    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline', 'server.ts'), '--db', dbFile],
+    args: [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'bench', 'baseline', 'server.ts'),
+      '--db',
+      dbFile,
+      ...(auth ? ['--system-db', auth.systemDb, '--project', auth.project] : []),
+    ],
     env: { NODE_ENV: 'production' },
   });
 }

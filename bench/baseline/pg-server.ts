@@ -2,16 +2,21 @@
  * The PostgreSQL baseline: the least a hand-written server must do to answer the benchmark's
  * data requests on PostgreSQL with Rowbase's endpoints and response shapes. Fastify + `pg`
  * (a pool of 10, as Rowbase's default), named prepared statements, response schemas, and
- * nothing else: no credentials, no rules, no validation, no error catalogue.
+ * nothing else: no credentials, no rules, no validation, no error catalogue. The one exception is
+ * the tables whose view rule is `owner = @request.auth.id` (notes, issue 26): they answer only a
+ * signed-in user, with a bearer token checked as a careful server would (bearer.ts: HS256 with
+ * jose, then the session and the password version read per request) and only that user's rows.
  *
  * Usage: node --import tsx bench/baseline/pg-server.ts --url postgres://... --schema p_bench [--port N]
  * It serves the tables of bench/schema.ts from the project schema Rowbase created in that
- * database (same rows, same indexes as the Rowbase process it is compared with).
+ * database (same rows, same indexes, same sessions as the Rowbase process it is compared with),
+ * and reads the project's JWT secret from Rowbase's system schema once at start.
  */
 import Fastify from 'fastify';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { BENCH_TABLES, type BenchTable } from '../schema.js';
+import { type BearerError, importJwtKey, isCurrent, refused, verifyBearer } from './bearer.js';
 
 const BULK_BODY_LIMIT = 16 * 1024 * 1024;
 const q = (name: string) => `"${name}"`;
@@ -39,6 +44,38 @@ const pool = new pg.Pool({
 
 type Row = Record<string, unknown>;
 
+/** The project's JWT secret, as Rowbase stores it (`rowbase.project_settings`), read once. */
+async function readJwtSecret(project: string): Promise<string> {
+  const result = await pool.query('SELECT jwt_secret FROM rowbase.project_settings WHERE project_id = $1', [project]);
+  const secret = (result.rows[0] as { jwt_secret?: unknown } | undefined)?.jwt_secret;
+  if (typeof secret !== 'string') throw new Error(`no JWT secret for project ${project}`);
+  return secret;
+}
+
+const jwtKey = await importJwtKey(await readJwtSecret(argument('project') ?? schema.replace(/^p_/, '')));
+const authTable = BENCH_TABLES.find((t) => t.definition.auth_table === true)!;
+// The session by primary key and its user's password version by primary key, in one statement.
+const sessionQuery = {
+  name: 'session',
+  text:
+    `SELECT s.expires_at, s.revoked_at, u.password_version FROM ${q(schema)}."_rb_sessions" s ` +
+    `JOIN ${q(schema)}.${q(authTable.name)} u ON u.id = s.user_id WHERE s.id = $1 AND s.user_id = $2`,
+};
+
+/** The signed-in user's id, or the 401 answer: a valid token whose session is live and password version current. */
+async function signedInUser(header: string | undefined): Promise<string | BearerError> {
+  const claims = await verifyBearer(header, jwtKey);
+  if ('error' in claims) return claims;
+  const result = await pool.query({ ...sessionQuery, values: [claims.sessionId, claims.userId] });
+  if (!isCurrent(result.rows[0], claims, new Date().toISOString()))
+    return refused('AUTH_INVALID_TOKEN', 'The session has ended or the password was changed.');
+  return claims.userId;
+}
+
+/** Tables whose view and list rules are `owner = @request.auth.id`: only their owner reads their rows. */
+const isOwnerTable = (table: BenchTable) =>
+  (table.definition.rules as { view?: unknown } | undefined)?.view === 'owner = @request.auth.id';
+
 function rowSchema(table: BenchTable): Record<string, unknown> {
   const types: Record<BenchTable['columns'][number]['type'], Record<string, unknown>> = {
     text: { type: ['string', 'null'] },
@@ -54,8 +91,71 @@ const notFound = (what: string) => ({
   error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' },
 });
 
+// Rowbase's answer for a row that does not exist and one outside the view rule alike.
+const ROW_NOT_FOUND = {
+  error: { code: 'ROW_NOT_FOUND', message: 'No such row is visible to this caller.', suggestion: 'Check the id.' },
+};
+
 type TableRoute = { Params: { id: string } };
 type RowRoute = { Params: { id: string; rowId: string } };
+
+/**
+ * GET by id and the list of a table with view and list rule `owner = @request.auth.id` (issue 26):
+ * the signed-in user's rows only (another's row is 404, as not found). Only what the benchmark
+ * sends: sort=[-]<column>, limit, offset, count=none. The page and its count run side by side.
+ */
+function registerOwnerReads(table: BenchTable, name: string, one: Schema, page: Schema): void {
+  const base = `/p/:id/api/${table.name}`;
+  const columns = table.columns.map((c) => q(c.name)).join(', ');
+  const from = `FROM ${name} WHERE "owner" = $1`;
+
+  app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
+    const user = await signedInUser(request.headers.authorization);
+    if (typeof user !== 'string') return reply.code(401).send(user);
+    const result = await pool.query({
+      name: `${table.name}:owned`,
+      text: `SELECT ${columns} ${from} AND "id" = $2`,
+      values: [user, request.params.rowId],
+    });
+    if (result.rows.length === 0) return reply.code(404).send(ROW_NOT_FOUND);
+    return { data: result.rows[0] };
+  });
+
+  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(
+    base,
+    { schema: { response: { 200: page } } },
+    async (request, reply) => {
+      const user = await signedInUser(request.headers.authorization);
+      if (typeof user !== 'string') return reply.code(401).send(user);
+      const query = request.query;
+      const sort = query.sort ?? 'created_at';
+      const direction = sort.startsWith('-') ? 'DESC' : 'ASC';
+      const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+      const offset = query.offset === undefined ? 0 : Number(query.offset);
+      const rows = pool.query({
+        name: `${table.name}:owned-page:${sort}`,
+        text:
+          `SELECT ${columns} ${from} ORDER BY ${q(sort.replace(/^-/, ''))} ${direction}, "id" ${direction} ` +
+          'LIMIT $2 OFFSET $3',
+        values: [user, limit, offset],
+      });
+      const total =
+        query.count === 'none'
+          ? undefined
+          : pool.query({
+              name: `${table.name}:owned-count`,
+              text: `SELECT count(*)::int AS n ${from}`,
+              values: [user],
+            });
+      // Both awaited together: a failure of one never leaves the other's unhandled.
+      const [listed, counted] = await Promise.all([rows, total]);
+      const n = counted ? (counted.rows[0] as { n: number }).n : null;
+      return { data: listed.rows, meta: { total: n, limit, offset, next_cursor: null } };
+    },
+  );
+}
+
+type Schema = Record<string, unknown>;
 
 /** What the batch route needs of each table: its qualified name, columns, insert and its values. */
 interface PgTable {
@@ -107,48 +207,51 @@ for (const table of BENCH_TABLES) {
   };
   const base = `/p/:id/api/${table.name}`;
 
-  app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
-    const result = await pool.query({
-      name: `${table.name}:byId`,
-      text: `SELECT ${columns} FROM ${name} WHERE "id" = $1`,
-      values: [request.params.rowId],
-    });
-    if (result.rows.length === 0) return reply.code(404).send(notFound('row'));
-    return { data: result.rows[0] };
-  });
-
-  // Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, count=none.
-  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(
-    base,
-    { schema: { response: { 200: page } } },
-    async (request) => {
-      const query = request.query;
-      const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
-      const sort = query.sort ?? 'created_at';
-      const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
-      const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
-      const where = filter ? ` WHERE ${q(filter[1]!)} = $1` : '';
-      const params = filter ? [filter[2]!] : [];
-      const order = `${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC`;
-      const rows = pool.query({
-        name: `${table.name}:page:${filter?.[1]}:${sort}`,
-        text: `SELECT ${columns} FROM ${name}${where} ORDER BY ${order} LIMIT $${params.length + 1}`,
-        values: [...params, limit],
+  if (isOwnerTable(table)) {
+    registerOwnerReads(table, name, one, page);
+  } else {
+    app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
+      const result = await pool.query({
+        name: `${table.name}:byId`,
+        text: `SELECT ${columns} FROM ${name} WHERE "id" = $1`,
+        values: [request.params.rowId],
       });
-      const total =
-        query.count === 'none'
-          ? undefined
-          : pool.query({
-              name: `${table.name}:count:${filter?.[1]}`,
-              text: `SELECT count(*)::int AS n FROM ${name}${where}`,
-              values: params,
-            });
-      return {
-        data: (await rows).rows,
-        meta: { total: total ? ((await total).rows[0] as { n: number }).n : null, limit, offset: 0, next_cursor: null },
-      };
-    },
-  );
+      if (result.rows.length === 0) return reply.code(404).send(notFound('row'));
+      return { data: result.rows[0] };
+    });
+
+    // Only what the benchmark sends: filter=<column> = '<text>', sort=[-]<column>, limit, count=none.
+    app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(
+      base,
+      { schema: { response: { 200: page } } },
+      async (request) => {
+        const query = request.query;
+        const filter = query.filter ? /^\s*([a-z_]+)\s*=\s*'([^']*)'\s*$/.exec(query.filter) : null;
+        const sort = query.sort ?? 'created_at';
+        const sortColumn = sort.startsWith('-') ? sort.slice(1) : sort;
+        const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+        const where = filter ? ` WHERE ${q(filter[1]!)} = $1` : '';
+        const params = filter ? [filter[2]!] : [];
+        const order = `${q(sortColumn)} ${sort.startsWith('-') ? 'DESC' : 'ASC'}, "id" ASC`;
+        const rows = pool.query({
+          name: `${table.name}:page:${filter?.[1]}:${sort}`,
+          text: `SELECT ${columns} FROM ${name}${where} ORDER BY ${order} LIMIT $${params.length + 1}`,
+          values: [...params, limit],
+        });
+        const total =
+          query.count === 'none'
+            ? undefined
+            : pool.query({
+                name: `${table.name}:count:${filter?.[1]}`,
+                text: `SELECT count(*)::int AS n FROM ${name}${where}`,
+                values: params,
+              });
+        const data = (await rows).rows;
+        const n = total ? ((await total).rows[0] as { n: number }).n : null;
+        return { data, meta: { total: n, limit, offset: 0, next_cursor: null } };
+      },
+    );
+  }
 
   app.post<TableRoute & { Body: Row }>(base, { schema: one }, async (request, reply) => {
     const result = await pool.query({

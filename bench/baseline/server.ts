@@ -4,18 +4,24 @@
  * statements, Rowbase's default SQLite durability done the plain way (WAL with
  * synchronous=FULL: a 2xx write is on disk; Rowbase gets the same guarantee by syncing the WAL
  * off the event loop, see docs/benchmarks.md), foreign keys on, and nothing else: no
- * credentials, no rules, no validation, no error catalogue.
+ * credentials, no rules, no validation, no error catalogue. The one exception is the tables whose
+ * view rule is `owner = @request.auth.id` (notes, issue 26): they answer only a signed-in user,
+ * with a bearer token checked as a careful server would (bearer.ts: HS256 with jose, then the
+ * session and the password version read per request) and only the rows that user owns.
  *
  * Responses go through Fastify response schemas (fast-json-stringify), one route per table.
  *
- * Usage: node --import tsx bench/baseline/server.ts --db FILE [--port N]
+ * Usage: node --import tsx bench/baseline/server.ts --db FILE [--system-db FILE --project ID] [--port N]
  * It serves the tables of bench/schema.ts from FILE (a copy of the Rowbase project file, so
- * both servers read the same rows through the same indexes) and prints "listening on URL".
+ * both servers read the same rows through the same indexes, and the same sessions) and prints
+ * "listening on URL". `--system-db` (a copy of Rowbase's system.db) is where project ID's JWT
+ * secret is read from, once at start; without it, signed-in routes answer 401.
  */
 import BetterSqlite3 from 'better-sqlite3';
 import Fastify from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { BENCH_TABLES, type BenchTable } from '../schema.js';
+import { type BearerError, importJwtKey, isCurrent, refused, verifyBearer } from './bearer.js';
 
 const BULK_BODY_LIMIT = 16 * 1024 * 1024;
 const q = (name: string) => `"${name}"`;
@@ -122,10 +128,54 @@ function upsertRow(served: ServedTable, upsert: BetterSqlite3.Statement, body: R
   return served.decode(upsert.get(uuidv7(), now, now, ...values) as Row);
 }
 
+/** The project's JWT secret, as Rowbase stores it (system.db, `project_settings`), read once. */
+function readJwtSecret(systemFile: string, project: string): string {
+  const system = new BetterSqlite3(systemFile, { readonly: true, fileMustExist: true });
+  try {
+    const secret = system
+      .prepare('SELECT "jwt_secret" FROM "project_settings" WHERE "project_id" = ?')
+      .pluck()
+      .get(project);
+    if (typeof secret !== 'string') throw new Error(`no JWT secret for project ${project} in ${systemFile}`);
+    return secret;
+  } finally {
+    system.close();
+  }
+}
+
+const systemDb = argument('system-db');
+const jwtKey = systemDb ? await importJwtKey(readJwtSecret(systemDb, argument('project') ?? 'bench')) : undefined;
+const authTable = BENCH_TABLES.find((t) => t.definition.auth_table === true)!;
+// The session by primary key and its user's password version by primary key, in one statement.
+const sessionOf = db.prepare(
+  `SELECT s."expires_at", s."revoked_at", u."password_version" FROM "_rb_sessions" s ` +
+    `JOIN ${q(authTable.name)} u ON u."id" = s."user_id" WHERE s."id" = ? AND s."user_id" = ?`,
+);
+
+/** The signed-in user's id, or the 401 answer: a valid token whose session is live and password version current. */
+async function signedInUser(header: string | undefined): Promise<string | BearerError> {
+  if (!jwtKey) return refused('AUTH_INVALID_TOKEN', 'The baseline was started without --system-db.');
+  const claims = await verifyBearer(header, jwtKey);
+  if ('error' in claims) return claims;
+  const session = sessionOf.get(claims.sessionId, claims.userId) as Parameters<typeof isCurrent>[0];
+  if (!isCurrent(session, claims, new Date().toISOString()))
+    return refused('AUTH_INVALID_TOKEN', 'The session has ended or the password was changed.');
+  return claims.userId;
+}
+
+/** Tables whose view and list rules are `owner = @request.auth.id`: only their owner reads their rows. */
+const isOwnerTable = (table: BenchTable) =>
+  (table.definition.rules as { view?: unknown } | undefined)?.view === 'owner = @request.auth.id';
+
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 const notFound = (what: string) => ({
   error: { code: 'NOT_FOUND', message: `${what} not found`, suggestion: 'Check the path.' },
 });
+
+// Rowbase's answer for a row that does not exist and one outside the view rule alike.
+const ROW_NOT_FOUND = {
+  error: { code: 'ROW_NOT_FOUND', message: 'No such row is visible to this caller.', suggestion: 'Check the id.' },
+};
 
 type TableRoute = { Params: { id: string } };
 type RowRoute = { Params: { id: string; rowId: string } };
@@ -144,33 +194,11 @@ function rowSchema(table: BenchTable): Record<string, unknown> {
   };
 }
 
-// One set of routes per table (static paths), each with response schemas, as a hand-written server would have.
-for (const served of tables.values()) {
-  const base = `/p/:id/api/${served.table.name}`;
-  const row = rowSchema(served.table);
-  const one = {
-    response: {
-      200: { type: 'object', properties: { data: row } },
-      201: { type: 'object', properties: { data: row } },
-    },
-  };
-  const many = { type: 'object', properties: { data: { type: 'array', items: row } } };
-  const page = {
-    type: 'object',
-    properties: {
-      data: { type: 'array', items: row },
-      meta: {
-        type: 'object',
-        properties: {
-          total: { type: ['integer', 'null'] },
-          limit: { type: 'integer' },
-          offset: { type: 'integer' },
-          next_cursor: { type: 'null' },
-        },
-      },
-    },
-  };
+type Schema = Record<string, unknown>;
 
+/** GET by id and the list of a table anyone may read (view and list rules ""). */
+function registerReads(served: ServedTable, one: Schema, page: Schema): void {
+  const base = `/p/:id/api/${served.table.name}`;
   app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
     const found = served.byId.get(request.params.rowId) as Row | undefined;
     if (!found) return reply.code(404).send(notFound('row'));
@@ -215,6 +243,82 @@ for (const served of tables.values()) {
       return { data: rows, meta: { total, limit, offset, next_cursor: null } };
     },
   );
+}
+
+/**
+ * GET by id and the list of a table with view and list rule `owner = @request.auth.id` (issue 26):
+ * the signed-in user's rows only (another's row is 404, as not found). Only what the benchmark
+ * sends: sort=[-]<column>, limit, offset, count=none.
+ */
+function registerOwnerReads(served: ServedTable, one: Schema, page: Schema): void {
+  const base = `/p/:id/api/${served.table.name}`;
+  const columns = served.table.columns.map((c) => q(c.name)).join(', ');
+  const from = `FROM ${q(served.table.name)} WHERE "owner" = ?`;
+  const owned = db.prepare(`SELECT ${columns} ${from} AND "id" = ?`);
+  const count = db.prepare(`SELECT count(*) AS n ${from}`).pluck();
+
+  app.get<RowRoute>(`${base}/:rowId`, { schema: one }, async (request, reply) => {
+    const user = await signedInUser(request.headers.authorization);
+    if (typeof user !== 'string') return reply.code(401).send(user);
+    const found = owned.get(user, request.params.rowId) as Row | undefined;
+    if (!found) return reply.code(404).send(ROW_NOT_FOUND);
+    return { data: served.decode(found) };
+  });
+
+  app.get<TableRoute & { Querystring: Record<string, string | undefined> }>(
+    base,
+    { schema: { response: { 200: page } } },
+    async (request, reply) => {
+      const user = await signedInUser(request.headers.authorization);
+      if (typeof user !== 'string') return reply.code(401).send(user);
+      const query = request.query;
+      const sort = query.sort ?? 'created_at';
+      const direction = sort.startsWith('-') ? 'DESC' : 'ASC';
+      const limit = Math.min(query.limit === undefined ? 50 : Number(query.limit), 1000);
+      const offset = query.offset === undefined ? 0 : Number(query.offset);
+      const pageStatement = statement(
+        served,
+        `owned:${sort}`,
+        () =>
+          `SELECT ${columns} ${from} ORDER BY ${q(sort.replace(/^-/, ''))} ${direction}, "id" ${direction} ` +
+          'LIMIT ? OFFSET ?',
+      );
+      const rows = (pageStatement.all(user, limit, offset) as Row[]).map((r) => served.decode(r));
+      const total = query.count === 'none' ? null : (count.get(user) as number);
+      return { data: rows, meta: { total, limit, offset, next_cursor: null } };
+    },
+  );
+}
+
+// One set of routes per table (static paths), each with response schemas, as a hand-written server would have.
+for (const served of tables.values()) {
+  const base = `/p/:id/api/${served.table.name}`;
+  const row = rowSchema(served.table);
+  const one = {
+    response: {
+      200: { type: 'object', properties: { data: row } },
+      201: { type: 'object', properties: { data: row } },
+    },
+  };
+  const many = { type: 'object', properties: { data: { type: 'array', items: row } } };
+  const page = {
+    type: 'object',
+    properties: {
+      data: { type: 'array', items: row },
+      meta: {
+        type: 'object',
+        properties: {
+          total: { type: ['integer', 'null'] },
+          limit: { type: 'integer' },
+          offset: { type: 'integer' },
+          next_cursor: { type: 'null' },
+        },
+      },
+    },
+  };
+
+  if (isOwnerTable(served.table)) registerOwnerReads(served, one, page);
+  else registerReads(served, one, page);
 
   app.post<TableRoute & { Body: Row }>(base, { schema: one }, async (request, reply) => {
     const created = insertRow(served, request.body, new Date().toISOString());
