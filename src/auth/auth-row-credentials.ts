@@ -5,9 +5,9 @@
  */
 import type { PasswordHasher } from '../lib/password-hasher.js';
 import type { CredentialsPort } from '../tables/credentials-port.js';
-import { deleteUserOneTimeTokens } from './one-time-tokens.js';
+import { deleteOneTimeTokensOfUsers, deleteUserOneTimeTokens } from './one-time-tokens.js';
 import { checkPasswordLength } from './password-policy.js';
-import { deleteUserSessions } from './sessions.js';
+import { deleteSessionsOfUsers, deleteUserSessions } from './sessions.js';
 
 /**
  * Builds the port over `hasher`: emails lower-cased, passwords checked and hashed, new users
@@ -29,6 +29,10 @@ export function buildAuthRowCredentials(hasher: PasswordHasher): CredentialsPort
     async forgetUser(tx, userId) {
       await deleteUserSessions(tx, userId);
       await deleteUserOneTimeTokens(tx, userId);
+    },
+    async forgetUsers(tx, userIds) {
+      await deleteSessionsOfUsers(tx, userIds);
+      await deleteOneTimeTokensOfUsers(tx, userIds);
     },
     voidMailedLinks: deleteUserOneTimeTokens,
   };

@@ -10,6 +10,7 @@ import { hashSecret } from '../lib/secrets.js';
 import { sql, type Expr } from '../query/sql-tree.js';
 import { col, ONE_TIME_TOKENS as TOKENS } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
+import { userIdsIn } from './user-ids-in.js';
 
 export type OneTimeTokenKind = 'reset' | 'verify';
 
@@ -101,6 +102,11 @@ export async function consumeOneTimeToken(
 /** Deletes every token of a user, used or not: the user is gone, or the address the links went to changed. */
 export async function deleteUserOneTimeTokens(executor: Executor, userId: string): Promise<void> {
   await executor.run({ kind: 'delete', table: TOKENS.table, where: sql.eq('user_id', userId) });
+}
+
+/** Deletes the mailed links of every user of `userIds` (users deleted by filter), a thousand users a statement. */
+export async function deleteOneTimeTokensOfUsers(executor: Executor, userIds: readonly string[]): Promise<void> {
+  for (const where of userIdsIn(userIds)) await executor.run({ kind: 'delete', table: TOKENS.table, where });
 }
 
 /** AUTH_INVALID_ONE_TIME_TOKEN: one answer for unknown, used, expired and dead tokens alike. */

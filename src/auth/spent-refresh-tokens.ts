@@ -13,6 +13,7 @@
 import { sql, type Expr } from '../query/sql-tree.js';
 import { col, SPENT_REFRESH_TOKENS as SPENT } from '../store/system-tables.js';
 import type { Executor } from '../store/types.js';
+import { userIdsIn } from './user-ids-in.js';
 
 /** A replaced refresh token as recorded by the rotation that replaced it. */
 export interface SpentRefreshToken {
@@ -67,8 +68,13 @@ export async function forgetSpentRefreshTokens(
   scope:
     | { readonly sessionId: string }
     | { readonly userId: string; readonly keepSessionId?: string }
+    | { readonly userIds: readonly string[] }
     | { readonly all: true },
 ): Promise<void> {
+  if ('userIds' in scope) {
+    for (const where of userIdsIn(scope.userIds)) await executor.run({ kind: 'delete', table: SPENT.table, where });
+    return;
+  }
   let where: Expr;
   if ('sessionId' in scope) where = sql.eq('session_id', scope.sessionId);
   else if ('userId' in scope)

@@ -343,7 +343,10 @@ export class RowService {
         // writers commit meanwhile (PostgreSQL).
         await countWithinBound(tx, table, where);
         const users = await tx.all({ kind: 'select', table: table.name, columns: ID_COLUMN, where, forUpdate: true });
-        for (const { id } of users) await this.credentials.forgetUser(tx, String(id));
+        await this.credentials.forgetUsers(
+          tx,
+          users.map(({ id }) => String(id)),
+        );
         const chosen: Expr = {
           kind: 'in',
           expr: sql.column('id'),
