@@ -3,18 +3,14 @@
  * supplies a `Dialect` with its quoting, placeholders, value encoding and the few operators
  * that differ. This file and the dialects are the only places that write SQL text for data.
  */
-import { cols, EVENTS } from './system-tables.js';
-import type { RowLog } from './types.js';
 import {
   UPSERT_INSERTED,
   type AggregateFunction,
   type ColumnRef,
   type Expr,
   type SearchClause,
-  type DeleteStatement,
   type SelectStatement,
   type Statement,
-  type UpdateStatement,
   type UpsertClause,
   type ValueType,
 } from '../query/sql-tree.js';
@@ -153,17 +149,13 @@ function columnList(columns: readonly ColumnRef[]): string {
   return text;
 }
 
-const LOG_COLUMNS = columnList(Object.freeze(cols(EVENTS, ['created_at', 'table_name', 'action', 'record'])));
-/** The rows a logged write changed, in `compileLoggingWrite`. */
-const WRITTEN = '"_rb_written"';
-
 // Order of an expression term: its `notNull` never applies (only plain columns are known never
 // to hold null). Shared constants, so compiling allocates nothing for them.
 const ASCENDING_EXPRESSION: OrderOptions = Object.freeze({ descending: false });
 const DESCENDING_EXPRESSION: OrderOptions = Object.freeze({ descending: true });
 
 /** What compiling a relation path needs: table names, how to name the current row, fresh aliases. */
-interface PathContext {
+export interface PathContext {
   readonly table: (name: string) => string;
   readonly qualifier: string;
   readonly nextAlias: () => string;
@@ -202,7 +194,7 @@ function searchTop(statement: SelectStatement): number | undefined {
 
 /** Compiles statements for one dialect. Stateless; one instance per engine. */
 export class SqlCompiler {
-  constructor(private readonly dialect: Dialect) {}
+  constructor(protected readonly dialect: Dialect) {}
 
   /** Compiles one statement. Throws only on trees that no builder produces (a bug, not input). */
   compile(statement: Statement): CompiledSql {
@@ -361,94 +353,13 @@ export class SqlCompiler {
     }
   }
 
-  /**
-   * The event-log entries of the rows `write` is about to change, for engines with one writer at
-   * a time (run in its transaction just before it: the same WHERE meets the same rows):
-   * `INSERT INTO "_rb_events" (...) SELECT ... FROM <table> WHERE <where>`, each record built
-   * from the row with an update's new values put in (plain values: their JSON is made here).
-   */
-  compileLogBefore(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
-    const params: unknown[] = [];
-    const bind = (value: unknown, type: ValueType): string => {
-      params.push(this.dialect.encode(value, type));
-      return this.dialect.placeholder(params.length, type);
-    };
-    const set = new Map<string, string>();
-    for (const { column, value } of write.kind === 'update' ? write.set : []) {
-      if (value.kind !== 'value' && value.kind !== 'null') throw new Error('a logged update sets plain values only');
-      set.set(column.name, value.kind === 'null' ? 'null' : (JSON.stringify(value.value) ?? 'null'));
-    }
-    const head = this.logHead(write, log, bind);
-    const record = this.recordJson(log.record, (column) => {
-      const json = set.get(column.name);
-      return json === undefined ? undefined : bind(json, 'text');
-    });
-    const table = this.tableName(write.table);
-    const paths = this.pathContext(table);
-    const where = this.expression(write.where, bind, paths);
-    return { sql: `${head}${record} FROM ${table} WHERE ${where}`, params };
-  }
-
-  /**
-   * One statement that runs `write` and logs the rows it changed (engines that run writers at
-   * once: the log must hold exactly the rows written): `WITH written AS (<write> RETURNING the
-   * record's columns), logged AS (INSERT INTO "_rb_events" ... SELECT ... FROM written ORDER BY
-   * id RETURNING seq) SELECT count(*) AS n, max(seq) AS last FROM logged`. The sort reads every
-   * written row before the first number is taken: numbers are taken at the end of the write, as
-   * the readers' gap rule expects (changes/event-log.ts), not while it waits on a row lock.
-   */
-  compileLoggingWrite(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
-    const { sql: written, params } = this.compile({ ...write, returning: log.record });
-    const bind = (value: unknown, type: ValueType): string => {
-      params.push(this.dialect.encode(value, type));
-      return this.dialect.placeholder(params.length, type);
-    };
-    const head = this.logHead(write, log, bind);
-    const record = this.recordJson(log.record, () => undefined, WRITTEN);
-    return {
-      sql:
-        `WITH ${WRITTEN} AS (${written}), "_rb_logged" AS (${head}${record} FROM ${WRITTEN} ` +
-        `ORDER BY ${WRITTEN}."id" RETURNING "seq") ` +
-        'SELECT count(*) AS "n", max("seq") AS "last" FROM "_rb_logged"',
-      params,
-    };
-  }
-
-  /** `INSERT INTO "_rb_events" (created_at, table_name, action, record) SELECT <created_at>, <table>, <action>, `. */
-  private logHead(write: UpdateStatement | DeleteStatement, log: RowLog, bind: (v: unknown, t: ValueType) => string) {
-    return (
-      `INSERT INTO ${this.tableName(EVENTS.table)} (${LOG_COLUMNS}) SELECT ${bind(log.createdAt, 'text')}, ` +
-      `${bind(write.table, 'text')}, ${bind(write.kind, 'text')}, `
-    );
-  }
-
-  /** `'{"a":' || <json of a> || ',"b":' || ... || '}'`: the keys in order, as JSON.stringify writes them. */
-  private recordJson(
-    columns: readonly ColumnRef[],
-    override: (column: ColumnRef) => string | undefined,
-    qualifier?: string,
-  ): string {
-    if (columns.length === 0) return "'{}'";
-    const parts = columns.map((column, i) => {
-      // Names are checked identifiers; the key is still written as JSON, then as an SQL string.
-      const key = `'${i === 0 ? '{' : ','}${JSON.stringify(column.name).replaceAll("'", "''")}:'`;
-      const given = override(column);
-      const value =
-        given ??
-        this.dialect.jsonText(
-          qualifier ? `${qualifier}.${quoteIdent(column.name)}` : quoteIdent(column.name),
-          column.type,
-        );
-      return `${key} || ${value}`;
-    });
-    return `${parts.join(' || ')} || '}'`;
-  }
-
-  private tableName(name: string): string {
+  /** The quoted (and where the engine has schemas, qualified) name of a table. */
+  protected tableName(name: string): string {
     return this.dialect.table ? this.dialect.table(name) : quoteIdent(name);
   }
 
-  private pathContext(qualifier: string): PathContext {
+  /** A relation-path context naming the current row by `qualifier`, with fresh aliases. */
+  protected pathContext(qualifier: string): PathContext {
     let aliases = 0;
     return { table: (name) => this.tableName(name), qualifier, nextAlias: () => `"_rb_p${++aliases}"` };
   }
@@ -465,7 +376,8 @@ export class SqlCompiler {
     return ` ON CONFLICT (${quoteIdent(clause.target)}) DO UPDATE SET ${set}${where}`;
   }
 
-  private expression(node: Expr, bind: (value: unknown, type: ValueType) => string, paths: PathContext): string {
+  /** Compiles an expression, binding its values through `bind`. */
+  protected expression(node: Expr, bind: (value: unknown, type: ValueType) => string, paths: PathContext): string {
     const recur = (child: Expr): string => this.expression(child, bind, paths);
     switch (node.kind) {
       case 'path': {

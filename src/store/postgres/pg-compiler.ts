@@ -8,7 +8,8 @@
 import { containsNul } from '../../lib/nul-character.js';
 import type { DeleteStatement, Statement, UpdateStatement, ValueType } from '../../query/sql-tree.js';
 import type { RowLog } from '../types.js';
-import { quoteIdent, SqlCompiler, type CompiledSql, type Dialect } from '../sql-compiler.js';
+import { LoggingSqlCompiler } from '../log-compiler.js';
+import { quoteIdent, type CompiledSql, type Dialect } from '../sql-compiler.js';
 import { SEARCH_COLUMN, tsquerySql } from './pg-search.js';
 import { StoreError } from '../types.js';
 import { InsertTexts } from '../insert-texts.js';
@@ -162,12 +163,12 @@ const INSERT_TEXT_LIMITS = Object.freeze({ entries: 64, chars: 1_000_000 });
 
 /** Compiles statements for the tables of one schema. */
 export class PgCompiler {
-  private readonly compiler: SqlCompiler;
+  private readonly compiler: LoggingSqlCompiler;
   /** Insert texts by shape (insert-texts.ts): a bulk and its event-log entries compile the same few every time. */
   private readonly insertTexts: InsertTexts;
 
   constructor(readonly schema: string) {
-    this.compiler = new SqlCompiler(buildPgDialect(schema));
+    this.compiler = new LoggingSqlCompiler(buildPgDialect(schema));
     this.insertTexts = new InsertTexts(
       INSERT_TEXT_LIMITS,
       (statement) => this.compiler.compile(statement).sql,
@@ -187,7 +188,7 @@ export class PgCompiler {
     return this.compiler.compile(withoutNulComparisons(statement));
   }
 
-  /** One statement that runs `write` and logs the rows it changed (SqlCompiler.compileLoggingWrite). */
+  /** One statement that runs `write` and logs the rows it changed (LoggingSqlCompiler.compileLoggingWrite). */
   compileLoggingWrite(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
     return this.compiler.compileLoggingWrite(withoutNulComparisons(write) as UpdateStatement | DeleteStatement, log);
   }

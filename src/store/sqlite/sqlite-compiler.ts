@@ -4,14 +4,8 @@
  */
 import type { DeleteStatement, SearchClause, Statement, UpdateStatement, ValueType } from '../../query/sql-tree.js';
 import type { RowLog } from '../types.js';
-import {
-  quoteIdent,
-  SqlCompiler,
-  type CompiledSql,
-  type Dialect,
-  type SearchOptions,
-  type SearchSql,
-} from '../sql-compiler.js';
+import { LoggingSqlCompiler } from '../log-compiler.js';
+import { quoteIdent, type CompiledSql, type Dialect, type SearchOptions, type SearchSql } from '../sql-compiler.js';
 import { ftsMatchText, searchTableName } from './sqlite-search.js';
 
 /** Encodes a JS value for better-sqlite3 by column type. */
@@ -172,14 +166,14 @@ const sqliteDialect: Dialect = {
   },
 };
 
-const compiler = new SqlCompiler(sqliteDialect);
+const compiler = new LoggingSqlCompiler(sqliteDialect);
 
 /** Compiles a statement to SQLite SQL text and parameters. */
 export function compileStatement(statement: Statement): CompiledSql {
   return compiler.compile(statement);
 }
 
-/** The event-log entries of the rows `write` is about to change (SqlCompiler.compileLogBefore). */
+/** The event-log entries of the rows `write` is about to change (LoggingSqlCompiler.compileLogBefore). */
 export function compileLogBefore(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
   return compiler.compileLogBefore(write, log);
 }
