@@ -55,7 +55,7 @@ async function benchmark(options: BenchOptions, runDir: string, platformKey: str
         notesPerUser: options.notesPerUser,
         events: options.events,
         posts: scenarios.some((s) => s.id.startsWith('expand-')) ? options.posts : 0,
-        searchRows: scenarios.some((s) => s.id === 'search') ? options.events : 0,
+        searchRows: scenarios.some((s) => s.id === 'search' || s.id === 'search-one') ? options.events : 0,
         onProgress: (rows) => {
           if (rows - shown < 100_000) return;
           shown = rows;

@@ -365,6 +365,17 @@ export const SCENARIOS: readonly Scenario[] = [
     goals: [{ kind: 'latency', stat: 'p50', maxMs: 300 }],
   },
   {
+    // No target: the same searches one at a time, so p50 is the time one search takes; with 10
+    // connections on one core (the scenario after this) each also waits for the 9 before it.
+    id: 'search-one',
+    title: '1M-row table: the search scenario with 1 connection (the latency of one search)',
+    connections: 1,
+    baseline: false,
+    needsAuth: false,
+    requests: (context) => searchRequests(api(context, DOCS.name), pk(context), context.seeded.searchRows),
+    goals: [],
+  },
+  {
     id: 'search',
     title: '1M-row table: full-text search=, most relevant 20 with total (words, phrase, -word, or)',
     connections: 10,
