@@ -18,12 +18,13 @@
  * shape (one word, two words, phrase, `a -b`, `a or b`), and asserts that every build answers
  * each query with the same ids and total.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { projectSchema } from '../src/store/postgres/pg-migrations.js';
 import { expectStatus } from './http-client.js';
+import { cpuNanoseconds } from './proc.js';
 import { DOCS, searchQueries, searchRequests, seedSearchPostgres, seedSearchSqlite } from './search.js';
 import type { ServerProcess } from './server-process.js';
 import { startRowbase } from './servers.js';
@@ -32,19 +33,6 @@ const PLATFORM_KEY = 'search-cpu-platform-key-0123456789abcdef';
 const PROJECT = 'bench';
 const PG_DATABASE = 'rowbase_search_cpu';
 const SHAPES = ['one word', 'two words', 'phrase', 'a -b', 'a or b'] as const;
-
-/** CPU nanoseconds every live thread of `pid` has run so far (the first field of each schedstat). */
-function cpuNanoseconds(pid: number): number {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return total;
-}
 
 /** CPU nanoseconds of single-threaded processes (PostgreSQL backends); a vanished one counts 0. */
 function processesNanoseconds(pids: readonly number[]): number {
