@@ -26,10 +26,7 @@ export class LoggingSqlCompiler extends SqlCompiler {
    */
   compileLogBefore(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
     const params: unknown[] = [];
-    const bind = (value: unknown, type: ValueType): string => {
-      params.push(this.dialect.encode(value, type));
-      return this.dialect.placeholder(params.length, type);
-    };
+    const bind = this.binder(params);
     const set = new Map<string, string>();
     for (const { column, value } of write.kind === 'update' ? write.set : []) {
       if (value.kind !== 'value' && value.kind !== 'null') throw new Error('a logged update sets plain values only');
@@ -56,10 +53,7 @@ export class LoggingSqlCompiler extends SqlCompiler {
    */
   compileLoggingWrite(write: UpdateStatement | DeleteStatement, log: RowLog): CompiledSql {
     const { sql: written, params } = this.compile({ ...write, returning: log.record });
-    const bind = (value: unknown, type: ValueType): string => {
-      params.push(this.dialect.encode(value, type));
-      return this.dialect.placeholder(params.length, type);
-    };
+    const bind = this.binder(params);
     const head = this.logHead(write, log, bind);
     const record = this.recordJson(log.record, () => undefined, WRITTEN);
     return {

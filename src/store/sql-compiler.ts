@@ -199,10 +199,7 @@ export class SqlCompiler {
   /** Compiles one statement. Throws only on trees that no builder produces (a bug, not input). */
   compile(statement: Statement): CompiledSql {
     const params: unknown[] = [];
-    const bind = (value: unknown, type: ValueType): string => {
-      params.push(this.dialect.encode(value, type));
-      return this.dialect.placeholder(params.length, type);
-    };
+    const bind = this.binder(params);
     const table = (name: string): string => (this.dialect.table ? this.dialect.table(name) : quoteIdent(name));
     // Relation paths name the current row through its table; their subqueries get aliases _rb_p1, _rb_p2, ...
     let aliases = 0;
@@ -351,6 +348,14 @@ export class SqlCompiler {
           params,
         };
     }
+  }
+
+  /** Binds a value: encodes it into `params` and returns its placeholder. */
+  protected binder(params: unknown[]): (value: unknown, type: ValueType) => string {
+    return (value, type) => {
+      params.push(this.dialect.encode(value, type));
+      return this.dialect.placeholder(params.length, type);
+    };
   }
 
   /** The quoted (and where the engine has schemas, qualified) name of a table. */
